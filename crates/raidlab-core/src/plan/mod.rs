@@ -1,0 +1,1 @@
+//! Member I/O plans. (Being written.)
