@@ -1,0 +1,194 @@
+//! raid4/5/6 requests through md's stripe cache, one 4 KiB row (`stripe_head`) at a time:
+//! all writes, and reads while the array is degraded.
+//!
+//! Restates kernel `drivers/md/raid5.c`: `handle_stripe_dirtying` (rmw vs rcw cost: a block
+//! that must be read costs 1, or 2·disks if its member cannot be read; rmw wins only when
+//! strictly cheaper unless rmw_level is PREFER), `need_this_block`/`fetch_block` (a degraded
+//! read of a block on a failed member reads every surviving block of the row and computes it).
+
+use super::{IoKind, MemberIo, Plan, Request};
+use crate::layout::{Array, Level, Stripe};
+use crate::PAGE_SECTORS;
+
+/// md's `rmw_level` sysfs knob.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RmwLevel {
+    /// 0: always reconstruct-write.
+    Disable,
+    /// 1 (default): read-modify-write only when it reads strictly fewer blocks.
+    Enable,
+    /// 2: read-modify-write on ties too.
+    Prefer,
+}
+
+/// What one request does to one 4 KiB row, as masks over the row's data indices.
+#[derive(Clone, Copy, Debug, Default)]
+struct RowTouch {
+    touched: u64,
+    overwritten: u64,
+}
+
+/// Plans every 4 KiB row the request touches.
+pub fn plan_rows(array: &Array, failed_mask: u64, rmw_level: RmwLevel, request: &Request, plan: &mut Plan) {
+    let chunk = array.chunk_sectors();
+    let k = array.data_disks() as u64;
+    let first_row = request.sector / chunk / k;
+    let last_row = (request.sector + request.sectors - 1) / chunk / k;
+    for row in first_row..=last_row {
+        let stripe = array.stripe(row).expect("raid4/5/6 has stripes");
+        let (page_first, page_last) = touched_pages(request, row, chunk, k);
+        for page in page_first..=page_last {
+            let touch = row_touch(request, row, page, chunk, k);
+            if touch.touched == 0 {
+                continue;
+            }
+            let sector = row * chunk + page * PAGE_SECTORS;
+            let row_plan = RowPlan { array, stripe: &stripe, failed_mask, sector };
+            if request.write {
+                row_plan.write(touch, rmw_level, plan);
+            } else {
+                row_plan.read(touch, plan);
+            }
+        }
+    }
+}
+
+/// The range of page indices (within a chunk) the request touches in parity row `row`.
+fn touched_pages(request: &Request, row: u64, chunk: u64, k: u64) -> (u64, u64) {
+    let row_start = row * k * chunk;
+    let start = request.sector.max(row_start);
+    let end = (request.sector + request.sectors).min(row_start + k * chunk);
+    assert!(start < end, "row {row} is touched");
+    if start / chunk != (end - 1) / chunk {
+        // The request spans a chunk boundary in this row, so its pages wrap: consider all
+        // (row_touch skips the untouched ones).
+        return (0, chunk / PAGE_SECTORS - 1);
+    }
+    (start % chunk / PAGE_SECTORS, (end - 1) % chunk / PAGE_SECTORS)
+}
+
+/// Which data indices of (row, page) the request writes or reads, and which it covers whole.
+fn row_touch(request: &Request, row: u64, page: u64, chunk: u64, k: u64) -> RowTouch {
+    let mut touch = RowTouch::default();
+    let request_end = request.sector + request.sectors;
+    for index in 0..k {
+        let page_start = (row * k + index) * chunk + page * PAGE_SECTORS;
+        let page_end = page_start + PAGE_SECTORS;
+        let start = request.sector.max(page_start);
+        let end = request_end.min(page_end);
+        if start < end {
+            touch.touched |= 1 << index;
+            if start == page_start && end == page_end {
+                touch.overwritten |= 1 << index;
+            }
+        }
+    }
+    touch
+}
+
+struct RowPlan<'a> {
+    array: &'a Array,
+    stripe: &'a Stripe,
+    failed_mask: u64,
+    /// Member sector of this 4 KiB row (the same on every member).
+    sector: u64,
+}
+
+impl RowPlan<'_> {
+    fn failed(&self, member: u32) -> bool {
+        self.failed_mask & (1 << member) != 0
+    }
+
+    fn page(&self, member: u32, kind: IoKind) -> MemberIo {
+        assert!(!self.failed(member), "no I/O to failed member {member}");
+        MemberIo { member, kind, sector: self.sector, sectors: PAGE_SECTORS }
+    }
+
+    fn parity_members(&self) -> impl Iterator<Item = u32> + '_ {
+        std::iter::once(self.stripe.p).chain(self.stripe.q)
+    }
+
+    /// Reads every live member of the row except those in `skip_mask`.
+    fn read_all_live(&self, kind: IoKind, skip_mask: u64, plan: &mut Plan) {
+        for member in 0..self.array.devices() {
+            if !self.failed(member) && skip_mask & (1 << member) == 0 {
+                plan.push(self.page(member, kind));
+            }
+        }
+    }
+
+    fn read(&self, touch: RowTouch, plan: &mut Plan) {
+        let mut requested_live = 0u64;
+        let mut needs_reconstruct = false;
+        for (index, &member) in self.stripe.data_members().iter().enumerate() {
+            if touch.touched & (1 << index) == 0 {
+                continue;
+            }
+            if self.failed(member) {
+                needs_reconstruct = true;
+            } else {
+                requested_live |= 1 << member;
+                plan.push(self.page(member, IoKind::Read));
+            }
+        }
+        if needs_reconstruct {
+            plan.counts.rows_degraded += 1;
+            self.read_all_live(IoKind::ReconstructRead, requested_live, plan);
+        }
+    }
+
+    /// md's pre-read cost of a set of members: 1 each, 2·disks for one that cannot be read.
+    fn cost(&self, members: impl Iterator<Item = u32>) -> u32 {
+        let disks = self.array.devices();
+        members.map(|m| if self.failed(m) { 2 * disks } else { 1 }).sum()
+    }
+
+    fn write(&self, touch: RowTouch, rmw_level: RmwLevel, plan: &mut Plan) {
+        let data = self.stripe.data_members();
+        let written = |i: usize| touch.touched & (1 << i) != 0;
+        let overwritten = |i: usize| touch.overwritten & (1 << i) != 0;
+        let rmw_set = || {
+            let written_members = data.iter().enumerate().filter(move |&(i, _)| written(i));
+            written_members.map(|(_, &m)| m).chain(self.parity_members())
+        };
+        let rcw_set = || data.iter().enumerate().filter(move |&(i, _)| !overwritten(i)).map(|(_, &m)| m);
+        let rmw = self.cost(rmw_set());
+        let rcw = self.cost(rcw_set());
+        let impossible = 2 * self.array.devices();
+        let use_rmw = match rmw_level {
+            RmwLevel::Disable => false,
+            RmwLevel::Enable => rmw < rcw,
+            RmwLevel::Prefer => rmw <= rcw,
+        };
+        if rmw.min(rcw) >= impossible {
+            // A partially written block on a failed member: compute it from every survivor.
+            plan.counts.rows_degraded += 1;
+            self.read_all_live(IoKind::ReconstructRead, 0, plan);
+        } else if use_rmw {
+            plan.counts.rows_rmw += 1;
+            rmw_set().for_each(|m| plan.push(self.page(m, IoKind::RmwRead)));
+        } else if rcw == 0 {
+            plan.counts.rows_full += 1;
+        } else {
+            plan.counts.rows_rcw += 1;
+            rcw_set().for_each(|m| plan.push(self.page(m, IoKind::RcwRead)));
+        }
+        self.write_new(touch, plan);
+    }
+
+    /// New data to live written members, then P and Q when their members are live.
+    fn write_new(&self, touch: RowTouch, plan: &mut Plan) {
+        for (index, &member) in self.stripe.data_members().iter().enumerate() {
+            if touch.touched & (1 << index) != 0 && !self.failed(member) {
+                plan.push(self.page(member, IoKind::Write));
+            }
+        }
+        if !self.failed(self.stripe.p) {
+            plan.push(self.page(self.stripe.p, IoKind::ParityWrite));
+        }
+        if let Some(q) = self.stripe.q.filter(|&q| !self.failed(q)) {
+            plan.push(self.page(q, IoKind::SyndromeWrite));
+        }
+        debug_assert!(self.array.level() == Level::Raid6 || self.stripe.q.is_none());
+    }
+}
