@@ -17,6 +17,12 @@ pub enum ErrorKind {
     InvalidRequest,
     /// A failure set the layout cannot survive: the data asked for is gone.
     DataLoss,
+    /// A drive model or preset that cannot be built (unknown parameter, value out of range).
+    InvalidDevice,
+    /// A workload that cannot be run (sizes, depths, mixes out of range).
+    InvalidWorkload,
+    /// A simulation configuration that cannot be run (limits, schedulers, controllers).
+    InvalidConfig,
 }
 
 impl ErrorKind {
@@ -27,6 +33,9 @@ impl ErrorKind {
             ErrorKind::InvalidLayout => "invalid layout",
             ErrorKind::InvalidRequest => "invalid request",
             ErrorKind::DataLoss => "data loss",
+            ErrorKind::InvalidDevice => "invalid device",
+            ErrorKind::InvalidWorkload => "invalid workload",
+            ErrorKind::InvalidConfig => "invalid config",
         }
     }
 }

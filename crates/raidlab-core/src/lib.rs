@@ -8,10 +8,12 @@
 //! capacity, topology, the map from array sectors to member sectors and back, and per-row stripe
 //! roles. [`parity`] holds the XOR/GF(2^8) maths and [`plan`] the member I/O plans.
 
+pub mod device;
 pub mod error;
 pub mod layout;
 pub mod parity;
 pub mod plan;
+pub mod sim;
 
 pub use error::{Error, ErrorKind, Result};
 

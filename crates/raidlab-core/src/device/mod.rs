@@ -1,0 +1,71 @@
+//! Drive models behind one interface the engine drives.
+//!
+//! A drive is a state machine in simulated time. The engine hands it commands with
+//! [`Drive::submit`] (never more than [`Drive::queue_depth`] outstanding), asks when it next
+//! changes state with [`Drive::next_event`], and at that time calls [`Drive::advance`], which
+//! reports the commands that completed. A drive may complete commands out of order (command
+//! queueing) and may do work of its own (destaging a write cache) between host commands.
+//! Drives own their randomness: each gets a sub-seeded `Prng` at construction.
+//!
+//! Each model module exposes `DECLARATIONS: &[params::ParamDecl]` (every parameter it reads,
+//! with unit, default, range and doc) and a constructor from resolved `params::ParamValues`.
+
+pub mod params;
+
+use crate::sim::Nanos;
+
+/// What a command asks of the drive.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Op {
+    Read,
+    Write,
+    /// Make every acknowledged write durable (SYNCHRONIZE CACHE / FLUSH); no data moves.
+    Flush,
+}
+
+/// One command from the host (or array controller) to a drive.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Command {
+    /// Unique per drive among outstanding commands; echoed in the completion.
+    pub id: u64,
+    pub op: Op,
+    /// First sector (512 B) on the drive.
+    pub sector: u64,
+    /// Length in sectors (0 only for `Op::Flush`).
+    pub sectors: u32,
+}
+
+/// A finished command.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Completion {
+    pub id: u64,
+    pub time: Nanos,
+}
+
+/// Static facts about a drive for reports and `raidlab drives`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct DriveInfo {
+    /// `hdd`, `ssd` or `null`.
+    pub kind: &'static str,
+    pub capacity_bytes: u64,
+    /// 0 for non-rotating drives.
+    pub rpm: u32,
+    /// e.g. `SAS 3Gb/s`, `SATA 3Gb/s`, `NVMe PCIe 3.0 x4`.
+    pub interface: String,
+    pub rotational: bool,
+}
+
+/// The engine's view of a drive model.
+pub trait Drive {
+    fn info(&self) -> &DriveInfo;
+    /// Commands the drive accepts at once (its tagged/native command queue depth).
+    fn queue_depth(&self) -> u32;
+    /// Accepts a command at `now`. The engine never exceeds `queue_depth` outstanding.
+    fn submit(&mut self, now: Nanos, command: Command);
+    /// The next time the drive's state changes (a completion or internal work), if any.
+    fn next_event(&self) -> Option<Nanos>;
+    /// Runs the drive up to `now`, appending the commands that completed by then.
+    fn advance(&mut self, now: Nanos, completed: &mut Vec<Completion>);
+    /// Busy time so far (a command or internal work in service), for utilisation.
+    fn busy_nanos(&self) -> Nanos;
+}
