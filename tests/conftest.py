@@ -1,0 +1,83 @@
+"""Shared helpers: run the CLI in-process or as a real subprocess, and load the md vectors."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import os
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import List, Sequence
+
+from raidlab.cli import main
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+#: Vectors recorded from real md live beside the repository, in ../shared/md-vectors.
+VECTORS_PATH = REPO_ROOT.parent / "shared" / "md-vectors" / "vectors.json"
+
+
+@dataclass
+class Run:
+    """What one CLI run did."""
+
+    status: int
+    stdout: str
+    stderr: str
+
+    def json(self):
+        return json.loads(self.stdout)
+
+    @property
+    def stderr_lines(self) -> List[str]:
+        return self.stderr.splitlines()
+
+
+def run_cli(args: Sequence[str]) -> Run:
+    """Runs ``raidlab ARGS`` in this process through the console-script entry point."""
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        status = main(list(args))
+    return Run(status, out.getvalue(), err.getvalue())
+
+
+def run_process(args: Sequence[str]) -> Run:
+    """Runs ``python -m raidlab ARGS`` as a real process, with no stdin."""
+    env = dict(os.environ, PYTHONWARNINGS="ignore")
+    done = subprocess.run(
+        [sys.executable, "-m", "raidlab", *args],
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=env,
+    )
+    return Run(done.returncode, done.stdout, done.stderr)
+
+
+def load_vectors() -> list:
+    """Every vector in ../shared/md-vectors/vectors.json (a missing file is an error)."""
+    if not VECTORS_PATH.is_file():
+        raise FileNotFoundError(f"md vectors not found at {VECTORS_PATH}")
+    return json.loads(VECTORS_PATH.read_text())
+
+
+def vector_args(vector: dict) -> List[str]:
+    """``raidlab layout`` arguments that describe a vector's array."""
+    args = [
+        "layout",
+        "--json",
+        "--level",
+        str(vector["level"]),
+        "--devices",
+        str(vector["devices"]),
+        "--chunk-kib",
+        str(vector["chunk_kib"]),
+        "--member-kib-list",
+        ",".join(str(size) for size in vector["member_kib_list"]),
+    ]
+    if vector["layout"] is not None:
+        args += ["--layout", vector["layout"]]
+    return args
