@@ -69,6 +69,8 @@ pub struct PlanCounts {
     pub rows_full: u32,
     /// 4 KiB rows whose requested data had to be reconstructed.
     pub rows_degraded: u32,
+    /// 4 KiB rows handled through md's stripe cache (each holds one `stripe_head`).
+    pub rows_cached: u32,
 }
 
 /// The member I/O for one array request: all `reads` complete before any of `writes` starts.

@@ -43,6 +43,7 @@ pub fn plan_rows(array: &Array, failed_mask: u64, rmw_level: RmwLevel, request: 
                 continue;
             }
             let sector = row * chunk + page * PAGE_SECTORS;
+            plan.counts.rows_cached += 1;
             let row_plan = RowPlan { array, stripe: &stripe, failed_mask, sector };
             if request.write {
                 row_plan.write(touch, rmw_level, plan);

@@ -1,7 +1,12 @@
 //! The deterministic discrete-event simulator.
 
+// pub mod engine; (enabled once the schedulers land)
+pub mod histogram;
+pub mod offsets;
 pub mod rng;
 pub mod time;
+pub mod workload;
 
 pub use rng::Prng;
 pub use time::Nanos;
+pub mod sched;
