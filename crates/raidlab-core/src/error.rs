@@ -49,8 +49,8 @@ pub struct Error {
 
 impl Error {
     pub fn new(kind: ErrorKind, message: impl Into<String>) -> Error {
-        let message = message.into();
-        debug_assert!(!message.contains('\n'), "error messages are one line");
+        // Messages quote user input; keep them one line whatever the input held.
+        let message: String = message.into().replace(['\n', '\r'], " ");
         Error { kind, message }
     }
     pub fn array(message: impl Into<String>) -> Error {
