@@ -4,6 +4,7 @@
 //! Formulas follow the Linux md driver; each level's module cites the kernel functions it
 //! restates. `../shared/md-vectors` holds maps recorded from real md that the tests reproduce.
 
+pub mod mdadm;
 mod names;
 mod raid0;
 mod raid10;
