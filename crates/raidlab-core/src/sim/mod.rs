@@ -1,6 +1,6 @@
 //! The deterministic discrete-event simulator.
 
-// pub mod engine; (enabled once the schedulers land)
+pub mod engine;
 pub mod histogram;
 pub mod offsets;
 pub mod rng;

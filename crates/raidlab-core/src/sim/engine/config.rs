@@ -1,0 +1,79 @@
+//! Everything a run needs, resolved: the array, the controller in front of it, the schedulers
+//! on its members, the workload, the seed and the run's bounds.
+
+use crate::layout::ArraySpec;
+use crate::plan::{ReadBalance, RmwLevel};
+use crate::sim::sched::{QueueLimits, SchedulerKind};
+use crate::sim::workload::Workload;
+use crate::sim::Nanos;
+
+/// Linux md's knobs the simulator honours.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MdConfig {
+    /// `stripe_cache_size`: 4 KiB rows (one page per member each) md may hold at once.
+    pub stripe_cache_entries: u32,
+    pub rmw_level: RmwLevel,
+    pub read_balance: ReadBalance,
+}
+
+impl Default for MdConfig {
+    fn default() -> MdConfig {
+        // md's defaults: NR_STRIPES = 256, rmw_level ENABLE (raid5.c setup_conf).
+        MdConfig { stripe_cache_entries: 256, rmw_level: RmwLevel::Enable, read_balance: ReadBalance::Md }
+    }
+}
+
+/// A hardware RAID controller with an optional battery-backed write-back cache.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct HwConfig {
+    pub cache_bytes: u64,
+    /// With a BBU the cache runs write-back; without one, write-through.
+    pub bbu: bool,
+    pub read_ahead: bool,
+    /// Controller firmware time per host command.
+    pub command_overhead_ns: Nanos,
+    /// Host-to-cache copy rate.
+    pub cache_bytes_per_second: u64,
+    /// Destaging starts when dirty data exceeds this fraction of the cache.
+    pub destage_start_fraction: f64,
+    /// Destage operations the controller keeps in flight.
+    pub destage_concurrency: u32,
+}
+
+impl Default for HwConfig {
+    fn default() -> HwConfig {
+        HwConfig {
+            cache_bytes: 256 << 20,
+            bbu: true,
+            read_ahead: false,
+            command_overhead_ns: 30_000,
+            cache_bytes_per_second: 1_000_000_000,
+            destage_start_fraction: 0.10,
+            destage_concurrency: 16,
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum ControllerConfig {
+    Md(MdConfig),
+    Hardware(HwConfig),
+}
+
+/// A whole run.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SimConfig {
+    pub seed: u64,
+    pub array: ArraySpec,
+    /// Sectors before each member's data area (md's data offset; 0 for controllers).
+    pub data_offset_sectors: u64,
+    pub failed: Vec<u32>,
+    pub controller: ControllerConfig,
+    pub scheduler: SchedulerKind,
+    pub queue_limits: QueueLimits,
+    pub workload: Workload,
+    /// Hard bound on simulated time (the run stops there even if jobs want more).
+    pub max_time_ns: Nanos,
+    /// Hard bound on events processed.
+    pub max_events: u64,
+}

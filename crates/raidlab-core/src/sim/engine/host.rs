@@ -1,0 +1,239 @@
+//! The host: jobs of threads that issue I/O as fio or sysbench would.
+//!
+//! Closed loop: each thread keeps `iodepth` I/Os outstanding and issues the next as one
+//! completes. Open loop (`rate_iops`): each thread's arrivals follow a linear or Poisson
+//! process and wait for a free slot when the depth is full. fio's `fsync=N` makes a thread
+//! drain its I/O and flush after N writes; sysbench's `--file-fsync-freq=N` makes the next
+//! `files` requests of the job, from any thread, one fsync per file.
+
+use super::super::offsets::{self, Region, Zipf};
+use super::super::rng::Prng;
+use super::super::workload::{Cursor, FsyncScope, Job, MixChoice};
+use crate::sim::Nanos;
+
+/// What a host I/O does.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum HostOp {
+    Read,
+    Write,
+    Flush,
+}
+
+/// A host I/O about to be issued: op and byte range on the array.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct HostIntent {
+    pub op: HostOp,
+    pub offset_bytes: u64,
+    pub bytes: u64,
+}
+
+#[derive(Clone, Debug)]
+pub struct ThreadState {
+    pub outstanding: u32,
+    pub issued: u64,
+    pub bytes_issued: u64,
+    writes_since_fsync: u32,
+    /// Waiting for outstanding I/O to drain before a flush (fio fsync).
+    pub draining: bool,
+    pub flushing: bool,
+    pub done: bool,
+    /// Open loop: arrivals waiting for a free slot.
+    pub backlog: u32,
+    cursor_bytes: u64,
+    rng: Prng,
+}
+
+pub struct JobState {
+    pub job: Job,
+    pub region: Region,
+    pub threads: Vec<ThreadState>,
+    shared_cursor_bytes: u64,
+    reads: u64,
+    writes: u64,
+    requests: u64,
+    pending_fsyncs: u32,
+    dirty: bool,
+    pub issued_total: u64,
+    zipf: Option<Zipf>,
+}
+
+impl JobState {
+    pub fn new(job: Job, region: Region, seed: u64, job_index: u32) -> JobState {
+        let threads = (0..job.threads)
+            .map(|t| ThreadState {
+                outstanding: 0,
+                issued: 0,
+                bytes_issued: 0,
+                writes_since_fsync: 0,
+                draining: false,
+                flushing: false,
+                done: false,
+                backlog: 0,
+                cursor_bytes: 0,
+                rng: Prng::derive(seed, "workload", ((job_index as u64) << 32) | t as u64),
+            })
+            .collect();
+        JobState {
+            job,
+            region,
+            threads,
+            shared_cursor_bytes: 0,
+            reads: 0,
+            writes: 0,
+            requests: 0,
+            pending_fsyncs: 0,
+            dirty: false,
+            issued_total: 0,
+            zipf: None,
+        }
+    }
+
+    /// Whether `thread` has reached the job's caps (I/O count, bytes, size without time_based).
+    fn capped(&self, thread: usize) -> bool {
+        let job = &self.job;
+        let state = &self.threads[thread];
+        let bytes_cap = if job.io_bytes > 0 {
+            job.io_bytes
+        } else if !job.time_based && job.number_ios == 0 && job.total_ios == 0 {
+            self.region.bytes
+        } else {
+            0
+        };
+        (job.number_ios > 0 && state.issued >= job.number_ios)
+            || (job.total_ios > 0 && self.issued_total >= job.total_ios)
+            || (bytes_cap > 0 && state.bytes_issued >= bytes_cap)
+    }
+
+    /// The next I/O `thread` issues, or `None` if it must wait (draining) or is finished.
+    pub fn next(&mut self, thread: usize) -> Option<HostIntent> {
+        let t = &self.threads[thread];
+        if t.done || t.flushing || t.draining {
+            return None;
+        }
+        if self.pending_fsyncs > 0 {
+            self.pending_fsyncs -= 1;
+            return Some(HostIntent { op: HostOp::Flush, offset_bytes: 0, bytes: 0 });
+        }
+        if self.job.fsync_scope == FsyncScope::Thread
+            && self.job.fsync_every > 0
+            && t.writes_since_fsync >= self.job.fsync_every
+        {
+            return self.start_thread_fsync(thread);
+        }
+        if self.capped(thread) {
+            self.threads[thread].done = true;
+            return None;
+        }
+        Some(self.next_data_io(thread))
+    }
+
+    fn start_thread_fsync(&mut self, thread: usize) -> Option<HostIntent> {
+        let t = &mut self.threads[thread];
+        if t.outstanding > 0 {
+            t.draining = true;
+            return None;
+        }
+        t.writes_since_fsync = 0;
+        t.flushing = true;
+        Some(HostIntent { op: HostOp::Flush, offset_bytes: 0, bytes: 0 })
+    }
+
+    fn choose_read(&mut self, thread: usize) -> bool {
+        match self.job.mix {
+            MixChoice::Random => {
+                let fraction = self.job.read_fraction;
+                fraction >= 1.0 || (fraction > 0.0 && self.threads[thread].rng.chance(fraction))
+            }
+            MixChoice::Ratio => {
+                // sysbench: read while (reads+1)/(writes+1) < ratio, ratio = r/(1-r).
+                let fraction = self.job.read_fraction;
+                if fraction >= 1.0 || fraction <= 0.0 {
+                    return fraction >= 1.0;
+                }
+                let ratio = fraction / (1.0 - fraction);
+                ((self.reads + 1) as f64) / ((self.writes + 1) as f64) < ratio
+            }
+        }
+    }
+
+    fn next_data_io(&mut self, thread: usize) -> HostIntent {
+        let read = self.choose_read(thread);
+        let job = &self.job;
+        let region = self.region;
+        let t = &mut self.threads[thread];
+        let bytes = offsets::block_size(job, &mut t.rng);
+        let random = job.random_fraction >= 1.0
+            || (job.random_fraction > 0.0 && t.rng.chance(job.random_fraction));
+        let (offset, bytes) = if random {
+            (offsets::random_offset(job, &region, bytes, &mut t.rng, &mut self.zipf), bytes)
+        } else {
+            let cursor = match job.cursor {
+                Cursor::PerThread => &mut t.cursor_bytes,
+                Cursor::Shared => &mut self.shared_cursor_bytes,
+            };
+            sequential(cursor, &region, bytes)
+        };
+        let t = &mut self.threads[thread];
+        t.issued += 1;
+        t.bytes_issued += bytes;
+        self.issued_total += 1;
+        self.requests += 1;
+        if read {
+            self.reads += 1;
+        } else {
+            self.writes += 1;
+            t.writes_since_fsync += 1;
+            self.dirty = true;
+        }
+        self.schedule_fsync_round();
+        let op = if read { HostOp::Read } else { HostOp::Write };
+        HostIntent { op, offset_bytes: region.start_bytes + offset, bytes }
+    }
+
+    /// sysbench: every `fsync_every` requests, if anything was written, one fsync per file.
+    fn schedule_fsync_round(&mut self) {
+        let every = self.job.fsync_every as u64;
+        if self.job.fsync_scope == FsyncScope::AllFiles && every > 0 && self.requests % every == 0 && self.dirty {
+            self.pending_fsyncs += self.job.files;
+            self.dirty = false;
+        }
+    }
+
+    /// Bookkeeping when one of `thread`'s I/Os completes.
+    pub fn completed(&mut self, thread: usize, op: HostOp) {
+        let t = &mut self.threads[thread];
+        assert!(t.outstanding > 0, "completion without an outstanding I/O");
+        t.outstanding -= 1;
+        if op == HostOp::Flush && t.flushing {
+            t.flushing = false;
+        }
+        if t.draining && t.outstanding == 0 {
+            t.draining = false;
+        }
+    }
+
+    /// Time of the next open-loop arrival after `now` for a thread.
+    pub fn next_arrival(&mut self, thread: usize, now: Nanos) -> Nanos {
+        assert!(self.job.rate_iops > 0);
+        let mean_ns = 1e9 / self.job.rate_iops as f64;
+        let gap = if self.job.poisson_arrivals {
+            self.threads[thread].rng.exponential(mean_ns)
+        } else {
+            mean_ns
+        };
+        now + (gap.round() as Nanos).max(1)
+    }
+}
+
+/// Sequential: take `bytes` at the cursor, clipped at the end of the current file; wrap at
+/// the end of the region.
+fn sequential(cursor: &mut u64, region: &Region, bytes: u64) -> (u64, u64) {
+    if *cursor >= region.bytes {
+        *cursor = 0;
+    }
+    let file_end = (*cursor / region.file_bytes + 1) * region.file_bytes;
+    let length = bytes.min(file_end - *cursor);
+    let offset = *cursor;
+    *cursor += length;
+    (offset, length)
+}

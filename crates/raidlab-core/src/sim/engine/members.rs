@@ -1,0 +1,152 @@
+//! One member of the array as the engine sees it: a block-layer scheduler in front of a drive,
+//! the commands in flight, and the statistics fio reports per disk.
+
+use crate::device::{Command, Completion, Drive, Op};
+use crate::sim::sched::{BlockRequest, Scheduler};
+use crate::sim::Nanos;
+
+/// Per-member counters (fio `disk_util` and more).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct MemberStats {
+    pub read_ios: u64,
+    pub write_ios: u64,
+    pub flush_ios: u64,
+    pub read_sectors: u64,
+    pub write_sectors: u64,
+    /// Requests queued or in the drive, integrated over time (request·ns).
+    pub queue_area: u128,
+    pub busy_ns: Nanos,
+}
+
+pub struct Member {
+    pub scheduler: Box<dyn Scheduler>,
+    pub drive: Box<dyn Drive>,
+    /// Added to member sectors to get drive sectors (md's data offset).
+    pub lba_offset: u64,
+    depth: u32,
+    in_drive: u32,
+    /// Block request ids behind each command slot.
+    slots: Vec<Vec<u64>>,
+    free_slots: Vec<u32>,
+    /// When a DriveWake event is pending for this member.
+    pub wake_at: Option<Nanos>,
+    pub timer_at: Option<Nanos>,
+    outstanding: u64,
+    last_change: Nanos,
+    pub stats: MemberStats,
+    merged: Vec<u64>,
+    completions: Vec<Completion>,
+    /// Requests beyond `nr_requests`, waiting (unsorted, unmerged) to enter the scheduler.
+    overflow: std::collections::VecDeque<BlockRequest>,
+    nr_requests: usize,
+}
+
+impl Member {
+    pub fn new(scheduler: Box<dyn Scheduler>, drive: Box<dyn Drive>, lba_offset: u64, nr_requests: u32) -> Member {
+        assert!(nr_requests >= 1, "nr_requests");
+        let depth = drive.queue_depth();
+        assert!(depth >= 1, "drive queue depth");
+        Member {
+            scheduler,
+            drive,
+            lba_offset,
+            depth,
+            in_drive: 0,
+            slots: (0..depth).map(|_| Vec::with_capacity(4)).collect(),
+            free_slots: (0..depth).rev().collect(),
+            wake_at: None,
+            timer_at: None,
+            outstanding: 0,
+            last_change: 0,
+            stats: MemberStats::default(),
+            merged: Vec::with_capacity(64),
+            completions: Vec::with_capacity(depth as usize),
+            overflow: std::collections::VecDeque::new(),
+            nr_requests: nr_requests as usize,
+        }
+    }
+
+    fn account(&mut self, now: Nanos) {
+        assert!(now >= self.last_change, "time went backwards");
+        self.stats.queue_area += self.outstanding as u128 * (now - self.last_change) as u128;
+        self.last_change = now;
+    }
+
+    /// Queues a block request in the scheduler.
+    pub fn insert(&mut self, now: Nanos, request: BlockRequest) {
+        self.account(now);
+        self.outstanding += 1;
+        match request.op {
+            Op::Read => {
+                self.stats.read_ios += 1;
+                self.stats.read_sectors += request.sectors as u64;
+            }
+            Op::Write => {
+                self.stats.write_ios += 1;
+                self.stats.write_sectors += request.sectors as u64;
+            }
+            Op::Flush => self.stats.flush_ios += 1,
+        }
+        if self.scheduler.queued() >= self.nr_requests || !self.overflow.is_empty() {
+            self.overflow.push_back(request);
+        } else {
+            self.scheduler.insert(now, request);
+        }
+    }
+
+    fn refill(&mut self, now: Nanos) {
+        while self.scheduler.queued() < self.nr_requests {
+            let Some(request) = self.overflow.pop_front() else { return };
+            self.scheduler.insert(now, request);
+        }
+    }
+
+    /// Moves requests from the scheduler into free drive slots.
+    pub fn dispatch(&mut self, now: Nanos) {
+        self.refill(now);
+        while self.in_drive < self.depth {
+            self.merged.clear();
+            let Some(dispatch) = self.scheduler.dispatch(now, &mut self.merged) else { break };
+            assert!(!self.merged.is_empty(), "a dispatch covers at least one request");
+            let slot = self.free_slots.pop().expect("a free slot below depth");
+            std::mem::swap(&mut self.slots[slot as usize], &mut self.merged);
+            self.in_drive += 1;
+            let command = Command {
+                id: slot as u64,
+                op: dispatch.op,
+                sector: dispatch.sector + self.lba_offset,
+                sectors: dispatch.sectors,
+            };
+            self.drive.submit(now, command);
+            self.refill(now);
+        }
+    }
+
+    /// Advances the drive to `now`; calls `done` with each finished block request id.
+    pub fn advance(&mut self, now: Nanos, mut done: impl FnMut(u64)) {
+        self.completions.clear();
+        self.drive.advance(now, &mut self.completions);
+        for index in 0..self.completions.len() {
+            let completion = self.completions[index];
+            assert!(completion.time <= now, "completion in the future");
+            let slot = completion.id as u32;
+            assert!(slot < self.depth, "unknown command slot");
+            debug_assert!(!self.free_slots.contains(&slot), "completion of a free slot");
+            self.account(now);
+            let ids = std::mem::take(&mut self.slots[slot as usize]);
+            self.outstanding -= ids.len() as u64;
+            for &id in &ids {
+                done(id);
+            }
+            self.slots[slot as usize] = ids;
+            self.slots[slot as usize].clear();
+            self.free_slots.push(slot);
+            self.in_drive -= 1;
+        }
+    }
+
+    pub fn finish(&mut self, now: Nanos) {
+        self.account(now);
+        self.stats.busy_ns = self.drive.busy_nanos();
+    }
+}

@@ -1,0 +1,513 @@
+//! The discrete-event engine: host threads issue I/O to an array front end (Linux md or a
+//! hardware controller), whose plans become block requests in each member's scheduler and
+//! commands to each drive. Time is integer nanoseconds; events are ordered by (time, sequence).
+
+mod cache;
+pub mod config;
+mod events;
+mod host;
+mod members;
+mod results;
+mod slab;
+
+pub use config::{ControllerConfig, HwConfig, MdConfig, SimConfig};
+pub use host::HostOp;
+pub use members::MemberStats;
+pub use results::{DirectionStats, JobResult, SimResult};
+
+use crate::device::{Drive, Op};
+use crate::error::{Error, ErrorKind, Result};
+use crate::layout::{Array, Level};
+use crate::plan::{IoKind, MemberIo, MirrorState, Plan, Planner, Request, RmwLevel};
+use crate::sim::offsets::Region;
+use crate::sim::sched::{self, BlockRequest};
+use crate::sim::Nanos;
+use crate::SECTOR_BYTES;
+use cache::WriteCache;
+use events::{Event, EventQueue};
+use host::{HostIntent, JobState};
+use members::Member;
+use slab::Slab;
+use std::collections::VecDeque;
+
+/// Who is waiting for an array operation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Owner {
+    Host(u32),
+    /// A controller destage of one cache row.
+    Destage(u64),
+    /// A controller read-ahead.
+    Prefetch,
+}
+
+struct HostIo {
+    job: u32,
+    thread: u32,
+    op: HostOp,
+    sector: u64,
+    sectors: u64,
+    issued_at: Nanos,
+}
+
+struct ArrayOp {
+    owner: Owner,
+    thread: u32,
+    flush: bool,
+    reads: Vec<MemberIo>,
+    writes: Vec<MemberIo>,
+    pending: u32,
+    in_writes: bool,
+    stripe_heads: u32,
+}
+
+#[derive(Clone, Copy)]
+struct BlockRef {
+    op: u32,
+    member: u32,
+    read: bool,
+    sector: u64,
+    sectors: u64,
+    thread: u32,
+}
+
+/// A configured run. Build with [`Simulation::new`], then [`Simulation::run_until`] in steps
+/// (the caller can show progress between them) or [`Simulation::run`] at once.
+pub struct Simulation {
+    config: SimConfig,
+    now: Nanos,
+    stop_ns: Nanos,
+    planner: Planner,
+    mirrors: MirrorState,
+    mirrored: bool,
+    members: Vec<Member>,
+    events: EventQueue,
+    jobs: Vec<JobState>,
+    host_ios: Slab<HostIo>,
+    ops: Slab<ArrayOp>,
+    blocks: Slab<BlockRef>,
+    stripe_heads_free: u32,
+    stripe_waiters: VecDeque<u32>,
+    cache: Option<WriteCache>,
+    results: results::Recorder,
+    plan_scratch: Plan,
+    done_scratch: Vec<u64>,
+    truncated: Option<String>,
+    started: bool,
+}
+
+impl Simulation {
+    /// Validates the configuration and builds the run. `drives` has one model per member.
+    pub fn new(config: SimConfig, drives: Vec<Box<dyn Drive>>) -> Result<Simulation> {
+        config.workload.validate()?;
+        let array = Array::new(&config.array)?;
+        if drives.len() != array.devices() as usize {
+            return Err(config_error(format!("{} drives for {} members", drives.len(), array.devices())));
+        }
+        let (rmw_level, read_balance) = match config.controller {
+            ControllerConfig::Md(md) => (md.rmw_level, md.read_balance),
+            ControllerConfig::Hardware(_) => (RmwLevel::Enable, crate::plan::ReadBalance::Md),
+        };
+        let mut mirrors = MirrorState::new(array.devices(), read_balance);
+        for (member, drive) in drives.iter().enumerate() {
+            mirrors.nonrotational[member] = !drive.info().rotational;
+        }
+        let mirrored = matches!(array.level(), Level::Raid1 | Level::Raid10);
+        let planner = Planner::new(array.clone(), &config.failed, rmw_level)?;
+        let members = build_members(&config, drives);
+        let jobs = build_jobs(&config, &array)?;
+        let stripe_heads_free = match config.controller {
+            ControllerConfig::Md(md) if is_parity(&array) => md.stripe_cache_entries,
+            _ => u32::MAX,
+        };
+        let cache = match config.controller {
+            ControllerConfig::Hardware(hw) => Some(WriteCache::new(hw, &array)),
+            ControllerConfig::Md(_) => None,
+        };
+        let time_limit = config.workload.time_limit_ns();
+        let stop_ns = if time_limit > 0 { time_limit.min(config.max_time_ns) } else { config.max_time_ns };
+        let results = results::Recorder::new(&config.workload);
+        Ok(Simulation {
+            now: 0,
+            stop_ns,
+            planner,
+            mirrors,
+            mirrored,
+            members,
+            events: EventQueue::with_capacity(4096),
+            jobs,
+            host_ios: Slab::with_capacity(4096),
+            ops: Slab::with_capacity(4096),
+            blocks: Slab::with_capacity(16384),
+            stripe_heads_free,
+            stripe_waiters: VecDeque::new(),
+            cache,
+            results,
+            plan_scratch: Plan::new(),
+            done_scratch: Vec::with_capacity(64),
+            truncated: None,
+            started: false,
+            config,
+        })
+    }
+
+    pub fn now(&self) -> Nanos {
+        self.now
+    }
+
+    /// The time the run stops at the latest.
+    pub fn stop_ns(&self) -> Nanos {
+        self.stop_ns
+    }
+
+    /// Whether the run has ended (time limit, all jobs finished, or a bound hit).
+    pub fn finished(&self) -> bool {
+        self.started && (self.now >= self.stop_ns || self.events.is_empty() || self.truncated.is_some())
+    }
+
+    /// Runs to completion and returns the results.
+    pub fn run(mut self) -> SimResult {
+        self.run_until(Nanos::MAX);
+        self.finish()
+    }
+
+    /// Processes events up to simulated time `until` (or the end of the run).
+    pub fn run_until(&mut self, until: Nanos) {
+        if !self.started {
+            self.start();
+        }
+        while let Some(time) = self.events.peek_time() {
+            if time > until || time > self.stop_ns {
+                break;
+            }
+            if self.events.pushed() > self.config.max_events {
+                self.truncated = Some(format!("stopped after {} events (max_events)", self.config.max_events));
+                break;
+            }
+            let (time, event) = self.events.pop().expect("peeked");
+            assert!(time >= self.now, "event in the past");
+            self.now = time;
+            self.handle(event);
+        }
+        if self.events.peek_time().is_none_or(|t| t > self.stop_ns) && until >= self.stop_ns {
+            self.now = self.now.max(self.stop_ns.min(self.end_of_work()));
+        }
+    }
+
+    fn end_of_work(&self) -> Nanos {
+        if self.events.is_empty() { self.now } else { self.stop_ns }
+    }
+
+    fn start(&mut self) {
+        self.started = true;
+        for job in 0..self.jobs.len() as u32 {
+            for thread in 0..self.jobs[job as usize].job.threads {
+                if self.jobs[job as usize].job.rate_iops > 0 {
+                    let first = self.jobs[job as usize].next_arrival(thread as usize, 0);
+                    self.events.push(first, Event::Arrival { job, thread });
+                } else {
+                    self.issue(job, thread);
+                }
+            }
+        }
+    }
+
+    fn handle(&mut self, event: Event) {
+        match event {
+            Event::DriveWake { member } => self.drive_wake(member),
+            Event::SchedulerTimer { member } => {
+                let m = &mut self.members[member as usize];
+                if m.timer_at == Some(self.now) {
+                    m.timer_at = None;
+                    self.kick(member);
+                }
+            }
+            Event::Arrival { job, thread } => self.arrival(job, thread),
+            Event::CacheAck { host_io } => self.host_complete(host_io),
+        }
+    }
+
+    fn arrival(&mut self, job: u32, thread: u32) {
+        let state = &mut self.jobs[job as usize];
+        let t = thread as usize;
+        if state.threads[t].done {
+            return;
+        }
+        state.threads[t].backlog += 1;
+        let next = state.next_arrival(t, self.now);
+        if next <= self.stop_ns {
+            self.events.push(next, Event::Arrival { job, thread });
+        }
+        self.issue(job, thread);
+    }
+
+    /// Issues I/O for a thread while it has room (depth, and backlog for open loop).
+    fn issue(&mut self, job: u32, thread: u32) {
+        if self.now >= self.stop_ns {
+            return;
+        }
+        loop {
+            let state = &mut self.jobs[job as usize];
+            let open_loop = state.job.rate_iops > 0;
+            let t = &state.threads[thread as usize];
+            if t.outstanding >= state.job.iodepth || (open_loop && t.backlog == 0) {
+                return;
+            }
+            let Some(intent) = state.next(thread as usize) else { return };
+            let t = &mut state.threads[thread as usize];
+            t.outstanding += 1;
+            if open_loop {
+                t.backlog -= 1;
+            }
+            self.submit_host(job, thread, intent);
+        }
+    }
+
+    fn submit_host(&mut self, job: u32, thread: u32, intent: HostIntent) {
+        let sector = intent.offset_bytes / SECTOR_BYTES;
+        let sectors = intent.bytes / SECTOR_BYTES;
+        assert!(intent.op == HostOp::Flush || (sectors > 0 && intent.bytes % SECTOR_BYTES == 0));
+        let io = HostIo { job, thread, op: intent.op, sector, sectors, issued_at: self.now };
+        let id = self.host_ios.insert(io);
+        if self.cache.is_some() {
+            self.cache_submit(id);
+        } else {
+            self.submit_array(Owner::Host(id), intent.op, sector, sectors, thread);
+        }
+    }
+
+    /// Plans an array operation and starts it (or queues it for stripe-cache room).
+    fn submit_array(&mut self, owner: Owner, op: HostOp, sector: u64, sectors: u64, thread: u32) {
+        let mut array_op = ArrayOp {
+            owner,
+            thread,
+            flush: op == HostOp::Flush,
+            reads: Vec::new(),
+            writes: Vec::new(),
+            pending: 0,
+            in_writes: false,
+            stripe_heads: 0,
+        };
+        if op == HostOp::Flush {
+            self.plan_flush(&mut array_op);
+        } else {
+            let request = Request { write: op == HostOp::Write, sector, sectors };
+            self.planner
+                .plan(&request, &self.mirrors, &mut self.plan_scratch)
+                .expect("host requests lie within the array");
+            array_op.reads.extend_from_slice(&self.plan_scratch.reads);
+            array_op.writes.extend_from_slice(&self.plan_scratch.writes);
+            array_op.stripe_heads = self.plan_scratch.counts.rows_cached;
+            self.note_mirror_reads(&array_op.reads);
+        }
+        if let ControllerConfig::Md(md) = self.config.controller {
+            array_op.stripe_heads = array_op.stripe_heads.min(md.stripe_cache_entries);
+        } else {
+            array_op.stripe_heads = 0;
+        }
+        let id = self.ops.insert(array_op);
+        let heads = self.ops.get(id).stripe_heads;
+        if heads > 0 && (heads > self.stripe_heads_free || !self.stripe_waiters.is_empty()) {
+            self.stripe_waiters.push_back(id);
+            return;
+        }
+        self.start_op(id);
+    }
+
+    /// md passes a flush to every live member.
+    fn plan_flush(&self, array_op: &mut ArrayOp) {
+        for member in 0..self.members.len() as u32 {
+            if !self.planner.is_failed(member) {
+                array_op.writes.push(MemberIo { member, kind: IoKind::Write, sector: 0, sectors: 0 });
+            }
+        }
+    }
+
+    fn note_mirror_reads(&mut self, reads: &[MemberIo]) {
+        if self.mirrored {
+            for io in reads {
+                self.mirrors.issued(io.member, io.sector, io.sectors);
+            }
+        }
+    }
+
+    fn start_op(&mut self, id: u32) {
+        let heads = self.ops.get(id).stripe_heads;
+        assert!(heads <= self.stripe_heads_free, "stripe cache overcommitted");
+        if self.stripe_heads_free != u32::MAX {
+            self.stripe_heads_free -= heads;
+        }
+        let op = self.ops.get_mut(id);
+        op.in_writes = op.reads.is_empty();
+        self.submit_phase(id);
+    }
+
+    fn submit_phase(&mut self, id: u32) {
+        let op = self.ops.get_mut(id);
+        let ios = if op.in_writes { std::mem::take(&mut op.writes) } else { std::mem::take(&mut op.reads) };
+        let (thread, flush) = (op.thread, op.flush);
+        op.pending = ios.len() as u32;
+        if ios.is_empty() {
+            self.finish_op(id);
+            return;
+        }
+        for io in &ios {
+            let read = !io.kind.is_write();
+            let block = BlockRef { op: id, member: io.member, read, sector: io.sector, sectors: io.sectors, thread };
+            let block_id = self.blocks.insert(block) as u64;
+            let device_op = if flush { Op::Flush } else if read { Op::Read } else { Op::Write };
+            let request = BlockRequest {
+                id: block_id,
+                op: device_op,
+                sector: io.sector,
+                sectors: u32::try_from(io.sectors).expect("member I/O below 2 TiB"),
+                thread,
+                sync: true,
+                inserted: self.now,
+            };
+            self.members[io.member as usize].insert(self.now, request);
+        }
+        for io in &ios {
+            self.kick(io.member);
+        }
+        // Give the vector back so its allocation is reused.
+        let op = self.ops.get_mut(id);
+        let mut ios = ios;
+        ios.clear();
+        if op.in_writes { op.writes = ios } else { op.reads = ios }
+    }
+
+    fn block_done(&mut self, block_id: u64) {
+        let block = self.blocks.remove(block_id as u32);
+        self.members[block.member as usize].scheduler.completed(self.now, block.thread, true);
+        if block.read && self.mirrored {
+            self.mirrors.completed(block.member, block.sector, block.sectors);
+        }
+        let op = self.ops.get_mut(block.op);
+        assert!(op.pending > 0, "block completion for a finished operation");
+        op.pending -= 1;
+        if op.pending > 0 {
+            return;
+        }
+        if !op.in_writes && !op.writes.is_empty() {
+            op.in_writes = true;
+            self.submit_phase(block.op);
+        } else {
+            self.finish_op(block.op);
+        }
+    }
+
+    fn finish_op(&mut self, id: u32) {
+        let op = self.ops.remove(id);
+        if op.stripe_heads > 0 {
+            self.stripe_heads_free += op.stripe_heads;
+            self.start_stripe_waiters();
+        }
+        match op.owner {
+            Owner::Host(host_io) => self.host_complete(host_io),
+            Owner::Destage(destage) => self.cache_destaged(destage),
+            Owner::Prefetch => {}
+        }
+    }
+
+    fn start_stripe_waiters(&mut self) {
+        while let Some(&next) = self.stripe_waiters.front() {
+            if self.ops.get(next).stripe_heads > self.stripe_heads_free {
+                return;
+            }
+            self.stripe_waiters.pop_front();
+            self.start_op(next);
+        }
+    }
+
+    fn host_complete(&mut self, id: u32) {
+        let io = self.host_ios.remove(id);
+        if self.now <= self.stop_ns {
+            let bytes = io.sectors * SECTOR_BYTES;
+            self.results.record(io.job, io.op, bytes, io.issued_at, self.now);
+        }
+        self.jobs[io.job as usize].completed(io.thread as usize, io.op);
+        self.issue(io.job, io.thread);
+    }
+
+    /// Dispatches what the member's scheduler releases and re-arms its wake-ups.
+    fn kick(&mut self, member: u32) {
+        let now = self.now;
+        let m = &mut self.members[member as usize];
+        m.dispatch(now);
+        let next = m.drive.next_event();
+        if next != m.wake_at {
+            if let Some(time) = next {
+                assert!(time >= now, "drive event in the past");
+                self.events.push(time, Event::DriveWake { member });
+            }
+            m.wake_at = next;
+        }
+        let timer = m.scheduler.next_timer();
+        if timer != m.timer_at {
+            if let Some(time) = timer {
+                self.events.push(time.max(now), Event::SchedulerTimer { member });
+            }
+            m.timer_at = timer.map(|t| t.max(now));
+        }
+    }
+
+    fn drive_wake(&mut self, member: u32) {
+        if self.members[member as usize].wake_at != Some(self.now) {
+            return; // stale: the drive's next event moved
+        }
+        self.members[member as usize].wake_at = None;
+        let mut done = std::mem::take(&mut self.done_scratch);
+        self.members[member as usize].advance(self.now, |id| done.push(id));
+        for &id in &done {
+            self.block_done(id);
+        }
+        done.clear();
+        self.done_scratch = done;
+        self.kick(member);
+    }
+
+    /// Ends the run and returns the results.
+    pub fn finish(mut self) -> SimResult {
+        let end = self.now.min(self.stop_ns);
+        for member in &mut self.members {
+            member.finish(end);
+        }
+        let member_stats = self.members.iter().map(|m| m.stats.clone()).collect();
+        self.results.finish(&self.config, end, member_stats, self.events.pushed(), self.truncated.take())
+    }
+}
+
+fn is_parity(array: &Array) -> bool {
+    matches!(array.level(), Level::Raid4 | Level::Raid5 | Level::Raid6)
+}
+
+fn config_error(message: String) -> Error {
+    Error::new(ErrorKind::InvalidConfig, message)
+}
+
+fn build_members(config: &SimConfig, drives: Vec<Box<dyn Drive>>) -> Vec<Member> {
+    drives
+        .into_iter()
+        .map(|drive| {
+            let scheduler = sched::new_scheduler(config.scheduler, config.queue_limits);
+            Member::new(scheduler, drive, config.data_offset_sectors, config.queue_limits.nr_requests)
+        })
+        .collect()
+}
+
+fn build_jobs(config: &SimConfig, array: &Array) -> Result<Vec<JobState>> {
+    let mut jobs = Vec::new();
+    for (index, job) in config.workload.jobs.iter().enumerate() {
+        let region = Region::of(job, array.capacity_bytes()).ok_or_else(|| {
+            Error::new(
+                ErrorKind::InvalidWorkload,
+                format!(
+                    "job '{}': its region (offset {} bytes, size {} bytes, {} files) does not fit the array of {} bytes",
+                    job.name, job.offset_bytes, job.size_bytes, job.files, array.capacity_bytes()
+                ),
+            )
+        })?;
+        jobs.push(JobState::new(job.clone(), region, config.seed, index as u32));
+    }
+    Ok(jobs)
+}
