@@ -345,27 +345,15 @@ impl Simulation {
         let op = self.ops.get_mut(id);
         let ios = if op.in_writes { std::mem::take(&mut op.writes) } else { std::mem::take(&mut op.reads) };
         let (thread, flush) = (op.thread, op.flush);
-        op.pending = ios.len() as u32;
         if ios.is_empty() {
             self.finish_op(id);
             return;
         }
+        let mut pending = 0;
         for io in &ios {
-            let read = !io.kind.is_write();
-            let block = BlockRef { op: id, member: io.member, read, sector: io.sector, sectors: io.sectors, thread };
-            let block_id = self.blocks.insert(block) as u64;
-            let device_op = if flush { Op::Flush } else if read { Op::Read } else { Op::Write };
-            let request = BlockRequest {
-                id: block_id,
-                op: device_op,
-                sector: io.sector,
-                sectors: u32::try_from(io.sectors).expect("member I/O below 2 TiB"),
-                thread,
-                sync: true,
-                inserted: self.now,
-            };
-            self.members[io.member as usize].insert(self.now, request);
+            pending += self.submit_member_io(id, io, thread, flush);
         }
+        self.ops.get_mut(id).pending = pending;
         for io in &ios {
             self.kick(io.member);
         }
@@ -374,6 +362,36 @@ impl Simulation {
         let mut ios = ios;
         ios.clear();
         if op.in_writes { op.writes = ios } else { op.reads = ios }
+    }
+
+    /// Queues one member I/O as block requests no larger than `max_sectors_kb` (the block
+    /// layer splits larger bios); returns how many.
+    fn submit_member_io(&mut self, id: u32, io: &MemberIo, thread: u32, flush: bool) -> u32 {
+        let read = !io.kind.is_write();
+        let device_op = if flush { Op::Flush } else if read { Op::Read } else { Op::Write };
+        let limit = self.config.queue_limits.max_sectors.max(8) as u64;
+        let (mut sector, end) = (io.sector, io.sector + io.sectors);
+        let mut count = 0;
+        loop {
+            let sectors = (end - sector).min(limit);
+            let block = BlockRef { op: id, member: io.member, read, sector, sectors, thread };
+            let block_id = self.blocks.insert(block) as u64;
+            let request = BlockRequest {
+                id: block_id,
+                op: device_op,
+                sector,
+                sectors: sectors as u32,
+                thread,
+                sync: true,
+                inserted: self.now,
+            };
+            self.members[io.member as usize].insert(self.now, request);
+            count += 1;
+            sector += sectors;
+            if sector >= end {
+                return count;
+            }
+        }
     }
 
     fn block_done(&mut self, block_id: u64) {
