@@ -10,7 +10,10 @@
 //! Each model module exposes `DECLARATIONS: &[params::ParamDecl]` (every parameter it reads,
 //! with unit, default, range and doc) and a constructor from resolved `params::ParamValues`.
 
+pub mod null;
+pub mod hdd;
 pub mod params;
+pub mod ssd;
 
 use crate::sim::Nanos;
 

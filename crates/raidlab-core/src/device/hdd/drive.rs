@@ -1,0 +1,740 @@
+//! The HDD as a state machine in simulated time: the host side (queue, cache hits, write-cache
+//! acknowledgements, flushes) and one arm that serves host commands, destages dirty data and
+//! reads ahead, always choosing its next piece of work when it becomes free.
+
+use super::cache::{DirtySet, ReadCache};
+use super::mech::{FastMod, HeadPos, Mechanics};
+use super::queue::{self, CommandQueue, Done, Parked, Pending, Wait};
+use super::spec::{HddSpec, QueuePolicy};
+use crate::device::{Command, Completion, Drive, DriveInfo, Op};
+use crate::sim::{Nanos, Prng};
+
+/// How many dirty extents (in LBA order from the heads) destage chooses among by positioning
+/// time: a bounded C-LOOK window keeps the choice cheap with tens of thousands of extents.
+const DESTAGE_WINDOW: usize = 16;
+/// Longest single destage, so a huge coalesced extent does not hold the arm for long.
+const DESTAGE_MAX_SECTORS: u64 = 2048;
+
+/// Counters for tests and reports.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct HddStats {
+    pub reads: u64,
+    /// Reads served from the buffer (read segments, read-ahead in progress, or dirty data).
+    pub read_hits: u64,
+    /// Of the hits, those that waited for read-ahead still under way.
+    pub read_ahead_waits: u64,
+    pub writes: u64,
+    /// Writes acknowledged from the write cache.
+    pub writes_cached: u64,
+    pub flushes: u64,
+    pub destages: u64,
+    pub destaged_sectors: u64,
+    pub read_ahead_sectors: u64,
+    /// Media operations for host commands (read misses and write-through writes).
+    pub media_ops: u64,
+}
+
+/// Fixed per-drive timings in nanoseconds.
+#[derive(Clone, Debug)]
+pub(super) struct Timing {
+    pub overhead_read: Nanos,
+    pub overhead_write: Nanos,
+    pub overhead_hit: Nanos,
+    /// Interface time per sector in picoseconds (integer, so sums stay exact).
+    pub iface_ps_per_sector: u64,
+}
+
+impl Timing {
+    /// Interface transfer time for `sectors`, rounded to nearest ns.
+    #[inline]
+    pub fn iface(&self, sectors: u64) -> Nanos {
+        (sectors * self.iface_ps_per_sector + 500) / 1000
+    }
+}
+
+/// A read-ahead transfer of part of one track, which a host command may cut short.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct Chunk {
+    segment: usize,
+    first: u64,
+    sectors: u32,
+    slot: u32,
+    spt: u32,
+    start: Nanos,
+    moved: Nanos,
+    data_start: Nanos,
+    end: Nanos,
+    pos: HeadPos,
+}
+
+/// What the arm is doing.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Work {
+    Idle,
+    Host {
+        start: Nanos,
+        end: Nanos,
+        lba: u64,
+        sectors: u32,
+        write: bool,
+    },
+    Destage {
+        start: Nanos,
+        end: Nanos,
+        sectors: u64,
+    },
+    ReadAhead(Chunk),
+}
+
+/// What the arm would do if free at a given time.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Plan {
+    Destage,
+    Host,
+    ReadAhead,
+    WaitUntil(Nanos),
+    Nothing,
+}
+
+/// A simulated hard disk drive. Build with [`Hdd::new`]; drive through [`Drive`].
+#[derive(Clone, Debug)]
+pub struct Hdd {
+    pub(super) info: DriveInfo,
+    pub(super) mech: Mechanics,
+    pub(super) timing: Timing,
+    policy: QueuePolicy,
+    depth: u32,
+    write_cache: bool,
+    clock: Nanos,
+    next_seq: u64,
+    outstanding: u32,
+    queue: CommandQueue,
+    parked: Vec<Parked>,
+    done: Vec<Done>,
+    pos: HeadPos,
+    free_at: Nanos,
+    work: Work,
+    cache: ReadCache,
+    dirty: DirtySet,
+    busy: Nanos,
+    stats: HddStats,
+    scratch: Vec<(u64, u64)>,
+}
+
+fn ms_ns(ms: f64) -> Nanos {
+    (ms * 1e6).round() as Nanos
+}
+
+impl Hdd {
+    /// Builds the drive. The spec must be valid (from [`HddSpec::from_params`] or checked with
+    /// [`HddSpec::validate`]); an invalid one is a caller bug and panics. The platter's starting
+    /// angle is drawn from `prng`.
+    pub fn new(spec: HddSpec, mut prng: Prng) -> Hdd {
+        let (geo, seek) = spec
+            .checked_parts()
+            .unwrap_or_else(|e| panic!("invalid HddSpec: {e}"));
+        let rev = geo.rev_ns();
+        let mech = Mechanics {
+            seek,
+            rev,
+            rev_mod: FastMod::new(rev as u32),
+            phase: prng.below(rev),
+            head_switch: ms_ns(spec.head_switch_ms),
+            write_settle: ms_ns(spec.write_settle_ms),
+            geo,
+        };
+        let timing = Timing {
+            overhead_read: ms_ns(spec.overhead_ms_read),
+            overhead_write: ms_ns(spec.overhead_ms_write),
+            overhead_hit: ms_ns(spec.overhead_ms_cache_hit),
+            // 512 bytes at interface_mb_s × 10^6 B/s, in picoseconds.
+            iface_ps_per_sector: (512.0 * 1e6 / spec.interface_mb_s).round() as u64,
+        };
+        let capacity = spec.capacity_sectors;
+        let info = DriveInfo {
+            kind: "hdd",
+            capacity_bytes: capacity * 512,
+            rpm: spec.rpm.round() as u32,
+            interface: spec.interface.clone(),
+            rotational: true,
+        };
+        let write_buffer = if spec.write_cache {
+            spec.write_buffer_sectors
+        } else {
+            0
+        };
+        Hdd {
+            info,
+            mech,
+            timing,
+            policy: spec.queue_policy,
+            depth: spec.queue_depth,
+            write_cache: spec.write_cache,
+            clock: 0,
+            next_seq: 0,
+            outstanding: 0,
+            queue: CommandQueue::with_capacity(spec.queue_depth as usize),
+            parked: Vec::with_capacity(spec.queue_depth as usize),
+            done: Vec::with_capacity(spec.queue_depth as usize),
+            pos: HeadPos::default(),
+            free_at: 0,
+            work: Work::Idle,
+            cache: ReadCache::new(
+                spec.cache_segments,
+                spec.cache_segment_sectors,
+                spec.read_ahead_sectors,
+                capacity,
+            ),
+            dirty: DirtySet::new(write_buffer),
+            busy: 0,
+            stats: HddStats::default(),
+            scratch: Vec::with_capacity(DESTAGE_WINDOW),
+        }
+    }
+
+    pub fn stats(&self) -> &HddStats {
+        &self.stats
+    }
+    /// Dirty sectors in the write cache (including any being destaged).
+    pub fn dirty_sectors(&self) -> u64 {
+        self.dirty.sectors()
+    }
+    pub fn policy(&self) -> QueuePolicy {
+        self.policy
+    }
+    pub fn geometry(&self) -> &super::geometry::Geometry {
+        &self.mech.geo
+    }
+    pub fn seek_curve(&self) -> &super::seek::SeekCurve {
+        &self.mech.seek
+    }
+    /// Starting platter angle (ns of rotation), drawn from the drive's Prng.
+    pub fn phase_ns(&self) -> Nanos {
+        self.mech.phase
+    }
+
+    // ---- event loop -------------------------------------------------------------------------
+
+    /// Processes every arm event up to and including `t`.
+    fn run_until(&mut self, t: Nanos) {
+        assert!(t >= self.clock, "time ran backwards: {t} < {}", self.clock);
+        while let Some(event) = self.arm_event() {
+            if event > t {
+                break;
+            }
+            self.arm_step(event);
+        }
+        self.clock = t;
+    }
+
+    /// When the arm next changes state.
+    fn arm_event(&self) -> Option<Nanos> {
+        match &self.work {
+            Work::Host { end, .. } | Work::Destage { end, .. } => Some(*end),
+            Work::ReadAhead(c) => {
+                // A host command that becomes eligible cuts read-ahead short (once the heads
+                // have finished any switch they started).
+                let preempt = self.queue.first_eligible().map(|e| e.max(c.moved));
+                Some(preempt.map_or(c.end, |p| p.min(c.end)))
+            }
+            Work::Idle => {
+                let t = self.free_at.max(self.clock);
+                match self.plan(t) {
+                    Plan::Nothing => None,
+                    Plan::WaitUntil(w) => Some(w),
+                    _ => Some(t),
+                }
+            }
+        }
+    }
+
+    fn arm_step(&mut self, e: Nanos) {
+        match std::mem::replace(&mut self.work, Work::Idle) {
+            Work::Idle => self.dispatch(e),
+            Work::Host {
+                start,
+                end,
+                lba,
+                sectors,
+                write,
+            } => {
+                assert_eq!(e, end);
+                self.busy += end - start;
+                if !write {
+                    // A hit may have started read-ahead on another segment meanwhile; reads
+                    // waiting on it go to the queue before this miss takes over read-ahead.
+                    self.stop_read_ahead(end);
+                    self.cache.fill_after_miss(lba, lba + sectors as u64);
+                }
+                self.free_at = end;
+            }
+            Work::Destage {
+                start,
+                end,
+                sectors,
+            } => {
+                assert_eq!(e, end);
+                self.busy += end - start;
+                self.dirty.landed(sectors);
+                self.free_at = end;
+                self.after_destage(end);
+            }
+            Work::ReadAhead(chunk) => self.finish_read_ahead(chunk, e),
+        }
+    }
+
+    /// What the arm does when free at `t`, in priority order: destage if the write cache must
+    /// drain (a Flush, a write waiting for space, or above the high watermark); else host
+    /// commands; else read-ahead; else idle destage once no host command is even pending.
+    fn plan(&self, t: Nanos) -> Plan {
+        let forced = self.dirty.above_high_water()
+            || self
+                .parked
+                .iter()
+                .any(|p| matches!(p.wait, Wait::Flush | Wait::Space));
+        if self.dirty.has_queued() && forced {
+            return Plan::Destage;
+        }
+        if self.queue.first_eligible().is_some_and(|e| e <= t) {
+            return Plan::Host;
+        }
+        if self.cache.pending().is_some() {
+            return Plan::ReadAhead;
+        }
+        if let Some(w) = self.queue.first_eligible() {
+            return Plan::WaitUntil(w);
+        }
+        if self.dirty.has_queued() {
+            return Plan::Destage;
+        }
+        Plan::Nothing
+    }
+
+    fn dispatch(&mut self, t: Nanos) {
+        assert!(matches!(self.work, Work::Idle) && t >= self.free_at);
+        match self.plan(t) {
+            Plan::Destage => {
+                self.stop_read_ahead(t);
+                self.start_destage(t);
+            }
+            Plan::Host => {
+                self.stop_read_ahead(t);
+                let i = queue::select(self.policy, self.queue.items(), t, &self.pos, &self.mech);
+                self.start_host(i.expect("an eligible command"), t);
+            }
+            Plan::ReadAhead => self.start_read_ahead(t),
+            Plan::WaitUntil(_) | Plan::Nothing => {}
+        }
+    }
+
+    fn finish_at(&mut self, time: Nanos, seq: u64, id: u64, arrival: Nanos) {
+        assert!(
+            time >= arrival,
+            "command {id} would complete at {time} before its arrival {arrival}"
+        );
+        self.done.push(Done { time, seq, id });
+    }
+
+    // ---- arm work ---------------------------------------------------------------------------
+
+    fn start_host(&mut self, index: usize, t: Nanos) {
+        let p = self.queue.take(index);
+        let access = self
+            .mech
+            .access(t, self.pos, p.location, p.sectors, p.write, p.data_ready);
+        let n = p.sectors as u64;
+        // Reads stream to the host as sectors reach the buffer: done when the last sector has
+        // crossed the interface, which cannot start before the first sector is read.
+        let time = if p.write {
+            access.end
+        } else {
+            (access.end + self.timing.iface(1)).max(access.data_start + self.timing.iface(n))
+        };
+        self.finish_at(time, p.seq, p.id, p.arrival);
+        self.pos = access.pos;
+        self.work = Work::Host {
+            start: t,
+            end: access.end,
+            lba: p.lba,
+            sectors: p.sectors,
+            write: p.write,
+        };
+        self.stats.media_ops += 1;
+    }
+
+    /// Writes the dirty extent (from a C-LOOK window ahead of the heads) with the shortest
+    /// positioning time; adjacent writes were coalesced on insert, so they go out as one.
+    fn start_destage(&mut self, t: Nanos) {
+        let mut window = std::mem::take(&mut self.scratch);
+        self.dirty.window(self.pos.lba, DESTAGE_WINDOW, &mut window);
+        let mut best: Option<(Nanos, u64, u64)> = None;
+        let angle_t = self.mech.angle_at(t);
+        for &(start, end) in &window {
+            let target = self.mech.target(&self.mech.geo.locate(start));
+            let ready = self
+                .mech
+                .positioned(t, angle_t, &self.pos, &target, true, 0);
+            if !matches!(best, Some(b) if b.0 <= ready) {
+                best = Some((ready, start, (end - start).min(DESTAGE_MAX_SECTORS)));
+            }
+        }
+        self.scratch = window;
+        let (_, start, sectors) = best.expect("destage with dirty data");
+        self.dirty.take(start, sectors);
+        let location = self.mech.geo.locate(start);
+        let access = self
+            .mech
+            .access(t, self.pos, location, sectors as u32, true, 0);
+        self.pos = access.pos;
+        self.work = Work::Destage {
+            start: t,
+            end: access.end,
+            sectors,
+        };
+        self.stats.destages += 1;
+        self.stats.destaged_sectors += sectors;
+    }
+
+    fn start_read_ahead(&mut self, t: Nanos) {
+        let segment = self.cache.pending().expect("read-ahead pending");
+        let s = *self.cache.segment(segment);
+        let loc = self.mech.geo.locate(s.valid);
+        let sectors = (s.target - s.valid).min(loc.left_on_track() as u64) as u32;
+        let access = self.mech.access(t, self.pos, loc, sectors, false, 0);
+        let chunk = Chunk {
+            segment,
+            first: s.valid,
+            sectors,
+            slot: loc.slot,
+            spt: loc.sectors_per_track,
+            start: t,
+            moved: access.moved,
+            data_start: access.data_start,
+            end: access.end,
+            pos: access.pos,
+        };
+        self.work = Work::ReadAhead(chunk);
+        self.resolve_read_ahead_waiters(&chunk);
+    }
+
+    /// Ends a read-ahead chunk at `e`: at its natural end, or cut short by a host command.
+    fn finish_read_ahead(&mut self, c: Chunk, e: Nanos) {
+        let read = if e >= c.end {
+            c.sectors
+        } else if e <= c.data_start {
+            0
+        } else {
+            self.mech
+                .geo
+                .sectors_within(c.slot, c.sectors, c.spt, e - c.data_start)
+        };
+        let stop = e.min(c.end);
+        self.busy += stop.max(c.start) - c.start;
+        self.cache.commit(c.segment, read as u64);
+        self.stats.read_ahead_sectors += read as u64;
+        self.pos = HeadPos {
+            cylinder: c.pos.cylinder,
+            head: c.pos.head,
+            lba: c.first + read as u64,
+        };
+        // A head switch already under way cannot be abandoned.
+        self.free_at = stop.max(c.moved);
+        if e < c.end {
+            self.stop_read_ahead(e);
+        }
+    }
+
+    /// Gives up pending read-ahead; reads that were waiting for it go to the queue as misses.
+    fn stop_read_ahead(&mut self, t: Nanos) {
+        if self.cache.pending().is_none() {
+            return;
+        }
+        self.cache.abandon();
+        while let Some(i) = self.parked.iter().position(|p| p.wait == Wait::ReadAhead) {
+            let p = self.parked.remove(i);
+            let eligible = (p.arrival + self.timing.overhead_read).max(t);
+            self.enqueue_media(p.command, p.seq, p.arrival, eligible);
+        }
+    }
+
+    /// Completes the waiting reads whose last sector this chunk brings in.
+    fn resolve_read_ahead_waiters(&mut self, c: &Chunk) {
+        let chunk_end = c.first + c.sectors as u64;
+        let mut i = 0;
+        while i < self.parked.len() {
+            let p = self.parked[i];
+            let end = p.command.sector + p.command.sectors as u64;
+            if p.wait == Wait::ReadAhead && end <= chunk_end {
+                self.parked.remove(i);
+                let ready = self.chunk_ready(c, end);
+                let time = self.stream_hit_time(p.arrival, p.command.sectors, ready);
+                self.finish_at(time, p.seq, p.command.id, p.arrival);
+            } else {
+                i += 1;
+            }
+        }
+    }
+
+    /// When sector `end − 1` of a read-ahead chunk has passed under the head.
+    fn chunk_ready(&self, c: &Chunk, end: u64) -> Nanos {
+        assert!(end > c.first && end <= c.first + c.sectors as u64);
+        c.data_start + self.mech.geo.span(c.slot, (end - c.first) as u32, c.spt)
+    }
+
+    /// A hit on data arriving at `ready`: the host transfer streams behind the media.
+    fn stream_hit_time(&self, arrival: Nanos, sectors: u32, ready: Nanos) -> Nanos {
+        let t = &self.timing;
+        (arrival + t.overhead_hit + t.iface(sectors as u64)).max(ready + t.iface(1))
+    }
+
+    // ---- write cache ------------------------------------------------------------------------
+
+    fn after_destage(&mut self, t: Nanos) {
+        self.admit_space_waiters(t);
+        if !self.dirty.is_clean() {
+            return;
+        }
+        while let Some(i) = self.parked.iter().position(|p| p.wait == Wait::Flush) {
+            let p = self.parked.remove(i);
+            let time = (p.arrival + self.timing.overhead_write).max(t);
+            self.finish_at(time, p.seq, p.command.id, p.arrival);
+        }
+        // Writes held behind the flush may now enter the cache, in arrival order.
+        while let Some(i) = self.parked.iter().position(|p| p.wait == Wait::BehindFlush) {
+            let p = self.parked.remove(i);
+            self.cached_write(t, p.command, p.seq, p.arrival);
+        }
+    }
+
+    fn admit_space_waiters(&mut self, t: Nanos) {
+        while let Some(i) = self.parked.iter().position(|p| p.wait == Wait::Space) {
+            let p = self.parked[i];
+            if !self.dirty.fits(p.command.sectors as u64) {
+                break;
+            }
+            self.parked.remove(i);
+            self.accept_write(t, p.command, p.seq, p.arrival);
+        }
+    }
+
+    /// A write for the cache: accepted now if there is room and nobody queued for room first.
+    fn cached_write(&mut self, t: Nanos, command: Command, seq: u64, arrival: Nanos) {
+        let space_queue = self.parked.iter().any(|p| p.wait == Wait::Space);
+        if !space_queue && self.dirty.fits(command.sectors as u64) {
+            self.accept_write(t, command, seq, arrival);
+        } else {
+            self.parked.push(Parked {
+                command,
+                seq,
+                arrival,
+                wait: Wait::Space,
+            });
+        }
+    }
+
+    /// Immediate reporting: done once the controller has processed it and the data is in.
+    fn accept_write(&mut self, t: Nanos, command: Command, seq: u64, arrival: Nanos) {
+        self.dirty
+            .insert(command.sector, command.sector + command.sectors as u64);
+        let ack = arrival + self.timing.overhead_write + self.timing.iface(command.sectors as u64);
+        self.finish_at(ack.max(t), seq, command.id, arrival);
+        self.stats.writes_cached += 1;
+    }
+
+    // ---- host side --------------------------------------------------------------------------
+
+    fn enqueue_media(&mut self, command: Command, seq: u64, arrival: Nanos, eligible: Nanos) {
+        let write = command.op == Op::Write;
+        let loc = self.mech.geo.locate(command.sector);
+        let data_ready = if write {
+            eligible + self.timing.iface(command.sectors as u64)
+        } else {
+            eligible
+        };
+        self.queue.push(Pending {
+            id: command.id,
+            write,
+            lba: command.sector,
+            sectors: command.sectors,
+            seq,
+            arrival,
+            eligible,
+            data_ready,
+            target: self.mech.target(&loc),
+            location: loc,
+        });
+    }
+
+    fn submit_read(&mut self, now: Nanos, command: Command, seq: u64) {
+        self.stats.reads += 1;
+        let (lba, n) = (command.sector, command.sectors);
+        let end = lba + n as u64;
+        let hit_time = now + self.timing.overhead_hit + self.timing.iface(n as u64);
+        if self.dirty.covers(lba, end) {
+            self.stats.read_hits += 1;
+            return self.finish_at(hit_time, seq, command.id, now);
+        }
+        if let Some(i) = self.cache.full_hit(lba, end) {
+            self.cache.touch(i, end);
+            self.stats.read_hits += 1;
+            return self.finish_at(hit_time, seq, command.id, now);
+        }
+        if let Some(i) = self.cache.stream_hit(lba) {
+            self.cache.touch(i, end);
+            self.stats.read_hits += 1;
+            self.stats.read_ahead_waits += 1;
+            match self.work {
+                Work::ReadAhead(c) if c.segment == i && end <= c.first + c.sectors as u64 => {
+                    let time = self.stream_hit_time(now, n, self.chunk_ready(&c, end));
+                    self.finish_at(time, seq, command.id, now);
+                }
+                _ => self.parked.push(Parked {
+                    command,
+                    seq,
+                    arrival: now,
+                    wait: Wait::ReadAhead,
+                }),
+            }
+            return;
+        }
+        self.enqueue_media(command, seq, now, now + self.timing.overhead_read);
+    }
+
+    fn submit_write(&mut self, now: Nanos, command: Command, seq: u64) {
+        self.stats.writes += 1;
+        let (lba, end) = (command.sector, command.sector + command.sectors as u64);
+        // The write makes overlapping read segments stale; stop reading ahead into them first.
+        if let Some(a) = self.cache.active() {
+            let s = self.cache.segment(a);
+            if s.start < end && lba < s.target {
+                self.preempt_read_ahead(now);
+            }
+        }
+        self.cache.invalidate(lba, end);
+        let fits_buffer = (command.sectors as u64) <= self.dirty.capacity();
+        if self.write_cache && fits_buffer {
+            if self.parked.iter().any(|p| p.wait == Wait::Flush) {
+                self.parked.push(Parked {
+                    command,
+                    seq,
+                    arrival: now,
+                    wait: Wait::BehindFlush,
+                });
+            } else {
+                self.cached_write(now, command, seq, now);
+            }
+        } else {
+            self.enqueue_media(command, seq, now, now + self.timing.overhead_write);
+        }
+    }
+
+    fn preempt_read_ahead(&mut self, now: Nanos) {
+        if let Work::ReadAhead(c) = self.work {
+            self.work = Work::Idle;
+            self.finish_read_ahead(c, now);
+        }
+        self.stop_read_ahead(now);
+    }
+
+    fn submit_flush(&mut self, now: Nanos, command: Command, seq: u64) {
+        self.stats.flushes += 1;
+        if self.dirty.is_clean() {
+            self.finish_at(now + self.timing.overhead_write, seq, command.id, now);
+        } else {
+            self.parked.push(Parked {
+                command,
+                seq,
+                arrival: now,
+                wait: Wait::Flush,
+            });
+        }
+    }
+
+    fn check_command(&self, command: &Command) {
+        match command.op {
+            Op::Flush => assert_eq!(command.sectors, 0, "flush with a length: {command:?}"),
+            Op::Read | Op::Write => {
+                assert!(command.sectors > 0, "empty transfer: {command:?}");
+                let end = command
+                    .sector
+                    .checked_add(command.sectors as u64)
+                    .expect("sector overflow");
+                assert!(
+                    end <= self.mech.geo.capacity_sectors(),
+                    "{command:?} beyond the drive's capacity"
+                );
+            }
+        }
+    }
+
+    fn check_invariants(&self) {
+        let held = self.queue.len() + self.parked.len() + self.done.len();
+        assert_eq!(
+            held, self.outstanding as usize,
+            "commands lost or duplicated"
+        );
+        assert!(self.outstanding <= self.depth, "queue over depth");
+        assert!(
+            self.dirty.sectors() <= self.dirty.capacity(),
+            "write cache overfull"
+        );
+    }
+}
+
+impl Drive for Hdd {
+    fn info(&self) -> &DriveInfo {
+        &self.info
+    }
+
+    fn queue_depth(&self) -> u32 {
+        self.depth
+    }
+
+    fn submit(&mut self, now: Nanos, command: Command) {
+        self.run_until(now);
+        assert!(
+            self.outstanding < self.depth,
+            "submit beyond queue depth {}",
+            self.depth
+        );
+        self.check_command(&command);
+        self.outstanding += 1;
+        let seq = self.next_seq;
+        self.next_seq += 1;
+        match command.op {
+            Op::Read => self.submit_read(now, command, seq),
+            Op::Write => self.submit_write(now, command, seq),
+            Op::Flush => self.submit_flush(now, command, seq),
+        }
+        self.check_invariants();
+    }
+
+    fn next_event(&self) -> Option<Nanos> {
+        let done = self.done.iter().map(|d| d.time).min();
+        match (done, self.arm_event()) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
+    }
+
+    fn advance(&mut self, now: Nanos, completed: &mut Vec<Completion>) {
+        self.run_until(now);
+        self.done.sort_unstable_by_key(|d| (d.time, d.seq));
+        let ready = self.done.partition_point(|d| d.time <= now);
+        completed.extend(self.done.drain(..ready).map(|d| Completion {
+            id: d.id,
+            time: d.time,
+        }));
+        self.outstanding -= ready as u32;
+        self.check_invariants();
+    }
+
+    fn busy_nanos(&self) -> Nanos {
+        let (start, end) = match self.work {
+            Work::Idle => return self.busy,
+            Work::Host { start, end, .. } | Work::Destage { start, end, .. } => (start, end),
+            Work::ReadAhead(c) => (c.start, c.end),
+        };
+        self.busy + self.clock.clamp(start, end) - start
+    }
+}

@@ -1,0 +1,262 @@
+//! The head-disk assembly in time: moving the heads (seek, head switch, write settle), waiting
+//! for the platter, and transferring sectors track by track across skewed track boundaries.
+//!
+//! The platter angle is a pure function of simulated time, `(t + phase) % rev_ns`, with the
+//! phase drawn once per drive; every timing here is integer nanoseconds except one seek-curve
+//! evaluation, rounded once (Ruemmler & Wilkes 1994: "rotational position" modelled exactly).
+
+use super::geometry::{Geometry, Location};
+use super::seek::SeekCurve;
+use crate::sim::Nanos;
+
+/// Where the heads are: cylinder, surface, and the sector after the last one transferred.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub struct HeadPos {
+    pub cylinder: u32,
+    pub head: u32,
+    pub lba: u64,
+}
+
+/// A target for positioning: the physical place of a request's first sector.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Target {
+    pub cylinder: u32,
+    pub head: u32,
+    /// Angle of the first sector's start, ns of rotation after the index.
+    pub angle: u32,
+}
+
+/// Result of one media access.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Access {
+    /// When the arm started moving.
+    pub start: Nanos,
+    /// When the heads finished moving to the first track (before rotational latency).
+    pub moved: Nanos,
+    /// When the first sector began passing under the head.
+    pub data_start: Nanos,
+    /// When the last sector finished.
+    pub end: Nanos,
+    pub pos: HeadPos,
+}
+
+/// Remainder by a fixed 32-bit divisor with one multiplication instead of a division
+/// (Lemire, Kaser & Kurz, "Faster remainder by direct computation", Software: Practice and
+/// Experience 49(6), 2019): exact for every 32-bit dividend. SPTF evaluates one rotational
+/// position per queued command, so this sits on the simulator's hottest path.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FastMod {
+    divisor: u32,
+    magic: u64,
+}
+
+impl FastMod {
+    pub fn new(divisor: u32) -> FastMod {
+        assert!(divisor >= 2);
+        FastMod {
+            divisor,
+            magic: u64::MAX / divisor as u64 + 1,
+        }
+    }
+    #[inline]
+    pub fn rem(&self, dividend: u32) -> u32 {
+        let low = self.magic.wrapping_mul(dividend as u64);
+        ((low as u128 * self.divisor as u128) >> 64) as u32
+    }
+}
+
+/// Mechanical timing for one drive.
+#[derive(Clone, Debug)]
+pub struct Mechanics {
+    pub geo: Geometry,
+    pub seek: SeekCurve,
+    pub rev: Nanos,
+    pub rev_mod: FastMod,
+    pub phase: Nanos,
+    pub head_switch: Nanos,
+    pub write_settle: Nanos,
+}
+
+impl Mechanics {
+    pub fn target(&self, loc: &Location) -> Target {
+        let angle = self.geo.angle(loc.slot, loc.sectors_per_track);
+        // Checked here, once per command, so the SPTF loop need not check it per candidate.
+        assert!(
+            (angle as Nanos) < self.rev,
+            "angle {angle} outside a revolution of {} ns",
+            self.rev
+        );
+        Target {
+            cylinder: loc.cylinder,
+            head: loc.head,
+            angle,
+        }
+    }
+
+    /// Time to move the heads from `from` to `to`'s track. A seek includes any head switch
+    /// (they overlap); writes add the extra settle after any movement (DiskSim "Add. write
+    /// settling delay"; Ruemmler & Wilkes: writes settle longer than reads).
+    #[inline(always)]
+    pub fn move_ns(&self, from: &HeadPos, cylinder: u32, head: u32, write: bool) -> Nanos {
+        self.move_with(|d| self.seek.nanos(d), from, cylinder, head, write)
+    }
+
+    /// [`Mechanics::move_ns`] with the seek curve passed in (the same curve, by value).
+    #[inline(always)]
+    fn move_with(
+        &self,
+        seek: impl Fn(u32) -> Nanos,
+        from: &HeadPos,
+        cylinder: u32,
+        head: u32,
+        write: bool,
+    ) -> Nanos {
+        let distance = from.cylinder.abs_diff(cylinder);
+        let settle = if write { self.write_settle } else { 0 };
+        if distance > 0 {
+            seek(distance) + settle
+        } else if from.head != head {
+            self.head_switch + settle
+        } else {
+            0
+        }
+    }
+
+    /// Platter angle at time `t`.
+    #[inline]
+    pub fn angle_at(&self, t: Nanos) -> u32 {
+        ((t + self.phase) % self.rev) as u32
+    }
+
+    /// Wait from `t` until `angle` comes under the head.
+    #[inline]
+    pub fn rotational_wait(&self, t: Nanos, angle: u32) -> Nanos {
+        let rev = self.rev as u32;
+        assert!(
+            angle < rev,
+            "angle {angle} outside a revolution of {rev} ns"
+        );
+        let now = self.angle_at(t);
+        (if angle >= now {
+            angle - now
+        } else {
+            angle + rev - now
+        }) as Nanos
+    }
+
+    /// When the first sector of `target` would start under the head if the arm moves at `t`
+    /// and the transfer may not begin before `not_before` (write data still arriving).
+    /// `angle_t` must be [`Mechanics::angle_at`]`(t)`, computed once for many targets.
+    #[inline(always)]
+    pub fn positioned(
+        &self,
+        t: Nanos,
+        angle_t: u32,
+        from: &HeadPos,
+        target: &Target,
+        write: bool,
+        not_before: Nanos,
+    ) -> Nanos {
+        self.positioned_with(
+            |d| self.seek.nanos(d),
+            t,
+            angle_t,
+            from,
+            target,
+            write,
+            not_before,
+            Nanos::MAX,
+        )
+    }
+
+    /// [`Mechanics::positioned`] with the seek curve passed in (SPTF hands in a copy of Lee's
+    /// coefficients so its loop keeps them in registers; results are bit-identical) and a
+    /// bound: if the heads cannot even arrive by `bound`, returns `Nanos::MAX` without working
+    /// out the rotation, since this target cannot beat one already found.
+    #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
+    pub fn positioned_with(
+        &self,
+        seek: impl Fn(u32) -> Nanos,
+        t: Nanos,
+        angle_t: u32,
+        from: &HeadPos,
+        target: &Target,
+        write: bool,
+        not_before: Nanos,
+        bound: Nanos,
+    ) -> Nanos {
+        debug_assert_eq!(angle_t, self.angle_at(t));
+        let ready =
+            (t + self.move_with(seek, from, target.cylinder, target.head, write)).max(not_before);
+        if ready > bound {
+            return Nanos::MAX;
+        }
+        let offset = ready - t;
+        // angle_t < rev < 2^25, so the sum fits 32 bits whenever the offset is below 2^31.
+        let now = if offset < 1 << 31 {
+            self.rev_mod.rem(angle_t + offset as u32)
+        } else {
+            self.angle_at(ready)
+        };
+        let rev = self.rev as u32;
+        debug_assert!(
+            target.angle < rev,
+            "angle {} outside a revolution",
+            target.angle
+        );
+        // Written so the compiler can use a conditional move: which way it goes is a coin toss.
+        let wait = target.angle + rev - now;
+        let wait = if wait >= rev { wait - rev } else { wait };
+        ready + wait as Nanos
+    }
+
+    /// Reads or writes `[lba, lba + sectors)` starting to move at `t`, track by track: each
+    /// track boundary costs a head switch or a one-cylinder seek, then waits for the (skewed)
+    /// first sector of the next track. `start` is the first sector's location (callers have it).
+    pub fn access(
+        &self,
+        t: Nanos,
+        from: HeadPos,
+        start: Location,
+        sectors: u32,
+        write: bool,
+        not_before: Nanos,
+    ) -> Access {
+        assert!(sectors > 0);
+        debug_assert_eq!(start, self.geo.locate(start.lba));
+        let (mut time, mut pos, mut lba, mut left) = (t, from, start.lba, sectors);
+        let mut first: Option<(Nanos, Nanos)> = None;
+        while left > 0 {
+            let loc = if first.is_none() {
+                start
+            } else {
+                self.geo.locate(lba)
+            };
+            let count = left.min(loc.left_on_track());
+            time += self.move_ns(&pos, loc.cylinder, loc.head, write);
+            if first.is_none() {
+                time = time.max(not_before);
+            }
+            let moved = time;
+            time += self.rotational_wait(time, self.geo.angle(loc.slot, loc.sectors_per_track));
+            first.get_or_insert((moved, time));
+            time += self.geo.span(loc.slot, count, loc.sectors_per_track);
+            lba += count as u64;
+            left -= count;
+            pos = HeadPos {
+                cylinder: loc.cylinder,
+                head: loc.head,
+                lba,
+            };
+        }
+        let (moved, data_start) = first.expect("at least one track");
+        Access {
+            start: t,
+            moved,
+            data_start,
+            end: time,
+            pos,
+        }
+    }
+}
