@@ -10,6 +10,7 @@
 //! Each model module exposes `DECLARATIONS: &[params::ParamDecl]` (every parameter it reads,
 //! with unit, default, range and doc) and a constructor from resolved `params::ParamValues`.
 
+pub mod catalog;
 pub mod null;
 pub mod hdd;
 pub mod params;
