@@ -12,6 +12,7 @@ Errors are :class:`RaidlabError` subclasses (see :mod:`raidlab.errors`).
 
 from raidlab._core import __version__
 from raidlab.array import DEFAULT_CHUNK_KIB, DEFAULT_MEMBER_KIB, MAX_DEVICES, Array
+from raidlab.sim import SimResult, simulate
 from raidlab.errors import (
     ArrayError,
     ConfigError,
@@ -25,6 +26,8 @@ from raidlab.errors import (
 
 __all__ = [
     "Array",
+    "SimResult",
+    "simulate",
     "DEFAULT_CHUNK_KIB",
     "DEFAULT_MEMBER_KIB",
     "MAX_DEVICES",

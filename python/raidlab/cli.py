@@ -17,6 +17,7 @@ import click
 from raidlab import _core
 from raidlab.array import DEFAULT_CHUNK_KIB, DEFAULT_MEMBER_KIB, Array
 from raidlab.errors import RaidlabError
+from raidlab.commands.sim import drives_command, sim_command
 from raidlab.layout import DEFAULT_DIAGRAM_ROWS, json_document, render_text
 
 #: Exit status for any input raidlab refuses (bad options, arrays md would refuse).
@@ -179,6 +180,10 @@ def layout_command(
         click.echo(json.dumps(json_document(array)))
     else:
         click.echo(render_text(array, rows=rows, show_q=q_coeff), nl=False)
+
+
+cli.add_command(sim_command)
+cli.add_command(drives_command)
 
 
 def _one_line(message: str) -> str:

@@ -106,6 +106,8 @@ fn config(level: Level, layout: Option<&str>, devices: usize, job: Job, controll
         workload: Workload { jobs: vec![job] },
         max_time_ns: 60_000_000_000,
         max_events: 50_000_000,
+        timeline: vec![],
+        rebuild: raidlab_core::sim::engine::RebuildConfig::default(),
     }
 }
 

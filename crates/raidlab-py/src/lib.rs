@@ -8,6 +8,39 @@ use raidlab_core::layout::{Layout, Level, DEFAULT_CHUNK_KIB, MAX_DEVICES};
 
 mod array;
 mod errors;
+mod sim;
+
+/// Every drive preset: name, kind, rpm, capacity_bytes, interface, description, source.
+#[pyfunction]
+fn drive_presets(py: Python<'_>) -> PyResult<Vec<Bound<'_, pyo3::types::PyDict>>> {
+    use raidlab_core::device::catalog::presets;
+    let mut rows = Vec::new();
+    for preset in presets() {
+        let row = pyo3::types::PyDict::new(py);
+        row.set_item("name", preset.name)?;
+        row.set_item("kind", preset.kind.name())?;
+        row.set_item("rpm", preset.values.get("rpm").copied().unwrap_or(0.0) as u32)?;
+        let choice = raidlab_core::device::catalog::DriveChoice::resolve(Some(preset.name), None, &Default::default())
+            .map_err(errors::to_py)?;
+        row.set_item("capacity_bytes", choice.capacity_bytes())?;
+        row.set_item("interface", preset.interface)?;
+        row.set_item("description", preset.description)?;
+        row.set_item("source", preset.source)?;
+        rows.push(row);
+    }
+    Ok(rows)
+}
+
+/// The parameters a drive kind reads: name, unit, default, min, max, doc.
+#[pyfunction]
+fn drive_parameters(kind: &str) -> PyResult<Vec<(String, String, f64, f64, f64, String)>> {
+    let kind = raidlab_core::device::catalog::DriveKind::parse(kind).map_err(errors::to_py)?;
+    Ok(kind
+        .declarations()
+        .iter()
+        .map(|d| (d.name.to_string(), d.unit.to_string(), d.default, d.min, d.max, d.doc.to_string()))
+        .collect())
+}
 
 /// md's level number for a level name or number ("5", "raid5", "mirror", ...).
 #[pyfunction]
@@ -37,6 +70,9 @@ fn layout_choices(level: &str) -> PyResult<String> {
 fn _core(module: &Bound<'_, PyModule>) -> PyResult<()> {
     errors::register(module)?;
     module.add_class::<array::CoreArray>()?;
+    module.add_class::<sim::CoreSimulation>()?;
+    module.add_function(wrap_pyfunction!(drive_presets, module)?)?;
+    module.add_function(wrap_pyfunction!(drive_parameters, module)?)?;
     module.add_function(wrap_pyfunction!(parse_level, module)?)?;
     module.add_function(wrap_pyfunction!(default_layout, module)?)?;
     module.add_function(wrap_pyfunction!(layout_choices, module)?)?;

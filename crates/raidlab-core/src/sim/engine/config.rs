@@ -76,4 +76,42 @@ pub struct SimConfig {
     pub max_time_ns: Nanos,
     /// Hard bound on events processed.
     pub max_events: u64,
+    /// Failures and replacements during the run, in time order.
+    pub timeline: Vec<ArrayEvent>,
+    pub rebuild: RebuildConfig,
+}
+
+/// Something that happens to the array at a point in simulated time.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum ArrayEventKind {
+    /// The member fails (md marks it faulty; no more I/O goes to it).
+    Fail(u32),
+    /// A new drive replaces the (failed) member and recovery starts.
+    Replace(u32),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ArrayEvent {
+    pub at_ns: Nanos,
+    pub kind: ArrayEventKind,
+}
+
+/// How rebuilds run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RebuildConfig {
+    /// md `speed_limit_min`, KiB/s per device (md default 1000).
+    pub speed_limit_min_kib_s: u64,
+    /// md `speed_limit_max`, KiB/s per device (md default 200000).
+    pub speed_limit_max_kib_s: u64,
+    /// A hot spare takes over a failed member at once.
+    pub hot_spare: bool,
+    /// Hardware controllers: percent of drive time given to the rebuild under load.
+    pub hw_priority_pct: u32,
+}
+
+impl Default for RebuildConfig {
+    fn default() -> RebuildConfig {
+        // md.c: sysctl_speed_limit_min = 1000, sysctl_speed_limit_max = 200000.
+        RebuildConfig { speed_limit_min_kib_s: 1000, speed_limit_max_kib_s: 200_000, hot_spare: false, hw_priority_pct: 30 }
+    }
 }

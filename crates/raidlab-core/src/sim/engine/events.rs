@@ -15,6 +15,10 @@ pub enum Event {
     Arrival { job: u32, thread: u32 },
     /// A controller acknowledges a host I/O absorbed by its cache.
     CacheAck { host_io: u32 },
+    /// A member fails or is replaced.
+    ArrayChange { kind: super::config::ArrayEventKind },
+    /// A throttled rebuild may issue again.
+    RebuildTimer,
 }
 
 #[derive(Debug, Default)]

@@ -7,13 +7,14 @@ pub mod config;
 mod events;
 mod host;
 mod members;
+mod rebuild;
 mod results;
 mod slab;
 
-pub use config::{ControllerConfig, HwConfig, MdConfig, SimConfig};
+pub use config::{ArrayEvent, ArrayEventKind, ControllerConfig, HwConfig, MdConfig, RebuildConfig, SimConfig};
 pub use host::HostOp;
 pub use members::MemberStats;
-pub use results::{DirectionStats, JobResult, SimResult};
+pub use results::{DataLoss, DirectionStats, JobResult, PhaseResult, RebuildResult, SeriesPoint, SimResult};
 
 use crate::device::{Drive, Op};
 use crate::error::{Error, ErrorKind, Result};
@@ -38,6 +39,8 @@ enum Owner {
     Destage(u64),
     /// A controller read-ahead.
     Prefetch,
+    /// A rebuild window of this many member sectors.
+    Rebuild(u64),
 }
 
 struct HostIo {
@@ -93,12 +96,18 @@ pub struct Simulation {
     done_scratch: Vec<u64>,
     truncated: Option<String>,
     started: bool,
+    failed: Vec<u32>,
+    rebuild: Option<rebuild::RebuildState>,
+    /// Sectors of non-rebuild I/O completed on members (md's idleness check).
+    foreground_sectors: u64,
 }
 
 impl Simulation {
     /// Validates the configuration and builds the run. `drives` has one model per member.
     pub fn new(config: SimConfig, drives: Vec<Box<dyn Drive>>) -> Result<Simulation> {
-        config.workload.validate()?;
+        if !config.workload.jobs.is_empty() {
+            config.workload.validate()?;
+        }
         let array = Array::new(&config.array)?;
         if drives.len() != array.devices() as usize {
             return Err(config_error(format!("{} drives for {} members", drives.len(), array.devices())));
@@ -125,7 +134,12 @@ impl Simulation {
         };
         let time_limit = config.workload.time_limit_ns();
         let stop_ns = if time_limit > 0 { time_limit.min(config.max_time_ns) } else { config.max_time_ns };
-        let results = results::Recorder::new(&config.workload);
+        if config.workload.jobs.is_empty() && config.timeline.is_empty() && !config.rebuild.hot_spare {
+            return Err(config_error("nothing to simulate: no workload and no failure timeline".into()));
+        }
+        let first_phase = if config.failed.is_empty() { "optimal" } else { "degraded" };
+        let results = results::Recorder::new(&config.workload, first_phase);
+        let failed = config.failed.clone();
         Ok(Simulation {
             now: 0,
             stop_ns,
@@ -146,6 +160,9 @@ impl Simulation {
             done_scratch: Vec::with_capacity(64),
             truncated: None,
             started: false,
+            failed,
+            rebuild: None,
+            foreground_sectors: 0,
             config,
         })
     }
@@ -199,6 +216,7 @@ impl Simulation {
 
     fn start(&mut self) {
         self.started = true;
+        self.schedule_timeline();
         for job in 0..self.jobs.len() as u32 {
             for thread in 0..self.jobs[job as usize].job.threads {
                 if self.jobs[job as usize].job.rate_iops > 0 {
@@ -223,6 +241,8 @@ impl Simulation {
             }
             Event::Arrival { job, thread } => self.arrival(job, thread),
             Event::CacheAck { host_io } => self.host_complete(host_io),
+            Event::ArrayChange { kind } => self.array_change(kind),
+            Event::RebuildTimer => self.rebuild_timer(),
         }
     }
 
@@ -277,55 +297,49 @@ impl Simulation {
 
     /// Plans an array operation and starts it (or queues it for stripe-cache room).
     fn submit_array(&mut self, owner: Owner, op: HostOp, sector: u64, sectors: u64, thread: u32) {
+        self.plan_scratch.clear();
+        if op == HostOp::Flush {
+            self.plan_flush();
+        } else {
+            let request = Request { write: op == HostOp::Write, sector, sectors };
+            self.planner
+                .plan(&request, &self.mirrors, &mut self.plan_scratch)
+                .expect("host requests lie within the array");
+        }
+        self.submit_planned(owner, thread, op == HostOp::Flush);
+    }
+
+    /// Turns the plan in `plan_scratch` into an array operation and starts it.
+    fn submit_planned(&mut self, owner: Owner, thread: u32, flush: bool) {
         let mut array_op = ArrayOp {
             owner,
             thread,
-            flush: op == HostOp::Flush,
+            flush,
             reads: Vec::new(),
             writes: Vec::new(),
             pending: 0,
             in_writes: false,
             stripe_heads: 0,
         };
-        if op == HostOp::Flush {
-            self.plan_flush(&mut array_op);
-        } else {
-            let request = Request { write: op == HostOp::Write, sector, sectors };
-            self.planner
-                .plan(&request, &self.mirrors, &mut self.plan_scratch)
-                .expect("host requests lie within the array");
-            array_op.reads.extend_from_slice(&self.plan_scratch.reads);
-            array_op.writes.extend_from_slice(&self.plan_scratch.writes);
-            array_op.stripe_heads = self.plan_scratch.counts.rows_cached;
-            self.note_mirror_reads(&array_op.reads);
-        }
+        array_op.reads.extend_from_slice(&self.plan_scratch.reads);
+        array_op.writes.extend_from_slice(&self.plan_scratch.writes);
         if let ControllerConfig::Md(md) = self.config.controller {
-            array_op.stripe_heads = array_op.stripe_heads.min(md.stripe_cache_entries);
-        } else {
-            array_op.stripe_heads = 0;
+            array_op.stripe_heads = self.plan_scratch.counts.rows_cached.min(md.stripe_cache_entries);
         }
         let id = self.ops.insert(array_op);
         let heads = self.ops.get(id).stripe_heads;
         if heads > 0 && (heads > self.stripe_heads_free || !self.stripe_waiters.is_empty()) {
             self.stripe_waiters.push_back(id);
-            return;
+        } else {
+            self.start_op(id);
         }
-        self.start_op(id);
     }
 
     /// md passes a flush to every live member.
-    fn plan_flush(&self, array_op: &mut ArrayOp) {
+    fn plan_flush(&mut self) {
         for member in 0..self.members.len() as u32 {
             if !self.planner.is_failed(member) {
-                array_op.writes.push(MemberIo { member, kind: IoKind::Write, sector: 0, sectors: 0 });
-            }
-        }
-    }
-
-    fn note_mirror_reads(&mut self, reads: &[MemberIo]) {
-        if self.mirrored {
-            for io in reads {
-                self.mirrors.issued(io.member, io.sector, io.sectors);
+                self.plan_scratch.writes.push(MemberIo { member, kind: IoKind::Write, sector: 0, sectors: 0 });
             }
         }
     }
@@ -374,6 +388,10 @@ impl Simulation {
         let mut count = 0;
         loop {
             let sectors = (end - sector).min(limit);
+            if read && self.mirrored {
+                // md's read balancing counts each bio in flight (raid1 nr_pending).
+                self.mirrors.issued(io.member, sector, sectors);
+            }
             let block = BlockRef { op: id, member: io.member, read, sector, sectors, thread };
             let block_id = self.blocks.insert(block) as u64;
             let request = BlockRequest {
@@ -397,6 +415,9 @@ impl Simulation {
     fn block_done(&mut self, block_id: u64) {
         let block = self.blocks.remove(block_id as u32);
         self.members[block.member as usize].scheduler.completed(self.now, block.thread, true);
+        if !matches!(self.ops.get(block.op).owner, Owner::Rebuild(_)) {
+            self.foreground_sectors += block.sectors;
+        }
         if block.read && self.mirrored {
             self.mirrors.completed(block.member, block.sector, block.sectors);
         }
@@ -424,6 +445,7 @@ impl Simulation {
             Owner::Host(host_io) => self.host_complete(host_io),
             Owner::Destage(destage) => self.cache_destaged(destage),
             Owner::Prefetch => {}
+            Owner::Rebuild(sectors) => self.rebuild_window_done(sectors),
         }
     }
 
@@ -439,6 +461,8 @@ impl Simulation {
 
     fn host_complete(&mut self, id: u32) {
         let io = self.host_ios.remove(id);
+        let pct = self.rebuild_pct();
+        self.results.close_windows(self.now, pct);
         if self.now <= self.stop_ns {
             let bytes = io.sectors * SECTOR_BYTES;
             self.results.record(io.job, io.op, bytes, io.issued_at, self.now);
@@ -487,6 +511,8 @@ impl Simulation {
     /// Ends the run and returns the results.
     pub fn finish(mut self) -> SimResult {
         let end = self.now.min(self.stop_ns);
+        let pct = self.rebuild_pct();
+        self.results.close_windows(end, pct);
         for member in &mut self.members {
             member.finish(end);
         }

@@ -1,4 +1,6 @@
-//! What a run measured: per job and direction (fio's read/write/sync groups), per member.
+//! What a run measured: per job and direction (fio's read/write/sync groups), per phase of the
+//! array's life (optimal, degraded, rebuilding), a time series in 1 s windows, the rebuild,
+//! and per member.
 
 use super::config::SimConfig;
 use super::host::HostOp;
@@ -7,13 +9,23 @@ use crate::sim::histogram::Histogram;
 use crate::sim::workload::Workload;
 use crate::sim::Nanos;
 
-/// One direction of one job.
+const WINDOW_NS: Nanos = 1_000_000_000;
+
+/// One direction of one job (or phase).
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct DirectionStats {
     pub ios: u64,
     pub bytes: u64,
     /// Completion latency (issue to completion), ns.
     pub latency: Histogram,
+}
+
+impl DirectionStats {
+    fn record(&mut self, bytes: u64, latency_ns: Nanos) {
+        self.ios += 1;
+        self.bytes += bytes;
+        self.latency.record(latency_ns);
+    }
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -28,9 +40,53 @@ pub struct JobResult {
     pub ramp_ns: Nanos,
 }
 
+/// A stretch of the run with one array state.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PhaseResult {
+    /// `optimal`, `degraded` or `rebuilding`.
+    pub name: &'static str,
+    pub start_ns: Nanos,
+    pub end_ns: Nanos,
+    pub read: DirectionStats,
+    pub write: DirectionStats,
+}
+
+/// One 1 s window of the time series.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SeriesPoint {
+    pub start_ns: Nanos,
+    pub read_ios: u64,
+    pub write_ios: u64,
+    pub latency_ns_p50: Nanos,
+    pub latency_ns_p99: Nanos,
+    pub rebuild_pct: f64,
+}
+
+/// A rebuild (md recovery) of one member.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RebuildResult {
+    pub member: u32,
+    pub start_ns: Nanos,
+    /// `None` if the run ended first.
+    pub end_ns: Option<Nanos>,
+    pub done_sectors: u64,
+    pub total_sectors: u64,
+}
+
+/// The array lost data: when, and which members were failed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DataLoss {
+    pub at_ns: Nanos,
+    pub failed: Vec<u32>,
+}
+
 #[derive(Clone, Debug, PartialEq)]
 pub struct SimResult {
     pub jobs: Vec<JobResult>,
+    pub phases: Vec<PhaseResult>,
+    pub series: Vec<SeriesPoint>,
+    pub rebuilds: Vec<RebuildResult>,
+    pub data_loss: Option<DataLoss>,
     pub members: Vec<MemberStats>,
     pub end_ns: Nanos,
     pub events: u64,
@@ -41,10 +97,20 @@ pub struct SimResult {
 
 pub struct Recorder {
     jobs: Vec<JobResult>,
+    phases: Vec<PhaseResult>,
+    series: Vec<SeriesPoint>,
+    window_latencies: Vec<Nanos>,
+    window: SeriesPoint,
+    pub rebuilds: Vec<RebuildResult>,
+    pub data_loss: Option<DataLoss>,
+}
+
+fn empty_window(start_ns: Nanos) -> SeriesPoint {
+    SeriesPoint { start_ns, read_ios: 0, write_ios: 0, latency_ns_p50: 0, latency_ns_p99: 0, rebuild_pct: 0.0 }
 }
 
 impl Recorder {
-    pub fn new(workload: &Workload) -> Recorder {
+    pub fn new(workload: &Workload, phase: &'static str) -> Recorder {
         let jobs = workload
             .jobs
             .iter()
@@ -57,7 +123,27 @@ impl Recorder {
                 ramp_ns: job.ramp_ns,
             })
             .collect();
-        Recorder { jobs }
+        let first = PhaseResult { name: phase, start_ns: 0, end_ns: 0, read: Default::default(), write: Default::default() };
+        Recorder {
+            jobs,
+            phases: vec![first],
+            series: Vec::new(),
+            window_latencies: Vec::new(),
+            window: empty_window(0),
+            rebuilds: Vec::new(),
+            data_loss: None,
+        }
+    }
+
+    /// Starts a new phase at `now` if the array's state changed.
+    pub fn phase(&mut self, now: Nanos, name: &'static str) {
+        let current = self.phases.last_mut().expect("a phase is open");
+        if current.name == name {
+            return;
+        }
+        current.end_ns = now;
+        let next = PhaseResult { name, start_ns: now, end_ns: now, read: Default::default(), write: Default::default() };
+        self.phases.push(next);
     }
 
     /// Records a completed host I/O unless it was issued during the job's ramp.
@@ -67,14 +153,39 @@ impl Recorder {
             return;
         }
         assert!(completed_at >= issued_at);
-        let direction = match op {
-            HostOp::Read => &mut result.read,
-            HostOp::Write => &mut result.write,
-            HostOp::Flush => &mut result.flush,
-        };
-        direction.ios += 1;
-        direction.bytes += bytes;
-        direction.latency.record(completed_at - issued_at);
+        let latency = completed_at - issued_at;
+        let phase = self.phases.last_mut().expect("a phase is open");
+        match op {
+            HostOp::Read => {
+                result.read.record(bytes, latency);
+                phase.read.record(bytes, latency);
+                self.window.read_ios += 1;
+            }
+            HostOp::Write => {
+                result.write.record(bytes, latency);
+                phase.write.record(bytes, latency);
+                self.window.write_ios += 1;
+            }
+            HostOp::Flush => result.flush.record(bytes, latency),
+        }
+        if op != HostOp::Flush {
+            self.window_latencies.push(latency);
+        }
+    }
+
+    /// Closes every 1 s window that ended by `now`, stamping the rebuild progress.
+    pub fn close_windows(&mut self, now: Nanos, rebuild_pct: f64) {
+        while now >= self.window.start_ns + WINDOW_NS {
+            let start = self.window.start_ns;
+            let mut point = std::mem::replace(&mut self.window, empty_window(start + WINDOW_NS));
+            point.rebuild_pct = rebuild_pct;
+            if !self.window_latencies.is_empty() {
+                point.latency_ns_p50 = nth_percentile(&mut self.window_latencies, 50.0);
+                point.latency_ns_p99 = nth_percentile(&mut self.window_latencies, 99.0);
+                self.window_latencies.clear();
+            }
+            self.series.push(point);
+        }
     }
 
     pub fn finish(
@@ -88,6 +199,26 @@ impl Recorder {
         for job in &mut self.jobs {
             job.runtime_ns = end_ns.saturating_sub(job.ramp_ns);
         }
-        SimResult { jobs: self.jobs, members, end_ns, events, truncated, seed: config.seed }
+        self.phases.last_mut().expect("a phase is open").end_ns = end_ns;
+        self.phases.retain(|p| p.end_ns > p.start_ns);
+        SimResult {
+            jobs: self.jobs,
+            phases: self.phases,
+            series: self.series,
+            rebuilds: self.rebuilds,
+            data_loss: self.data_loss,
+            members,
+            end_ns,
+            events,
+            truncated,
+            seed: config.seed,
+        }
     }
+}
+
+/// The exact p-th percentile (nearest rank) of a window's latencies.
+fn nth_percentile(values: &mut [Nanos], p: f64) -> Nanos {
+    let rank = ((p / 100.0) * values.len() as f64).ceil().max(1.0) as usize - 1;
+    let rank = rank.min(values.len() - 1);
+    *values.select_nth_unstable(rank).1
 }

@@ -1,0 +1,90 @@
+//! Simulator throughput: simulated host I/Os per wall second on one core (issue target: at
+//! least one million). Workload from issue 3: 6-drive raid5 and raid10, 16 KiB random 60/40,
+//! 128 threads, Cheetah 10K.7 preset with SPTF command queueing, md, mq-deadline.
+//!
+//! Each iteration runs 20 simulated seconds; the benchmark reports host I/Os per iteration as
+//! its throughput element, so criterion's "elem/s" is host I/Os per wall second.
+
+use criterion::{criterion_group, criterion_main, Criterion, Throughput};
+use raidlab_core::device::catalog::DriveChoice;
+use raidlab_core::device::params::ParamValues;
+use raidlab_core::layout::{ArraySpec, Level};
+use raidlab_core::sim::engine::{ControllerConfig, MdConfig, SimConfig, SimResult, Simulation};
+use raidlab_core::sim::sched::{QueueLimits, SchedulerKind};
+use raidlab_core::sim::workload::{Cursor, Distribution, FsyncScope, Job, MixChoice, Workload};
+use raidlab_core::sim::Prng;
+
+fn config(level: Level) -> (SimConfig, DriveChoice) {
+    let mut params = ParamValues::new();
+    params.insert("queue_policy".into(), 2.0); // SPTF
+    let drive = DriveChoice::resolve(Some("cheetah-10k7"), None, &params).unwrap();
+    let member_kib = drive.capacity_bytes() / 1024 - 132 * 1024;
+    let job = Job {
+        name: "bench".into(),
+        threads: 128,
+        iodepth: 1,
+        read_fraction: 0.6,
+        random_fraction: 1.0,
+        block_sizes: vec![(16384, 1)],
+        offset_bytes: 0,
+        size_bytes: 32 << 30,
+        files: 1,
+        cursor: Cursor::PerThread,
+        distribution: Distribution::Uniform,
+        mix: MixChoice::Random,
+        rate_iops: 0,
+        poisson_arrivals: false,
+        fsync_every: 0,
+        fsync_scope: FsyncScope::Thread,
+        fsync_end: false,
+        runtime_ns: 20_000_000_000,
+        ramp_ns: 0,
+        time_based: true,
+        number_ios: 0,
+        total_ios: 0,
+        io_bytes: 0,
+        block_align_bytes: 16384,
+    };
+    let config = SimConfig {
+        seed: 1,
+        array: ArraySpec { level, layout: None, chunk_kib: 64, member_kib: vec![member_kib; 6] },
+        data_offset_sectors: 264_192,
+        failed: vec![],
+        controller: ControllerConfig::Md(MdConfig::default()),
+        scheduler: SchedulerKind::mq_deadline_default(),
+        queue_limits: QueueLimits { nr_requests: 128, max_sectors: 2560 },
+        workload: Workload { jobs: vec![job] },
+        max_time_ns: 60_000_000_000,
+        max_events: u64::MAX,
+        timeline: vec![],
+        rebuild: raidlab_core::sim::engine::RebuildConfig::default(),
+    };
+    (config, drive)
+}
+
+fn run(config: &SimConfig, drive: &DriveChoice) -> SimResult {
+    let drives = (0..6).map(|i| drive.build(Prng::derive(1, "drive", i), None)).collect();
+    Simulation::new(config.clone(), drives).unwrap().run()
+}
+
+fn host_ios(result: &SimResult) -> u64 {
+    result.jobs.iter().map(|j| j.read.ios + j.write.ios).sum()
+}
+
+fn bench_sim(c: &mut Criterion) {
+    let mut group = c.benchmark_group("sim");
+    for (name, level) in [("raid5_6x_cheetah_sptf_128t", Level::Raid5), ("raid10_6x_cheetah_sptf_128t", Level::Raid10)] {
+        let (config, drive) = config(level);
+        let ios = host_ios(&run(&config, &drive));
+        group.throughput(Throughput::Elements(ios));
+        group.bench_function(name, |b| b.iter(|| run(&config, &drive)));
+    }
+    group.finish();
+}
+
+criterion_group! {
+    name = benches;
+    config = Criterion::default().sample_size(10).measurement_time(std::time::Duration::from_secs(5));
+    targets = bench_sim
+}
+criterion_main!(benches);

@@ -1,0 +1,297 @@
+//! Failures, replacements and rebuilds during a run, as md does them.
+//!
+//! md recovers a replacement sequentially in windows and throttles itself (`md_do_sync`,
+//! shared/research/md-internals.md §7): after each window it estimates its speed (KiB/s per
+//! device, from marks taken every 3 s over about 30 s, with md's `+1` second). Above
+//! `speed_limit_max` it sleeps 500 ms; above `speed_limit_min` it waits for its in-flight
+//! windows to drain whenever the members saw other I/O (`is_mddev_idle`: more than 64 sectors
+//! since the last check). Below the minimum it does not throttle. A hardware controller instead
+//! gives the rebuild a share of drive time under load (`hw_priority_pct`).
+
+use super::config::{ArrayEventKind, ControllerConfig};
+use super::events::Event;
+use super::results::{DataLoss, RebuildResult};
+use super::{Owner, Simulation};
+use crate::plan::{Planner, RmwLevel};
+use crate::sim::Nanos;
+use std::collections::VecDeque;
+
+/// md's sync window: 32 pages (md.c `window`), 128 KiB.
+const WINDOW_SECTORS: u64 = 256;
+/// md takes a speed mark every 3 s and keeps 10 (SYNC_MARK_STEP, SYNC_MARKS).
+const MARK_STEP_NS: Nanos = 3_000_000_000;
+const MARKS: usize = 10;
+/// md sleeps this long when above speed_limit_max.
+const OVER_MAX_SLEEP_NS: Nanos = 500_000_000;
+/// md's idleness threshold in sectors (`is_mddev_idle`).
+const IDLE_SECTORS: u64 = 64;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Wait {
+    None,
+    /// Until every in-flight window has completed (md: `recovery_active == 0`).
+    Drain,
+    /// Until a time (md's 500 ms sleep, or a controller's share of drive time).
+    Until(Nanos),
+}
+
+pub struct RebuildState {
+    target: u32,
+    next_sector: u64,
+    end_sector: u64,
+    done_sectors: u64,
+    in_flight: u32,
+    max_in_flight: u32,
+    wait: Wait,
+    marks: VecDeque<(Nanos, u64)>,
+    foreground_seen: u64,
+    result_index: usize,
+    last_window_issued: Nanos,
+}
+
+impl RebuildState {
+    pub fn progress_pct(&self) -> f64 {
+        100.0 * self.done_sectors as f64 / self.end_sector.max(1) as f64
+    }
+}
+
+impl Simulation {
+    pub(super) fn schedule_timeline(&mut self) {
+        for event in self.config.timeline.clone() {
+            self.events.push(event.at_ns, Event::ArrayChange { kind: event.kind });
+        }
+        if self.config.rebuild.hot_spare {
+            if let Some(&member) = self.failed.first() {
+                self.events.push(0, Event::ArrayChange { kind: ArrayEventKind::Replace(member) });
+            }
+        }
+    }
+
+    pub(super) fn array_change(&mut self, kind: ArrayEventKind) {
+        match kind {
+            ArrayEventKind::Fail(member) => self.fail_member(member),
+            ArrayEventKind::Replace(member) => self.replace_member(member),
+        }
+        self.note_phase();
+    }
+
+    fn fail_member(&mut self, member: u32) {
+        if self.failed.contains(&member) || self.recorder_data_loss() {
+            return;
+        }
+        if self.rebuild.as_ref().is_some_and(|r| r.target == member) {
+            self.rebuild = None; // the replacement itself failed: its recovery is lost
+        }
+        self.failed.push(member);
+        let array = self.planner.array().clone();
+        if array.loses_data(&self.failed) {
+            let failed = self.failed.clone();
+            self.results.data_loss = Some(DataLoss { at_ns: self.now, failed });
+            self.stop_ns = self.now;
+            return;
+        }
+        self.replan();
+        if self.config.rebuild.hot_spare && self.rebuild.is_none() {
+            self.replace_member(member);
+        }
+    }
+
+    fn replace_member(&mut self, member: u32) {
+        if !self.failed.contains(&member) || self.rebuild.is_some() || self.recorder_data_loss() {
+            return;
+        }
+        let end_sector = self.planner.array().member_used_sectors(member);
+        let max_in_flight = if self.planner.array().stripe(0).is_some() { 8 } else { 16 };
+        self.results.rebuilds.push(RebuildResult {
+            member,
+            start_ns: self.now,
+            end_ns: None,
+            done_sectors: 0,
+            total_sectors: end_sector,
+        });
+        self.rebuild = Some(RebuildState {
+            target: member,
+            next_sector: 0,
+            end_sector,
+            done_sectors: 0,
+            in_flight: 0,
+            max_in_flight,
+            wait: Wait::None,
+            marks: VecDeque::from([(self.now, 0)]),
+            foreground_seen: self.foreground_sectors,
+            result_index: self.results.rebuilds.len() - 1,
+            last_window_issued: self.now,
+        });
+        self.rebuild_pump();
+    }
+
+    fn recorder_data_loss(&self) -> bool {
+        self.results.data_loss.is_some()
+    }
+
+    /// Rebuilds the planner for the current failed set (md's `degraded` changes).
+    fn replan(&mut self) {
+        let array = self.planner.array().clone();
+        let rmw = match self.config.controller {
+            ControllerConfig::Md(md) => md.rmw_level,
+            ControllerConfig::Hardware(_) => RmwLevel::Enable,
+        };
+        self.planner = Planner::new(array, &self.failed, rmw).expect("failure set checked");
+    }
+
+    pub(super) fn note_phase(&mut self) {
+        let name = if self.rebuild.is_some() {
+            "rebuilding"
+        } else if self.failed.is_empty() {
+            "optimal"
+        } else {
+            "degraded"
+        };
+        self.results.phase(self.now, name);
+    }
+
+    pub(super) fn rebuild_pct(&self) -> f64 {
+        match (&self.rebuild, self.results.rebuilds.last()) {
+            (Some(state), _) => state.progress_pct(),
+            (None, Some(done)) if done.end_ns.is_some() => 100.0,
+            _ => 0.0,
+        }
+    }
+
+    /// md's current sync speed in KiB/s per device (md_do_sync's `currspeed`).
+    fn rebuild_speed_kib_s(&mut self) -> u64 {
+        let now = self.now;
+        let state = self.rebuild.as_mut().expect("rebuilding");
+        let last = state.marks.back().expect("a mark").0;
+        if now >= last + MARK_STEP_NS {
+            state.marks.push_back((now, state.done_sectors));
+            if state.marks.len() > MARKS {
+                state.marks.pop_front();
+            }
+        }
+        let (mark_time, mark_done) = *state.marks.front().expect("a mark");
+        let elapsed_s = (now - mark_time) / 1_000_000_000;
+        (state.done_sectors - mark_done) / 2 / (elapsed_s + 1) + 1
+    }
+
+    /// md's `is_mddev_idle`: did the members see more than 64 sectors of other I/O?
+    fn rebuild_members_idle(&mut self) -> bool {
+        let seen = self.foreground_sectors;
+        let state = self.rebuild.as_mut().expect("rebuilding");
+        let idle = seen - state.foreground_seen <= IDLE_SECTORS;
+        state.foreground_seen = seen;
+        idle
+    }
+
+    /// Issues rebuild windows while md's throttle allows.
+    pub(super) fn rebuild_pump(&mut self) {
+        loop {
+            let Some(state) = self.rebuild.as_mut() else { return };
+            if state.next_sector >= state.end_sector || state.in_flight >= state.max_in_flight {
+                return;
+            }
+            match state.wait {
+                Wait::Until(t) if self.now < t => return,
+                Wait::Drain if state.in_flight > 0 => return,
+                _ => state.wait = Wait::None,
+            }
+            if !self.rebuild_throttle() {
+                return;
+            }
+            self.rebuild_issue_window();
+        }
+    }
+
+    /// Applies md's (or the controller's) throttle; false when the rebuild must wait.
+    fn rebuild_throttle(&mut self) -> bool {
+        if let ControllerConfig::Hardware(_) = self.config.controller {
+            return self.rebuild_hw_share();
+        }
+        let speed = self.rebuild_speed_kib_s();
+        let limits = self.config.rebuild;
+        if speed <= limits.speed_limit_min_kib_s {
+            return true;
+        }
+        let now = self.now;
+        if speed > limits.speed_limit_max_kib_s {
+            self.rebuild.as_mut().expect("rebuilding").wait = Wait::Until(now + OVER_MAX_SLEEP_NS);
+            self.events.push(now + OVER_MAX_SLEEP_NS, Event::RebuildTimer);
+            return false;
+        }
+        if !self.rebuild_members_idle() {
+            let state = self.rebuild.as_mut().expect("rebuilding");
+            if state.in_flight > 0 {
+                state.wait = Wait::Drain;
+                return false;
+            }
+        }
+        true
+    }
+
+    /// Controller rebuild priority: under load, pause so the rebuild takes `pct`% of the time.
+    fn rebuild_hw_share(&mut self) -> bool {
+        let pct = self.config.rebuild.hw_priority_pct.clamp(1, 100) as u64;
+        if self.rebuild_members_idle() || pct == 100 {
+            return true;
+        }
+        let now = self.now;
+        let state = self.rebuild.as_mut().expect("rebuilding");
+        if state.in_flight > 0 {
+            state.wait = Wait::Drain;
+            return false;
+        }
+        let busy = now - state.last_window_issued;
+        let resume = state.last_window_issued + busy * 100 / pct;
+        if resume > now {
+            state.wait = Wait::Until(resume);
+            self.events.push(resume, Event::RebuildTimer);
+            return false;
+        }
+        true
+    }
+
+    fn rebuild_issue_window(&mut self) {
+        let now = self.now;
+        let state = self.rebuild.as_mut().expect("rebuilding");
+        let sector = state.next_sector;
+        let sectors = WINDOW_SECTORS.min(state.end_sector - sector);
+        state.next_sector += sectors;
+        state.in_flight += 1;
+        state.last_window_issued = now;
+        let target = state.target;
+        self.planner
+            .plan_rebuild(target, sector, sectors, &mut self.plan_scratch)
+            .expect("rebuild windows lie within the member");
+        self.submit_planned(Owner::Rebuild(sectors), u32::MAX - 1, false);
+    }
+
+    pub(super) fn rebuild_window_done(&mut self, sectors: u64) {
+        let Some(state) = self.rebuild.as_mut() else { return };
+        state.in_flight -= 1;
+        state.done_sectors += sectors;
+        let index = state.result_index;
+        self.results.rebuilds[index].done_sectors = state.done_sectors;
+        if state.done_sectors >= state.end_sector {
+            let target = state.target;
+            self.results.rebuilds[index].end_ns = Some(self.now);
+            self.rebuild = None;
+            self.failed.retain(|&m| m != target);
+            self.replan();
+            self.note_phase();
+            if let Some(&next) = self.failed.first() {
+                if self.config.rebuild.hot_spare {
+                    self.replace_member(next);
+                    self.note_phase();
+                }
+            }
+        } else {
+            self.rebuild_pump();
+        }
+        let pct = self.rebuild_pct();
+        self.results.close_windows(self.now, pct);
+    }
+
+    pub(super) fn rebuild_timer(&mut self) {
+        self.rebuild_pump();
+    }
+}

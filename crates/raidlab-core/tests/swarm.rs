@@ -1,0 +1,120 @@
+//! Swarm test (after TigerBeetle's VOPR): hundreds of small random configurations — every
+//! level, layouts, failed members, both controllers, every scheduler, every drive family,
+//! mixed workloads — each run briefly under the core's assertions. A run must finish without a
+//! panic, and its counts must be consistent. A failure prints the seed that reproduces it.
+
+use raidlab_core::device::catalog::{presets, DriveChoice};
+use raidlab_core::layout::{Array, ArraySpec, Layout, Level, ParityAlgorithm};
+use raidlab_core::sim::engine::{ControllerConfig, HwConfig, MdConfig, SimConfig, Simulation};
+use raidlab_core::sim::sched::{QueueLimits, SchedulerKind};
+use raidlab_core::sim::workload::{Cursor, Distribution, FsyncScope, Job, MixChoice, Workload};
+use raidlab_core::sim::Prng;
+
+const RUNS: u64 = 300;
+
+fn pick<T: Copy>(rng: &mut Prng, items: &[T]) -> T {
+    items[rng.below(items.len() as u64) as usize]
+}
+
+fn array(rng: &mut Prng, member_kib: u64) -> ArraySpec {
+    let level = pick(rng, &[Level::Raid0, Level::Raid1, Level::Raid4, Level::Raid5, Level::Raid6, Level::Raid10]);
+    let devices = match level {
+        Level::Raid0 => 1 + rng.below(6) as usize,
+        Level::Raid6 => 4 + rng.below(5) as usize,
+        _ => 2 + rng.below(6) as usize,
+    };
+    let layout = match level {
+        Level::Raid5 => Some(Layout::Parity(pick(rng, &ParityAlgorithm::ALL[..6]))),
+        Level::Raid6 => Some(Layout::Parity(pick(rng, &ParityAlgorithm::ALL))),
+        Level::Raid10 => Some(Layout::parse(level, pick(rng, &["n2", "f2", "o2", "n3", "o3"])).unwrap()),
+        _ => None,
+    };
+    let chunk_kib = 1 << (2 + rng.below(8));
+    ArraySpec { level, layout, chunk_kib, member_kib: vec![member_kib; devices] }
+}
+
+fn job(rng: &mut Prng) -> Job {
+    let block = 512 * (1 + rng.below(256));
+    let sysbench = rng.chance(0.3);
+    Job {
+        name: "swarm".into(),
+        threads: 1 + rng.below(16) as u32,
+        iodepth: 1 + rng.below(8) as u32,
+        read_fraction: rng.below(11) as f64 / 10.0,
+        random_fraction: pick(rng, &[0.0, 0.5, 1.0]),
+        block_sizes: vec![(block, 3), (4096, 1)],
+        offset_bytes: 0,
+        size_bytes: pick(rng, &[0, 64 << 20, 1 << 30]),
+        files: if sysbench { 1 + rng.below(16) as u32 } else { 1 },
+        cursor: if sysbench { Cursor::Shared } else { Cursor::PerThread },
+        distribution: pick(rng, &[Distribution::Uniform, Distribution::Zipf { theta: 1.1 }, Distribution::Pareto { h: 0.3 }, Distribution::Normal { stddev_pct: 10.0 }]),
+        mix: if sysbench { MixChoice::Ratio } else { MixChoice::Random },
+        rate_iops: if rng.chance(0.2) { 100 + rng.below(2000) } else { 0 },
+        poisson_arrivals: rng.chance(0.5),
+        fsync_every: pick(rng, &[0, 0, 1, 16]),
+        fsync_scope: if sysbench { FsyncScope::AllFiles } else { FsyncScope::Thread },
+        fsync_end: false,
+        runtime_ns: 5_000_000 + rng.below(25_000_000),
+        ramp_ns: pick(rng, &[0, 5_000_000]),
+        time_based: true,
+        number_ios: 0,
+        total_ios: 0,
+        io_bytes: 0,
+        block_align_bytes: 512,
+    }
+}
+
+fn run_one(seed: u64) {
+    let mut rng = Prng::new(seed);
+    let all = presets();
+    let preset = all[rng.below(all.len() as u64) as usize].name;
+    let drive = DriveChoice::resolve(Some(preset), None, &Default::default()).unwrap();
+    let member_kib = (drive.capacity_bytes() / 1024).min(64 << 20);
+    let mut spec = array(&mut rng, member_kib);
+    let layout_ok = Array::new(&spec).is_ok();
+    if !layout_ok {
+        spec = ArraySpec { level: Level::Raid5, layout: None, chunk_kib: 64, member_kib: vec![member_kib; 4] };
+    }
+    let array = Array::new(&spec).unwrap();
+    let failed: Vec<u32> = if rng.chance(0.3) { vec![rng.below(array.devices() as u64) as u32] } else { vec![] };
+    let failed = if array.loses_data(&failed) { vec![] } else { failed };
+    let controller = if rng.chance(0.3) {
+        ControllerConfig::Hardware(HwConfig { cache_bytes: (1 + rng.below(64)) << 20, bbu: rng.chance(0.7), read_ahead: rng.chance(0.5), ..HwConfig::default() })
+    } else {
+        ControllerConfig::Md(MdConfig { stripe_cache_entries: pick(&mut rng, &[17, 64, 256]), ..MdConfig::default() })
+    };
+    let scheduler = pick(&mut rng, &[SchedulerKind::None, SchedulerKind::mq_deadline_default(), SchedulerKind::cfq_default()]);
+    let workload = Workload { jobs: (0..1 + rng.below(2)).map(|_| job(&mut rng)).collect() };
+    let config = SimConfig {
+        seed,
+        array: spec,
+        data_offset_sectors: 2048,
+        failed,
+        controller,
+        scheduler,
+        queue_limits: QueueLimits { nr_requests: pick(&mut rng, &[4, 64, 128]), max_sectors: pick(&mut rng, &[256, 2560]) },
+        workload,
+        max_time_ns: 1_000_000_000,
+        max_events: 300_000,
+        timeline: vec![],
+        rebuild: raidlab_core::sim::engine::RebuildConfig::default(),
+    };
+    let write_cache = matches!(config.controller, ControllerConfig::Hardware(_)).then_some(false);
+    let drives = (0..array.devices()).map(|i| drive.build(Prng::derive(seed, "drive", i as u64), write_cache)).collect();
+    let result = Simulation::new(config, drives).unwrap_or_else(|e| panic!("seed {seed}: {e}")).run();
+    for job in &result.jobs {
+        assert_eq!(job.read.latency.count(), job.read.ios, "seed {seed}");
+        assert_eq!(job.write.latency.count(), job.write.ios, "seed {seed}");
+    }
+    let member_ios: u64 = result.members.iter().map(|m| m.read_ios + m.write_ios + m.flush_ios).sum();
+    let host_ios: u64 = result.jobs.iter().map(|j| j.read.ios + j.write.ios).sum();
+    assert!(host_ios == 0 || member_ios > 0, "seed {seed}: host I/O without member I/O");
+}
+
+#[test]
+fn swarm_of_random_configurations() {
+    for seed in 0..RUNS {
+        let outcome = std::panic::catch_unwind(|| run_one(seed));
+        assert!(outcome.is_ok(), "swarm run failed; reproduce with seed {seed}");
+    }
+}

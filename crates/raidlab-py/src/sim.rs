@@ -1,0 +1,301 @@
+//! Glue for the simulator: a Python dict becomes a core `SimConfig` (and drives), a core
+//! `SimResult` becomes a Python dict. No simulation logic lives here.
+
+use crate::errors;
+use pyo3::exceptions::PyTypeError;
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyList};
+use raidlab_core::device::catalog::DriveChoice;
+use raidlab_core::device::params::ParamValues;
+use raidlab_core::layout::{mdadm, ArraySpec, Layout, Level};
+use raidlab_core::plan::{ReadBalance, RmwLevel};
+use raidlab_core::sim::engine::{ControllerConfig, HwConfig, MdConfig, SimConfig, SimResult, Simulation};
+use raidlab_core::sim::histogram::Histogram;
+use raidlab_core::sim::sched::{QueueLimits, SchedulerKind};
+use raidlab_core::sim::workload::{Cursor, Distribution, FsyncScope, Job, MixChoice, Workload};
+use raidlab_core::sim::Prng;
+use raidlab_core::{Error, ErrorKind};
+
+/// fio's default percentile list; the Python report names the keys.
+pub const PERCENTILES: [f64; 17] =
+    [1.0, 5.0, 10.0, 20.0, 30.0, 40.0, 50.0, 60.0, 70.0, 80.0, 90.0, 95.0, 99.0, 99.5, 99.9, 99.95, 99.99];
+
+fn config_error(message: String) -> PyErr {
+    errors::to_py(Error::new(ErrorKind::InvalidConfig, message))
+}
+
+fn item<'py>(dict: &Bound<'py, PyDict>, key: &str) -> PyResult<Bound<'py, PyAny>> {
+    dict.get_item(key)?.ok_or_else(|| config_error(format!("configuration lacks '{key}'")))
+}
+
+fn field<'py, T: FromPyObject<'py>>(dict: &Bound<'py, PyDict>, key: &str) -> PyResult<T> {
+    item(dict, key)?
+        .extract()
+        .map_err(|_| config_error(format!("configuration field '{key}' has the wrong type")))
+}
+
+fn sub<'py>(dict: &Bound<'py, PyDict>, key: &str) -> PyResult<Bound<'py, PyDict>> {
+    item(dict, key)?
+        .downcast_into::<PyDict>()
+        .map_err(|_| PyTypeError::new_err(format!("'{key}' must be a dict")))
+}
+
+fn job_from(dict: &Bound<'_, PyDict>, sysbench: bool) -> PyResult<Job> {
+    let distribution = sub(dict, "distribution")?;
+    let kind: String = field(&distribution, "kind")?;
+    let distribution = match kind.as_str() {
+        "uniform" => Distribution::Uniform,
+        "zipf" => Distribution::Zipf { theta: field(&distribution, "theta")? },
+        "pareto" => Distribution::Pareto { h: field(&distribution, "h")? },
+        "normal" => Distribution::Normal { stddev_pct: field(&distribution, "stddev_pct")? },
+        other => return Err(config_error(format!("unknown distribution '{other}'"))),
+    };
+    let cursor: String = field(dict, "sequential_cursor")?;
+    let scope: String = field(dict, "fsync_scope")?;
+    let arrival: String = field(dict, "arrival")?;
+    let pairs: Vec<Vec<u64>> = field(dict, "block_sizes")?;
+    let mut block_sizes = Vec::with_capacity(pairs.len());
+    for pair in pairs {
+        let [bytes, weight] = pair[..] else {
+            return Err(config_error("block_sizes entries must be [bytes, weight]".into()));
+        };
+        let weight = u32::try_from(weight).map_err(|_| config_error(format!("block size weight {weight} is too large")))?;
+        block_sizes.push((bytes, weight));
+    }
+    Ok(Job {
+        name: field(dict, "name")?,
+        threads: field(dict, "threads")?,
+        iodepth: field(dict, "iodepth")?,
+        read_fraction: field(dict, "read_fraction")?,
+        random_fraction: field(dict, "random_fraction")?,
+        block_sizes,
+        offset_bytes: field(dict, "offset_bytes")?,
+        size_bytes: field(dict, "size_bytes")?,
+        files: field(dict, "files")?,
+        cursor: if cursor == "shared" { Cursor::Shared } else { Cursor::PerThread },
+        distribution,
+        mix: if sysbench { MixChoice::Ratio } else { MixChoice::Random },
+        rate_iops: field(dict, "rate_iops")?,
+        poisson_arrivals: arrival == "poisson",
+        fsync_every: field(dict, "fsync_every")?,
+        fsync_scope: if scope == "all_files" { FsyncScope::AllFiles } else { FsyncScope::Thread },
+        fsync_end: field(dict, "fsync_end")?,
+        runtime_ns: field(dict, "runtime_ns")?,
+        ramp_ns: field(dict, "ramp_ns")?,
+        time_based: field(dict, "time_based")?,
+        number_ios: field(dict, "number_ios")?,
+        total_ios: field(dict, "total_ios")?,
+        io_bytes: field(dict, "io_bytes")?,
+        block_align_bytes: field(dict, "block_align_bytes")?,
+    })
+}
+
+fn workload_from(dict: &Bound<'_, PyDict>) -> PyResult<Workload> {
+    let source = sub(dict, "source")?;
+    let tool: String = field(&source, "tool")?;
+    let jobs = item(dict, "jobs")?.downcast_into::<PyList>().map_err(|_| config_error("'jobs' must be a list".into()))?;
+    let mut parsed = Vec::new();
+    for job in jobs.iter() {
+        let job = job.downcast_into::<PyDict>().map_err(|_| config_error("each job must be a dict".into()))?;
+        parsed.push(job_from(&job, tool == "sysbench")?);
+    }
+    Ok(Workload { jobs: parsed })
+}
+
+fn drive_from(dict: &Bound<'_, PyDict>) -> PyResult<DriveChoice> {
+    let preset: Option<String> = dict.get_item("preset")?.map(|v| v.extract()).transpose()?;
+    let kind: Option<String> = dict.get_item("kind")?.map(|v| v.extract()).transpose()?;
+    let params: ParamValues = match dict.get_item("params")? {
+        Some(p) => p.extract()?,
+        None => ParamValues::new(),
+    };
+    DriveChoice::resolve(preset.as_deref(), kind.as_deref(), &params).map_err(errors::to_py)
+}
+
+fn controller_from(dict: &Bound<'_, PyDict>) -> PyResult<ControllerConfig> {
+    let kind: String = field(dict, "kind")?;
+    match kind.as_str() {
+        "md" => {
+            let rmw: u32 = field(dict, "rmw_level")?;
+            let rmw_level = match rmw {
+                0 => RmwLevel::Disable,
+                1 => RmwLevel::Enable,
+                2 => RmwLevel::Prefer,
+                _ => return Err(config_error(format!("rmw_level must be 0, 1 or 2, got {rmw}"))),
+            };
+            let entries: u32 = field(dict, "stripe_cache_entries")?;
+            if !(17..=32768).contains(&entries) {
+                return Err(config_error(format!("stripe_cache_size must be 17 to 32768 (md's range), got {entries}")));
+            }
+            Ok(ControllerConfig::Md(MdConfig { stripe_cache_entries: entries, rmw_level, read_balance: ReadBalance::Md }))
+        }
+        "hw" => {
+            let cache_mib: u64 = field(dict, "cache_mib")?;
+            if cache_mib > 1 << 20 {
+                return Err(config_error(format!("controller cache of {cache_mib} MiB is beyond 1 TiB")));
+            }
+            Ok(ControllerConfig::Hardware(HwConfig {
+                cache_bytes: cache_mib << 20,
+                bbu: field(dict, "bbu")?,
+                read_ahead: field(dict, "read_ahead")?,
+                ..HwConfig::default()
+            }))
+        }
+        other => Err(config_error(format!("unknown controller '{other}': expected md or hw"))),
+    }
+}
+
+/// Builds the core configuration and one drive per member.
+fn build(config: &Bound<'_, PyDict>) -> PyResult<Simulation> {
+    let array = sub(config, "array")?;
+    let level = Level::parse(&field::<String>(&array, "level")?).map_err(errors::to_py)?;
+    let layout: Option<String> = field(&array, "layout")?;
+    let layout = layout.map(|name| Layout::parse(level, &name)).transpose().map_err(errors::to_py)?;
+    let devices: u32 = field(&array, "devices")?;
+    let chunk_kib: u64 = field(&array, "chunk_kib")?;
+    let drive = drive_from(&sub(config, "drive")?)?;
+    let controller = controller_from(&sub(config, "controller")?)?;
+    let seed: u64 = field(config, "seed")?;
+    let device_sectors = drive.capacity_bytes() / 512;
+    let data_offset_sectors = match controller {
+        ControllerConfig::Md(_) if !(level == Level::Raid0 && devices == 1) => {
+            mdadm::data_offset_sectors(device_sectors, chunk_kib * 2)
+        }
+        _ => 0,
+    };
+    let member_kib = (device_sectors.saturating_sub(data_offset_sectors)) / 2;
+    let scheduler_name: String = field(config, "scheduler")?;
+    let scheduler = SchedulerKind::parse(&scheduler_name).map_err(errors::to_py)?;
+    let nr_requests: u32 = field(config, "nr_requests")?;
+    let max_sectors_kb: u32 = field(config, "max_sectors_kb")?;
+    if nr_requests == 0 || max_sectors_kb < 4 {
+        return Err(config_error("nr_requests must be at least 1 and max_sectors_kb at least 4".into()));
+    }
+    let write_cache = match controller {
+        // Controllers switch the drives' own write caches off (they would be volatile behind a BBU).
+        ControllerConfig::Hardware(_) => Some(false),
+        ControllerConfig::Md(_) => None,
+    };
+    let drives = (0..devices)
+        .map(|index| drive.build(Prng::derive(seed, "drive", index as u64), write_cache))
+        .collect();
+    let max_time_s: f64 = field(config, "max_time_s")?;
+    let sim_config = SimConfig {
+        seed,
+        array: ArraySpec { level, layout, chunk_kib, member_kib: vec![member_kib; devices as usize] },
+        data_offset_sectors,
+        failed: field(config, "failed")?,
+        controller,
+        scheduler,
+        queue_limits: QueueLimits { nr_requests, max_sectors: max_sectors_kb * 2 },
+        workload: workload_from(&sub(config, "workload")?)?,
+        max_time_ns: (max_time_s * 1e9) as u64,
+        max_events: field(config, "max_events")?,
+    };
+    Simulation::new(sim_config, drives).map_err(errors::to_py)
+}
+
+fn latency_dict<'py>(py: Python<'py>, histogram: &Histogram) -> PyResult<Bound<'py, PyDict>> {
+    let dict = PyDict::new(py);
+    dict.set_item("min", histogram.min())?;
+    dict.set_item("max", histogram.max())?;
+    dict.set_item("mean", histogram.mean())?;
+    dict.set_item("stddev", histogram.stddev())?;
+    dict.set_item("N", histogram.count())?;
+    let percentiles: Vec<u64> = PERCENTILES.iter().map(|&p| histogram.percentile(p)).collect();
+    dict.set_item("percentiles", percentiles)?;
+    Ok(dict)
+}
+
+fn result_dict<'py>(py: Python<'py>, result: &SimResult) -> PyResult<Bound<'py, PyDict>> {
+    let jobs = PyList::empty(py);
+    for job in &result.jobs {
+        let entry = PyDict::new(py);
+        entry.set_item("name", &job.name)?;
+        entry.set_item("runtime_ns", job.runtime_ns)?;
+        entry.set_item("ramp_ns", job.ramp_ns)?;
+        for (key, stats) in [("read", &job.read), ("write", &job.write), ("flush", &job.flush)] {
+            let direction = PyDict::new(py);
+            direction.set_item("ios", stats.ios)?;
+            direction.set_item("bytes", stats.bytes)?;
+            direction.set_item("lat_ns", latency_dict(py, &stats.latency)?)?;
+            entry.set_item(key, direction)?;
+        }
+        // One distribution over every event, as sysbench reports latency.
+        let mut all = job.read.latency.clone();
+        all.merge(&job.write.latency);
+        all.merge(&job.flush.latency);
+        entry.set_item("all_lat_ns", latency_dict(py, &all)?)?;
+        jobs.append(entry)?;
+    }
+    let members = PyList::empty(py);
+    for member in &result.members {
+        let entry = PyDict::new(py);
+        entry.set_item("read_ios", member.read_ios)?;
+        entry.set_item("write_ios", member.write_ios)?;
+        entry.set_item("flush_ios", member.flush_ios)?;
+        entry.set_item("read_sectors", member.read_sectors)?;
+        entry.set_item("write_sectors", member.write_sectors)?;
+        entry.set_item("busy_ns", member.busy_ns)?;
+        entry.set_item("queue_area", member.queue_area as f64)?;
+        members.append(entry)?;
+    }
+    let dict = PyDict::new(py);
+    dict.set_item("jobs", jobs)?;
+    dict.set_item("members", members)?;
+    dict.set_item("end_ns", result.end_ns)?;
+    dict.set_item("events", result.events)?;
+    dict.set_item("truncated", result.truncated.clone())?;
+    dict.set_item("seed", result.seed)?;
+    Ok(dict)
+}
+
+/// A configured simulation the Python side steps through (to show progress).
+#[pyclass(name = "CoreSimulation", module = "raidlab._core", unsendable)]
+pub struct CoreSimulation {
+    inner: Option<Simulation>,
+}
+
+impl CoreSimulation {
+    fn sim(&mut self) -> PyResult<&mut Simulation> {
+        self.inner.as_mut().ok_or_else(|| config_error("the simulation has already finished".into()))
+    }
+}
+
+#[pymethods]
+impl CoreSimulation {
+    #[new]
+    fn new(config: &Bound<'_, PyDict>) -> PyResult<CoreSimulation> {
+        Ok(CoreSimulation { inner: Some(build(config)?) })
+    }
+
+    /// Runs up to simulated time `until_ns` (drives are not Send, so the GIL stays held).
+    fn run_until(&mut self, py: Python<'_>, until_ns: u64) -> PyResult<()> {
+        let sim = self.sim()?;
+        let _ = py;
+        sim.run_until(until_ns);
+        Ok(())
+    }
+
+    #[getter]
+    fn now_ns(&mut self) -> PyResult<u64> {
+        Ok(self.sim()?.now())
+    }
+
+    #[getter]
+    fn stop_ns(&mut self) -> PyResult<u64> {
+        Ok(self.sim()?.stop_ns())
+    }
+
+    #[getter]
+    fn finished(&mut self) -> PyResult<bool> {
+        Ok(self.sim()?.finished())
+    }
+
+    /// Ends the run and returns the result dict.
+    fn result<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let sim = self.inner.take().ok_or_else(|| config_error("the result was already taken".into()))?;
+        let result = sim.finish();
+        result_dict(py, &result)
+    }
+}

@@ -1,0 +1,1 @@
+"""CLI commands beyond `layout`, one module each; `raidlab.cli` registers them."""

@@ -1,0 +1,142 @@
+"""`raidlab sim` and `raidlab drives`: simulate an array under a workload; list drive models.
+
+The option names are a contract: scripts outside the project use them.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Optional, Tuple
+
+import click
+
+from raidlab import _core
+from raidlab.errors import ConfigError
+from raidlab.report import sysbench_text, table
+from raidlab.sim import (DEFAULT_CHUNK_KIB, DEFAULT_MAX_SECTORS_KB, DEFAULT_MAX_TIME_S,
+                         DEFAULT_NR_REQUESTS, DEFAULT_STRIPE_CACHE, build_config,
+                         resolve_workload, run_config)
+
+
+def _failed_members(text: Optional[str]) -> Tuple[int, ...]:
+    if not text:
+        return ()
+    parts = [p.strip() for p in text.split(",")]
+    if not all(p.isdigit() for p in parts):
+        raise click.BadParameter(f"{text!r} is not a comma-separated list of member indices",
+                                 param_hint="--failed")
+    return tuple(int(p) for p in parts)
+
+
+def _progress(enabled: bool):
+    """A progress bar on stderr over simulated time, only on a terminal."""
+    if not enabled:
+        return None, None
+    bar = click.progressbar(length=1000, label="simulating", file=sys.stderr)
+    bar.__enter__()
+    shown = [0]
+
+    def step(now_ns: int, stop_ns: int) -> None:
+        done = int(1000 * min(now_ns, stop_ns) / stop_ns) if stop_ns else 1000
+        bar.update(done - shown[0])
+        shown[0] = done
+
+    return bar, step
+
+
+@click.command("sim")
+@click.option("--level", default="5", show_default=True, help="RAID level: 0, 1, 4, 5, 6, 10.")
+@click.option("--devices", type=click.IntRange(1, 64), default=6, show_default=True,
+              help="Members in the array (a single drive is --level 0 --devices 1).")
+@click.option("--layout", metavar="NAME", help="mdadm layout name [default: mdadm's].")
+@click.option("--chunk-kib", type=click.IntRange(4, 1 << 20), default=DEFAULT_CHUNK_KIB,
+              show_default=True, help="Chunk size in KiB (power of two).")
+@click.option("--drive", default="cheetah-10k7", show_default=True, metavar="PRESET|FILE.toml",
+              help="Drive model: a preset from 'raidlab drives' or a drive TOML file.")
+@click.option("--controller", type=click.Choice(["md", "hw"]), default="md", show_default=True,
+              help="Linux md, or a hardware RAID controller.")
+@click.option("--cache-mib", type=click.IntRange(0, 1 << 20), default=256, show_default=True,
+              help="Hardware controller cache in MiB.")
+@click.option("--bbu/--no-bbu", default=True, show_default=True,
+              help="Battery-backed cache (write-back) or none (write-through).")
+@click.option("--read-ahead/--no-read-ahead", default=False, show_default=True,
+              help="Hardware controller read-ahead.")
+@click.option("--scheduler", type=click.Choice(["none", "mq-deadline", "cfq"]), default="mq-deadline",
+              show_default=True, help="I/O scheduler on each member.")
+@click.option("--stripe-cache-size", type=click.IntRange(17, 32768), default=DEFAULT_STRIPE_CACHE,
+              show_default=True, help="md raid5/6 stripe_cache_size (4 KiB rows).")
+@click.option("--rmw-level", type=click.IntRange(0, 2), default=1, show_default=True,
+              help="md rmw_level: 0 never read-modify-write, 1 when cheaper, 2 also on ties.")
+@click.option("--nr-requests", type=click.IntRange(1, 65536), default=DEFAULT_NR_REQUESTS,
+              show_default=True, help="Block-layer queue size per member.")
+@click.option("--max-sectors-kb", type=click.IntRange(4, 1 << 20), default=DEFAULT_MAX_SECTORS_KB,
+              show_default=True, help="Largest merged request per member, KiB.")
+@click.option("--failed", metavar="K[,K...]", help="Start degraded: failed member indices (from 0).")
+@click.option("--fio", "fio_job", metavar="JOB.fio", help="A fio job file.")
+@click.option("--sysbench", metavar='"OPTIONS"', help="sysbench fileio options, e.g. \"--file-test-mode=rndrw\".")
+@click.option("--preset", metavar="NAME", help="A workload preset (oltp-innodb, oltp-postgres, wal, backup-scan).")
+@click.option("--runtime-s", type=click.FloatRange(0.001, 1e6), help="Override the workload's run time.")
+@click.option("--seed", type=click.IntRange(0, 2**64 - 1), default=1, show_default=True,
+              help="Seed of the run: same inputs and seed give identical output.")
+@click.option("--max-time-s", type=click.FloatRange(0.001, 1e7), default=DEFAULT_MAX_TIME_S,
+              show_default=True, help="Bound on simulated time.")
+@click.option("--json", "json_out", is_flag=False, flag_value="-", default=None, metavar="[OUT]",
+              help="Print fio-shaped JSON (to OUT if given) instead of a table.")
+def sim_command(level, devices, layout, chunk_kib, drive, controller, cache_mib, bbu, read_ahead,
+                scheduler, stripe_cache_size, rmw_level, nr_requests, max_sectors_kb, failed,
+                fio_job, sysbench, preset, runtime_s, seed, max_time_s, json_out) -> None:
+    """Simulate an array of drives under a workload: IOPS, bandwidth, latency, per-member load.
+
+    Give one workload: --fio JOB.fio, --sysbench "fileio options", or --preset NAME.
+    """
+    workload = resolve_workload(fio=fio_job, sysbench=sysbench, preset=preset)
+    if runtime_s is not None:
+        workload = workload.with_runtime_ns(int(runtime_s * 1e9))
+    config = build_config(level=level, devices=devices, layout=layout, chunk_kib=chunk_kib,
+                          drive=drive, controller=controller, cache_mib=cache_mib, bbu=bbu,
+                          read_ahead=read_ahead, stripe_cache_size=stripe_cache_size,
+                          rmw_level=rmw_level, scheduler=scheduler, nr_requests=nr_requests,
+                          max_sectors_kb=max_sectors_kb, failed=_failed_members(failed),
+                          workload=workload, seed=seed, max_time_s=max_time_s,
+                          max_events=2_000_000_000)
+    bar, step = _progress(json_out is None and sys.stderr.isatty())
+    try:
+        result = run_config(config, workload, step)
+    finally:
+        if bar is not None:
+            bar.__exit__(None, None, None)
+    document = result.to_dict()
+    if json_out is not None:
+        text = json.dumps(document, indent=2, sort_keys=False)
+        if json_out == "-":
+            click.echo(text)
+        else:
+            try:
+                with open(json_out, "w") as out:
+                    out.write(text + "\n")
+            except OSError as error:
+                raise ConfigError(f"cannot write {json_out}: {error.strerror}") from None
+        return
+    title = (f"raid{config['array']['level']} x{devices} {layout or 'default layout'}, "
+             f"chunk {chunk_kib} KiB, {drive}, {controller}, {scheduler} | {workload.describe()}")
+    if workload.to_dict()["source"]["tool"] == "sysbench":
+        click.echo(sysbench_text.render(result.raw, document, workload))
+        click.echo("")
+    click.echo(table.summary(document, title))
+
+
+@click.command("drives")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+def drives_command(as_json: bool) -> None:
+    """List the drive presets: name, kind, rpm, capacity, interface and source."""
+    presets = _core.drive_presets()
+    if as_json:
+        click.echo(json.dumps(presets, indent=2))
+        return
+    rows = [[p["name"], p["kind"], p["rpm"] or "-", f"{p['capacity_bytes'] / 1e9:.0f} GB",
+             p["interface"], p["description"]] for p in presets]
+    click.echo(table.render(["name", "kind", "rpm", "capacity", "interface", "description"], rows))
+    click.echo("")
+    for p in presets:
+        click.echo(f"{p['name']}: {p['source']}")

@@ -1,0 +1,104 @@
+"""fio's JSON output shape (fio 3.x ``--output-format=json``), so scripts written for fio read
+raidlab's results unchanged.
+
+Field meanings follow fio's ``stat.c`` (``show_thread_status_json``): ``bw`` in KiB/s,
+``bw_bytes`` in B/s, ``runtime`` in ms, latencies in ns with fio's default percentile list.
+``slat_ns`` is all zero (the simulator has no submission cost), so ``lat_ns`` equals ``clat_ns``.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Dict, List
+
+#: fio's default ``percentile_list``.
+FIO_PERCENTILES = (1.0, 5.0, 10.0, 20.0, 30.0, 40.0, 50.0, 60.0, 70.0, 80.0, 90.0, 95.0,
+                   99.0, 99.5, 99.9, 99.95, 99.99)
+
+
+def percentile_key(p: float) -> str:
+    """fio writes percentile keys with six decimals: ``"99.900000"``."""
+    return f"{p:.6f}"
+
+
+def _latency(lat: Dict[str, Any]) -> Dict[str, Any]:
+    return {
+        "min": lat["min"],
+        "max": lat["max"],
+        "mean": lat["mean"],
+        "stddev": lat["stddev"],
+        "N": lat["N"],
+        "percentile": {percentile_key(p): v for p, v in zip(FIO_PERCENTILES, lat["percentiles"])},
+    }
+
+
+def _zero_latency() -> Dict[str, Any]:
+    return {"min": 0, "max": 0, "mean": 0.0, "stddev": 0.0, "N": 0}
+
+
+def direction(stats: Dict[str, Any], runtime_ns: int) -> Dict[str, Any]:
+    """One of fio's per-direction objects (``read``, ``write``)."""
+    seconds = runtime_ns / 1e9 if runtime_ns > 0 else 0.0
+    ios, io_bytes = stats["ios"], stats["bytes"]
+    bw_bytes = int(io_bytes / seconds) if seconds else 0
+    latency = _latency(stats["lat_ns"]) if ios else _zero_latency()
+    return {
+        "io_bytes": io_bytes,
+        "io_kbytes": io_bytes // 1024,
+        "bw_bytes": bw_bytes,
+        "bw": bw_bytes // 1024,
+        "iops": ios / seconds if seconds else 0.0,
+        "runtime": runtime_ns // 1_000_000,
+        "total_ios": ios,
+        "short_ios": 0,
+        "drop_ios": 0,
+        "slat_ns": _zero_latency(),
+        "clat_ns": latency,
+        "lat_ns": latency,
+    }
+
+
+def sync_direction(stats: Dict[str, Any]) -> Dict[str, Any]:
+    """fio's ``sync`` object: fsync/fdatasync counts and latency."""
+    latency = _latency(stats["lat_ns"]) if stats["ios"] else _zero_latency()
+    return {"total_ios": stats["ios"], "lat_ns": latency}
+
+
+def disk_util(members: List[Dict[str, Any]], end_ns: int) -> List[Dict[str, Any]]:
+    """fio's ``disk_util``: one entry per member, plus raidlab's mean queue depth."""
+    rows = []
+    for index, member in enumerate(members):
+        util = 100.0 * member["busy_ns"] / end_ns if end_ns else 0.0
+        rows.append({
+            "name": f"member{index}",
+            "read_ios": member["read_ios"],
+            "write_ios": member["write_ios"],
+            "read_sectors": member["read_sectors"],
+            "write_sectors": member["write_sectors"],
+            "flush_ios": member["flush_ios"],
+            "util": min(util, 100.0),
+            "queue_depth_mean": member["queue_area"] / end_ns if end_ns else 0.0,
+        })
+    return rows
+
+
+def document(result: Dict[str, Any], raidlab_block: Dict[str, Any]) -> Dict[str, Any]:
+    """The whole fio-shaped document for a simulated run."""
+    jobs = []
+    for job in result["jobs"]:
+        runtime = job["runtime_ns"]
+        jobs.append({
+            "jobname": job["name"],
+            "groupid": 0,
+            "error": 0,
+            "elapsed": runtime // 1_000_000_000,
+            "read": direction(job["read"], runtime),
+            "write": direction(job["write"], runtime),
+            "sync": sync_direction(job["flush"]),
+        })
+    return {
+        "fio version": f"raidlab-{raidlab_block['version']}",
+        "global options": {},
+        "jobs": jobs,
+        "disk_util": disk_util(result["members"], result["end_ns"]),
+        "raidlab": raidlab_block,
+    }

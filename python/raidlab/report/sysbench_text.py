@@ -1,0 +1,50 @@
+"""sysbench 1.0-style text for sysbench fileio workloads, so results read like the tool users
+ran (format from sysbench 1.0.20's fileio output, see shared/research/benchmark-tools.md §1.4).
+Latency is one distribution over reads, writes and fsyncs, as sysbench reports it."""
+
+from __future__ import annotations
+
+from typing import Any, Dict
+
+from raidlab.workload import Workload
+
+
+def render(raw: Dict[str, Any], document: Dict[str, Any], workload: Workload) -> str:
+    """The 'File operations / Throughput / General statistics / Latency' blocks."""
+    job = document["jobs"][0]
+    everything = raw["jobs"][0]["all_lat_ns"]
+    spec = workload.to_dict()["jobs"][0]
+    seconds = max(job["read"]["runtime"], job["write"]["runtime"], 1) / 1000
+    reads, writes, fsyncs = job["read"]["total_ios"], job["write"]["total_ios"], job["sync"]["total_ios"]
+    events = reads + writes + fsyncs
+    mean_ms = everything["mean"] / 1e6
+    max_ms = everything["max"] / 1e6
+    min_ms = everything["min"] / 1e6
+    p95 = everything["percentiles"][11] / 1e6  # the 95th of fio's percentile list
+    file_bytes = spec["size_bytes"] // max(spec["files"], 1)
+    lines = [
+        f"{spec['files']} files, {file_bytes // 2**20}MiB each",
+        f"{spec['size_bytes'] // 2**20}MiB total file size",
+        f"Block size {spec['block_sizes'][0][0] // 1024}KiB",
+        "",
+        "File operations:",
+        f"    reads/s:                      {reads / seconds:.2f}",
+        f"    writes/s:                     {writes / seconds:.2f}",
+        f"    fsyncs/s:                     {fsyncs / seconds:.2f}",
+        "",
+        "Throughput:",
+        f"    read, MiB/s:                  {job['read']['io_bytes'] / 2**20 / seconds:.2f}",
+        f"    written, MiB/s:               {job['write']['io_bytes'] / 2**20 / seconds:.2f}",
+        "",
+        "General statistics:",
+        f"    total time:                          {seconds:.4f}s",
+        f"    total number of events:              {events}",
+        "",
+        "Latency (ms):",
+        f"         min:                                    {min_ms:.2f}",
+        f"         avg:                                    {mean_ms:.2f}",
+        f"         max:                                    {max_ms:.2f}",
+        f"         95th percentile:                        {p95:.2f}",
+        f"         sum:                                    {mean_ms * events:.2f}",
+    ]
+    return "\n".join(lines)

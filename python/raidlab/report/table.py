@@ -1,0 +1,61 @@
+"""Plain terminal tables: aligned columns, no colour codes, safe to paste into a ticket."""
+
+from __future__ import annotations
+
+from typing import Any, Dict, List, Sequence
+
+
+def render(headers: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
+    """Left-aligns the first column and right-aligns the rest."""
+    cells = [[str(h) for h in headers]] + [[str(c) for c in row] for row in rows]
+    widths = [max(len(row[i]) for row in cells) for i in range(len(headers))]
+    lines = []
+    for index, row in enumerate(cells):
+        parts = [row[0].ljust(widths[0])] + [c.rjust(w) for c, w in zip(row[1:], widths[1:])]
+        lines.append("  ".join(parts).rstrip())
+        if index == 0:
+            lines.append("  ".join("-" * w for w in widths))
+    return "\n".join(lines)
+
+
+def _ms(nanos: float) -> str:
+    return f"{nanos / 1e6:.2f}"
+
+
+def job_rows(document: Dict[str, Any]) -> List[List[Any]]:
+    """One row per job and direction that did I/O (from a fio-shaped document)."""
+    rows = []
+    for job in document["jobs"]:
+        for direction in ("read", "write"):
+            stats = job[direction]
+            if not stats["total_ios"]:
+                continue
+            pct = stats["clat_ns"]["percentile"]
+            rows.append([
+                job["jobname"], direction, f"{stats['iops']:.0f}", f"{stats['bw_bytes'] / 2**20:.1f}",
+                _ms(stats["clat_ns"]["mean"]), _ms(pct["50.000000"]), _ms(pct["99.000000"]),
+                _ms(pct["99.900000"]), _ms(stats["clat_ns"]["max"]),
+            ])
+        sync = job["sync"]
+        if sync["total_ios"]:
+            seconds = max(job["read"]["runtime"], job["write"]["runtime"], 1) / 1000
+            rows.append([job["jobname"], "fsync", f"{sync['total_ios'] / seconds:.0f}", "-",
+                         _ms(sync["lat_ns"]["mean"]), "-", "-", "-", _ms(sync["lat_ns"]["max"])])
+    return rows
+
+
+def summary(document: Dict[str, Any], title: str) -> str:
+    """The default `raidlab sim` output: results per job, then per member."""
+    block = document["raidlab"]
+    lines = [title, f"seed {block['seed']}, raidlab {block['version']}, "
+             f"{block['simulated_ns'] / 1e9:.3f} s simulated, {block['events']} events"]
+    if block["truncated"]:
+        lines.append(f"note: {block['truncated']}")
+    lines.append("")
+    lines.append(render(["job", "dir", "IOPS", "MiB/s", "lat ms mean", "p50", "p99", "p99.9", "max"],
+                        job_rows(document)))
+    lines.append("")
+    members = [[d["name"], d["read_ios"], d["write_ios"], d["flush_ios"], f"{d['util']:.1f}",
+                f"{d['queue_depth_mean']:.2f}"] for d in document["disk_util"]]
+    lines.append(render(["member", "reads", "writes", "flushes", "util %", "mean qd"], members))
+    return "\n".join(lines)

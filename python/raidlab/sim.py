@@ -1,0 +1,205 @@
+"""Simulate an array under a workload: ``raidlab.simulate(...)``.
+
+The Rust core does the simulation; this module turns user-level choices (presets, fio job
+files, sysbench options, drive TOML files) into the core's configuration, steps the run so a
+progress bar can follow it, and wraps the result.
+
+>>> import raidlab
+>>> result = raidlab.simulate(level=10, devices=4, drive="null", preset="oltp-postgres",
+...                           runtime_s=0.05, seed=3)
+>>> result.to_dict()["raidlab"]["seed"]
+3
+"""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Dict, List, Optional, Sequence, Union
+
+from raidlab import _core
+from raidlab.errors import ConfigError, DeviceError
+from raidlab.report import fio_json
+from raidlab.workload import Workload, parse_fio, parse_sysbench, preset as workload_preset
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - exercised only on old Pythons
+    import tomli as tomllib
+
+#: Defaults, each with its source.
+DEFAULT_CHUNK_KIB = 512  # mdadm DEFAULT_CHUNK since 3.1
+DEFAULT_STRIPE_CACHE = 256  # md NR_STRIPES
+DEFAULT_NR_REQUESTS = 128  # block layer BLKDEV_DEFAULT_RQ
+DEFAULT_MAX_SECTORS_KB = 1280  # block layer BLK_DEF_MAX_SECTORS (2560 sectors)
+DEFAULT_MAX_TIME_S = 3600.0
+DEFAULT_MAX_EVENTS = 2_000_000_000
+#: Simulated seconds per progress step.
+PROGRESS_STEP_NS = 250_000_000
+
+
+def load_drive(drive: Union[str, Path, Dict[str, Any]]) -> Dict[str, Any]:
+    """A drive choice for the core: a preset name, a TOML file path, or a dict of parameters.
+
+    A TOML file holds ``kind = "hdd"|"ssd"|"null"`` or ``preset = "NAME"`` (to start from a
+    preset) and any parameters of that model by name (see ``raidlab drives --params``).
+    """
+    if isinstance(drive, dict):
+        return drive
+    text = str(drive)
+    if text.endswith(".toml"):
+        path = Path(text)
+        try:
+            table = tomllib.loads(path.read_text())
+        except OSError as error:
+            raise DeviceError(f"cannot read drive file {text}: {error.strerror}") from None
+        except tomllib.TOMLDecodeError as error:
+            raise DeviceError(f"drive file {text}: {error}") from None
+        choice: Dict[str, Any] = {}
+        for key in ("preset", "kind"):
+            if key in table:
+                choice[key] = str(table.pop(key))
+        params = {}
+        for key, value in table.items():
+            if isinstance(value, bool):
+                value = float(value)
+            if not isinstance(value, (int, float)):
+                raise DeviceError(f"drive file {text}: '{key}' must be a number")
+            params[key] = float(value)
+        choice["params"] = params
+        if "preset" not in choice and "kind" not in choice:
+            raise DeviceError(f"drive file {text}: needs kind = \"hdd\"|\"ssd\"|\"null\" or preset = \"NAME\"")
+        return choice
+    return {"preset": text}
+
+
+def resolve_workload(fio: Optional[str] = None, sysbench: Optional[str] = None,
+                     preset: Optional[str] = None, workload: Optional[Workload] = None) -> Workload:
+    """Exactly one of a fio job file (path or text), sysbench options, a preset or a Workload."""
+    given = [w for w in (fio, sysbench, preset, workload) if w is not None]
+    if len(given) != 1:
+        raise ConfigError("give exactly one workload: --fio JOB, --sysbench \"OPTIONS\" or --preset NAME")
+    if workload is not None:
+        return workload
+    if fio is not None:
+        path = Path(fio)
+        if "\n" not in fio and "[" not in fio:
+            try:
+                return parse_fio(path.read_text())
+            except OSError as error:
+                raise ConfigError(f"cannot read fio job file {fio}: {error.strerror}") from None
+        return parse_fio(fio)
+    if sysbench is not None:
+        return parse_sysbench(sysbench)
+    return workload_preset(preset)
+
+
+@dataclass
+class SimResult:
+    """A finished run: the core's measurements plus the configuration that produced them."""
+
+    raw: Dict[str, Any]
+    config: Dict[str, Any]
+    workload: Workload
+
+    def to_dict(self) -> Dict[str, Any]:
+        """fio's JSON shape, with a ``raidlab`` block (version, seed, resolved configuration)."""
+        block = {
+            "version": _core.__version__,
+            "seed": self.raw["seed"],
+            "prng": "xoshiro256**/splitmix64",
+            "events": self.raw["events"],
+            "simulated_ns": self.raw["end_ns"],
+            "truncated": self.raw["truncated"],
+            "config": self.config,
+        }
+        return fio_json.document(self.raw, block)
+
+    def to_pandas(self):
+        """One row per job and direction: iops, bandwidth and latency percentiles (pandas)."""
+        import pandas as pd
+
+        rows = []
+        for job in self.to_dict()["jobs"]:
+            for direction in ("read", "write"):
+                stats = job[direction]
+                if not stats["total_ios"]:
+                    continue
+                percentiles = stats["clat_ns"].get("percentile", {})
+                rows.append({
+                    "job": job["jobname"], "direction": direction, "iops": stats["iops"],
+                    "bw_bytes": stats["bw_bytes"], "latency_ns_mean": stats["clat_ns"]["mean"],
+                    "latency_ns_p50": percentiles.get("50.000000"),
+                    "latency_ns_p99": percentiles.get("99.000000"),
+                })
+        return pd.DataFrame(rows)
+
+
+def build_config(*, level: Union[int, str], devices: int, layout: Optional[str],
+                 chunk_kib: Optional[int], drive: Union[str, Path, Dict[str, Any]],
+                 controller: str, cache_mib: int, bbu: bool, read_ahead: bool,
+                 stripe_cache_size: int, rmw_level: int, scheduler: str, nr_requests: int,
+                 max_sectors_kb: int, failed: Sequence[int], workload: Workload, seed: int,
+                 max_time_s: float, max_events: int) -> Dict[str, Any]:
+    """The core's configuration dict (also recorded in every report)."""
+    return {
+        "seed": int(seed),
+        "array": {"level": str(level), "layout": layout, "devices": int(devices),
+                  "chunk_kib": int(chunk_kib if chunk_kib is not None else DEFAULT_CHUNK_KIB)},
+        "failed": [int(m) for m in failed],
+        "drive": load_drive(drive),
+        "controller": {"kind": controller, "stripe_cache_entries": int(stripe_cache_size),
+                       "rmw_level": int(rmw_level), "cache_mib": int(cache_mib), "bbu": bool(bbu),
+                       "read_ahead": bool(read_ahead)},
+        "scheduler": scheduler,
+        "nr_requests": int(nr_requests),
+        "max_sectors_kb": int(max_sectors_kb),
+        "workload": workload.to_dict(),
+        "max_time_s": float(max_time_s),
+        "max_events": int(max_events),
+    }
+
+
+def run_config(config: Dict[str, Any], workload: Workload,
+               progress: Optional[Callable[[int, int], None]] = None) -> SimResult:
+    """Runs a core configuration in steps, calling ``progress(now_ns, stop_ns)`` between them."""
+    if config["controller"]["kind"] not in ("md", "hw"):
+        raise ConfigError(f"unknown controller '{config['controller']['kind']}': expected md or hw")
+    simulation = _core.CoreSimulation(config)
+    stop = simulation.stop_ns
+    target = 0
+    while not simulation.finished:
+        target = min(target + PROGRESS_STEP_NS, stop) if stop < 2**63 else target + PROGRESS_STEP_NS
+        simulation.run_until(target)
+        if progress is not None:
+            progress(simulation.now_ns, stop)
+        if target >= stop:
+            break
+    return SimResult(raw=simulation.result(), config=config, workload=workload)
+
+
+def simulate(*, level: Union[int, str] = 5, devices: int = 6, layout: Optional[str] = None,
+             chunk_kib: Optional[int] = None, drive: Union[str, Path, Dict[str, Any]] = "cheetah-10k7",
+             controller: str = "md", cache_mib: int = 256, bbu: bool = True, read_ahead: bool = False,
+             stripe_cache_size: int = DEFAULT_STRIPE_CACHE, rmw_level: int = 1,
+             scheduler: str = "mq-deadline", nr_requests: int = DEFAULT_NR_REQUESTS,
+             max_sectors_kb: int = DEFAULT_MAX_SECTORS_KB, failed: Sequence[int] = (),
+             fio: Optional[str] = None, sysbench: Optional[str] = None, preset: Optional[str] = None,
+             workload: Optional[Workload] = None, runtime_s: Optional[float] = None, seed: int = 1,
+             max_time_s: float = DEFAULT_MAX_TIME_S, max_events: int = DEFAULT_MAX_EVENTS,
+             progress: Optional[Callable[[int, int], None]] = None) -> SimResult:
+    """Simulates one array under one workload and returns a :class:`SimResult`.
+
+    ``runtime_s`` overrides the workload's own run time (handy for presets in tests).
+    """
+    chosen = resolve_workload(fio, sysbench, preset, workload)
+    if runtime_s is not None:
+        chosen = chosen.with_runtime_ns(int(runtime_s * 1e9))
+    config = build_config(level=level, devices=devices, layout=layout, chunk_kib=chunk_kib,
+                          drive=drive, controller=controller, cache_mib=cache_mib, bbu=bbu,
+                          read_ahead=read_ahead, stripe_cache_size=stripe_cache_size,
+                          rmw_level=rmw_level, scheduler=scheduler, nr_requests=nr_requests,
+                          max_sectors_kb=max_sectors_kb, failed=failed, workload=chosen, seed=seed,
+                          max_time_s=max_time_s, max_events=max_events)
+    return run_config(config, chosen, progress)
