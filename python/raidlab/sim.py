@@ -74,10 +74,48 @@ def load_drive(drive: Union[str, Path, Dict[str, Any]]) -> Dict[str, Any]:
     return {"preset": text}
 
 
+#: The workload of an idle array (a rebuild with no foreground I/O).
+IDLE = None
+
+
+def parse_events(specs: Sequence[str], action: str) -> List[Dict[str, Any]]:
+    """``K@T`` entries (member K at time T, e.g. ``2@30s``, ``1@1.5m``, ``0@500ms``)."""
+    events = []
+    for spec in specs:
+        member, _, when = spec.partition("@")
+        if not member.strip().isdigit() or not when:
+            raise ConfigError(f"--{action} {spec!r}: expected MEMBER@TIME, e.g. 2@30s")
+        events.append({"action": action, "member": int(member), "at_s": parse_seconds(when, action)})
+    return events
+
+
+def parse_seconds(text: str, option: str) -> float:
+    """A duration: plain seconds or with a unit (ms, s, m, h)."""
+    units = {"ms": 1e-3, "s": 1.0, "m": 60.0, "h": 3600.0}
+    value = text.strip().lower()
+    for suffix in ("ms", "s", "m", "h"):
+        if value.endswith(suffix):
+            number, scale = value[: -len(suffix)], units[suffix]
+            break
+    else:
+        number, scale = value, 1.0
+    try:
+        seconds = float(number) * scale
+    except ValueError:
+        raise ConfigError(f"--{option}: {text!r} is not a time (e.g. 30s, 1.5m, 500ms)") from None
+    if not 0 <= seconds <= 1e7:
+        raise ConfigError(f"--{option}: {text!r} is out of range")
+    return seconds
+
+
 def resolve_workload(fio: Optional[str] = None, sysbench: Optional[str] = None,
-                     preset: Optional[str] = None, workload: Optional[Workload] = None) -> Workload:
-    """Exactly one of a fio job file (path or text), sysbench options, a preset or a Workload."""
+                     preset: Optional[str] = None, workload: Optional[Workload] = None,
+                     allow_idle: bool = False) -> Optional[Workload]:
+    """Exactly one of a fio job file (path or text), sysbench options, a preset or a Workload;
+    none at all means an idle array when ``allow_idle`` (a failure timeline runs on its own)."""
     given = [w for w in (fio, sysbench, preset, workload) if w is not None]
+    if not given and allow_idle:
+        return IDLE
     if len(given) != 1:
         raise ConfigError("give exactly one workload: --fio JOB, --sysbench \"OPTIONS\" or --preset NAME")
     if workload is not None:
@@ -101,7 +139,7 @@ class SimResult:
 
     raw: Dict[str, Any]
     config: Dict[str, Any]
-    workload: Workload
+    workload: Optional[Workload]
 
     def to_dict(self) -> Dict[str, Any]:
         """fio's JSON shape, with a ``raidlab`` block (version, seed, resolved configuration)."""
@@ -140,9 +178,14 @@ def build_config(*, level: Union[int, str], devices: int, layout: Optional[str],
                  chunk_kib: Optional[int], drive: Union[str, Path, Dict[str, Any]],
                  controller: str, cache_mib: int, bbu: bool, read_ahead: bool,
                  stripe_cache_size: int, rmw_level: int, scheduler: str, nr_requests: int,
-                 max_sectors_kb: int, failed: Sequence[int], workload: Workload, seed: int,
-                 max_time_s: float, max_events: int) -> Dict[str, Any]:
+                 max_sectors_kb: int, failed: Sequence[int], workload: Optional[Workload], seed: int,
+                 max_time_s: float, max_events: int, timeline: Sequence[Dict[str, Any]] = (),
+                 spare: bool = False, speed_limit_min: int = 1000, speed_limit_max: int = 200000,
+                 rebuild_priority_pct: int = 30) -> Dict[str, Any]:
     """The core's configuration dict (also recorded in every report)."""
+    if workload is IDLE and not timeline and not (spare and failed):
+        raise ConfigError("give a workload (--fio, --sysbench or --preset), or failures to simulate on an idle array")
+    workload_dict = workload.to_dict() if workload is not None else {"jobs": [], "source": {"tool": "idle", "text": ""}}
     return {
         "seed": int(seed),
         "array": {"level": str(level), "layout": layout, "devices": int(devices),
@@ -155,13 +198,16 @@ def build_config(*, level: Union[int, str], devices: int, layout: Optional[str],
         "scheduler": scheduler,
         "nr_requests": int(nr_requests),
         "max_sectors_kb": int(max_sectors_kb),
-        "workload": workload.to_dict(),
+        "workload": workload_dict,
         "max_time_s": float(max_time_s),
         "max_events": int(max_events),
+        "timeline": sorted(timeline, key=lambda e: e["at_s"]),
+        "rebuild": {"speed_limit_min_kib_s": int(speed_limit_min), "speed_limit_max_kib_s": int(speed_limit_max),
+                    "hot_spare": bool(spare), "hw_priority_pct": int(rebuild_priority_pct)},
     }
 
 
-def run_config(config: Dict[str, Any], workload: Workload,
+def run_config(config: Dict[str, Any], workload: Optional[Workload],
                progress: Optional[Callable[[int, int], None]] = None) -> SimResult:
     """Runs a core configuration in steps, calling ``progress(now_ns, stop_ns)`` between them."""
     if config["controller"]["kind"] not in ("md", "hw"):

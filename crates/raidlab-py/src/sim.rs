@@ -9,7 +9,10 @@ use raidlab_core::device::catalog::DriveChoice;
 use raidlab_core::device::params::ParamValues;
 use raidlab_core::layout::{mdadm, ArraySpec, Layout, Level};
 use raidlab_core::plan::{ReadBalance, RmwLevel};
-use raidlab_core::sim::engine::{ControllerConfig, HwConfig, MdConfig, SimConfig, SimResult, Simulation};
+use raidlab_core::sim::engine::{
+    ArrayEvent, ArrayEventKind, ControllerConfig, DirectionStats, HwConfig, MdConfig, RebuildConfig, SimConfig,
+    SimResult, Simulation,
+};
 use raidlab_core::sim::histogram::Histogram;
 use raidlab_core::sim::sched::{QueueLimits, SchedulerKind};
 use raidlab_core::sim::workload::{Cursor, Distribution, FsyncScope, Job, MixChoice, Workload};
@@ -145,6 +148,46 @@ fn controller_from(dict: &Bound<'_, PyDict>) -> PyResult<ControllerConfig> {
     }
 }
 
+fn timeline_from(config: &Bound<'_, PyDict>) -> PyResult<Vec<ArrayEvent>> {
+    let Some(list) = config.get_item("timeline")? else { return Ok(Vec::new()) };
+    let mut events = Vec::new();
+    for entry in list.downcast_into::<PyList>().map_err(|_| config_error("'timeline' must be a list".into()))?.iter() {
+        let entry = entry.downcast_into::<PyDict>().map_err(|_| config_error("timeline entries are dicts".into()))?;
+        let at_s: f64 = field(&entry, "at_s")?;
+        if !(0.0..=1e7).contains(&at_s) {
+            return Err(config_error(format!("timeline time {at_s} s is out of range")));
+        }
+        let member: u32 = field(&entry, "member")?;
+        let action: String = field(&entry, "action")?;
+        let kind = match action.as_str() {
+            "fail" => ArrayEventKind::Fail(member),
+            "replace" => ArrayEventKind::Replace(member),
+            other => return Err(config_error(format!("unknown timeline action '{other}'"))),
+        };
+        events.push(ArrayEvent { at_ns: (at_s * 1e9).round() as u64, kind });
+    }
+    events.sort();
+    Ok(events)
+}
+
+fn rebuild_from(config: &Bound<'_, PyDict>) -> PyResult<RebuildConfig> {
+    let Some(dict) = config.get_item("rebuild")? else { return Ok(RebuildConfig::default()) };
+    let dict = dict.downcast_into::<PyDict>().map_err(|_| config_error("'rebuild' must be a dict".into()))?;
+    let rebuild = RebuildConfig {
+        speed_limit_min_kib_s: field(&dict, "speed_limit_min_kib_s")?,
+        speed_limit_max_kib_s: field(&dict, "speed_limit_max_kib_s")?,
+        hot_spare: field(&dict, "hot_spare")?,
+        hw_priority_pct: field(&dict, "hw_priority_pct")?,
+    };
+    if rebuild.speed_limit_min_kib_s == 0 || rebuild.speed_limit_min_kib_s > rebuild.speed_limit_max_kib_s {
+        return Err(config_error("speed limits need 0 < speed_limit_min <= speed_limit_max (KiB/s)".into()));
+    }
+    if !(1..=100).contains(&rebuild.hw_priority_pct) {
+        return Err(config_error("rebuild priority must be 1 to 100 percent".into()));
+    }
+    Ok(rebuild)
+}
+
 /// Builds the core configuration and one drive per member.
 fn build(config: &Bound<'_, PyDict>) -> PyResult<Simulation> {
     let array = sub(config, "array")?;
@@ -191,7 +234,15 @@ fn build(config: &Bound<'_, PyDict>) -> PyResult<Simulation> {
         workload: workload_from(&sub(config, "workload")?)?,
         max_time_ns: (max_time_s * 1e9) as u64,
         max_events: field(config, "max_events")?,
+        timeline: timeline_from(config)?,
+        rebuild: rebuild_from(config)?,
     };
+    for event in &sim_config.timeline {
+        let (ArrayEventKind::Fail(member) | ArrayEventKind::Replace(member)) = event.kind;
+        if member >= devices {
+            return Err(config_error(format!("member {member} does not exist: the array has members 0 to {}", devices - 1)));
+        }
+    }
     Simulation::new(sim_config, drives).map_err(errors::to_py)
 }
 
@@ -205,6 +256,61 @@ fn latency_dict<'py>(py: Python<'py>, histogram: &Histogram) -> PyResult<Bound<'
     let percentiles: Vec<u64> = PERCENTILES.iter().map(|&p| histogram.percentile(p)).collect();
     dict.set_item("percentiles", percentiles)?;
     Ok(dict)
+}
+
+fn direction_dict<'py>(py: Python<'py>, stats: &DirectionStats) -> PyResult<Bound<'py, PyDict>> {
+    let direction = PyDict::new(py);
+    direction.set_item("ios", stats.ios)?;
+    direction.set_item("bytes", stats.bytes)?;
+    direction.set_item("lat_ns", latency_dict(py, &stats.latency)?)?;
+    Ok(direction)
+}
+
+fn timeline_dicts<'py>(py: Python<'py>, result: &SimResult, dict: &Bound<'py, PyDict>) -> PyResult<()> {
+    let phases = PyList::empty(py);
+    for phase in &result.phases {
+        let entry = PyDict::new(py);
+        entry.set_item("name", phase.name)?;
+        entry.set_item("start_ns", phase.start_ns)?;
+        entry.set_item("end_ns", phase.end_ns)?;
+        entry.set_item("read", direction_dict(py, &phase.read)?)?;
+        entry.set_item("write", direction_dict(py, &phase.write)?)?;
+        phases.append(entry)?;
+    }
+    dict.set_item("phases", phases)?;
+    let series = PyList::empty(py);
+    for point in &result.series {
+        let entry = PyDict::new(py);
+        entry.set_item("start_ns", point.start_ns)?;
+        entry.set_item("read_ios", point.read_ios)?;
+        entry.set_item("write_ios", point.write_ios)?;
+        entry.set_item("latency_ns_p50", point.latency_ns_p50)?;
+        entry.set_item("latency_ns_p99", point.latency_ns_p99)?;
+        entry.set_item("rebuild_pct", point.rebuild_pct)?;
+        series.append(entry)?;
+    }
+    dict.set_item("series", series)?;
+    let rebuilds = PyList::empty(py);
+    for rebuild in &result.rebuilds {
+        let entry = PyDict::new(py);
+        entry.set_item("member", rebuild.member)?;
+        entry.set_item("start_ns", rebuild.start_ns)?;
+        entry.set_item("end_ns", rebuild.end_ns)?;
+        entry.set_item("done_sectors", rebuild.done_sectors)?;
+        entry.set_item("total_sectors", rebuild.total_sectors)?;
+        rebuilds.append(entry)?;
+    }
+    dict.set_item("rebuilds", rebuilds)?;
+    match &result.data_loss {
+        Some(loss) => {
+            let entry = PyDict::new(py);
+            entry.set_item("at_ns", loss.at_ns)?;
+            entry.set_item("failed", loss.failed.clone())?;
+            dict.set_item("data_loss", entry)?;
+        }
+        None => dict.set_item("data_loss", py.None())?,
+    }
+    Ok(())
 }
 
 fn result_dict<'py>(py: Python<'py>, result: &SimResult) -> PyResult<Bound<'py, PyDict>> {
@@ -247,6 +353,7 @@ fn result_dict<'py>(py: Python<'py>, result: &SimResult) -> PyResult<Bound<'py, 
     dict.set_item("events", result.events)?;
     dict.set_item("truncated", result.truncated.clone())?;
     dict.set_item("seed", result.seed)?;
+    timeline_dicts(py, result, &dict)?;
     Ok(dict)
 }
 

@@ -14,9 +14,10 @@ import click
 from raidlab import _core
 from raidlab.errors import ConfigError
 from raidlab.report import sysbench_text, table
+from raidlab.report import timeline as timeline_report
 from raidlab.sim import (DEFAULT_CHUNK_KIB, DEFAULT_MAX_SECTORS_KB, DEFAULT_MAX_TIME_S,
                          DEFAULT_NR_REQUESTS, DEFAULT_STRIPE_CACHE, build_config,
-                         resolve_workload, run_config)
+                         parse_events, resolve_workload, run_config)
 
 
 def _failed_members(text: Optional[str]) -> Tuple[int, ...]:
@@ -81,25 +82,48 @@ def _progress(enabled: bool):
               help="Seed of the run: same inputs and seed give identical output.")
 @click.option("--max-time-s", type=click.FloatRange(0.001, 1e7), default=DEFAULT_MAX_TIME_S,
               show_default=True, help="Bound on simulated time.")
+@click.option("--fail", "fail_at", multiple=True, metavar="K@T",
+              help="Fail member K at time T (e.g. 2@30s); repeatable.")
+@click.option("--replace", "replace_at", multiple=True, metavar="K@T",
+              help="Insert a replacement for member K at time T and rebuild it; repeatable.")
+@click.option("--spare", is_flag=True, help="A hot spare: rebuild starts as soon as a member fails.")
+@click.option("--speed-limit-min", type=click.IntRange(1, 10**9), default=1000, show_default=True,
+              help="md speed_limit_min, KiB/s per device.")
+@click.option("--speed-limit-max", type=click.IntRange(1, 10**9), default=200000, show_default=True,
+              help="md speed_limit_max, KiB/s per device.")
+@click.option("--rebuild-priority", type=click.IntRange(1, 100), default=30, show_default=True,
+              metavar="PCT", help="Hardware controller rebuild rate: percent of drive time under load.")
+@click.option("--log-prefix", metavar="PREFIX",
+              help="Also write the 1 s time series as fio logs: PREFIX_iops.1.log, PREFIX_clat.1.log, ...")
 @click.option("--json", "json_out", is_flag=False, flag_value="-", default=None, metavar="[OUT]",
               help="Print fio-shaped JSON (to OUT if given) instead of a table.")
 def sim_command(level, devices, layout, chunk_kib, drive, controller, cache_mib, bbu, read_ahead,
                 scheduler, stripe_cache_size, rmw_level, nr_requests, max_sectors_kb, failed,
-                fio_job, sysbench, preset, runtime_s, seed, max_time_s, json_out) -> None:
+                fio_job, sysbench, preset, runtime_s, seed, max_time_s, fail_at, replace_at, spare,
+                speed_limit_min, speed_limit_max, rebuild_priority, log_prefix, json_out) -> None:
     """Simulate an array of drives under a workload: IOPS, bandwidth, latency, per-member load.
 
-    Give one workload: --fio JOB.fio, --sysbench "fileio options", or --preset NAME.
+    Give one workload: --fio JOB.fio, --sysbench "fileio options", or --preset NAME. Bad days:
+    start degraded with --failed, or script failures and replacements with --fail/--replace
+    (and --spare); with no workload the array is idle and only the rebuild runs.
     """
-    workload = resolve_workload(fio=fio_job, sysbench=sysbench, preset=preset)
-    if runtime_s is not None:
+    timeline = parse_events(fail_at, "fail") + parse_events(replace_at, "replace")
+    failed_members = _failed_members(failed)
+    workload = resolve_workload(fio=fio_job, sysbench=sysbench, preset=preset,
+                                allow_idle=bool(timeline) or (spare and bool(failed_members)))
+    if runtime_s is not None and workload is not None:
         workload = workload.with_runtime_ns(int(runtime_s * 1e9))
+    if workload is None:
+        max_time_s = runtime_s if runtime_s is not None else max_time_s
     config = build_config(level=level, devices=devices, layout=layout, chunk_kib=chunk_kib,
                           drive=drive, controller=controller, cache_mib=cache_mib, bbu=bbu,
                           read_ahead=read_ahead, stripe_cache_size=stripe_cache_size,
                           rmw_level=rmw_level, scheduler=scheduler, nr_requests=nr_requests,
-                          max_sectors_kb=max_sectors_kb, failed=_failed_members(failed),
+                          max_sectors_kb=max_sectors_kb, failed=failed_members,
                           workload=workload, seed=seed, max_time_s=max_time_s,
-                          max_events=2_000_000_000)
+                          max_events=2_000_000_000, timeline=timeline, spare=spare,
+                          speed_limit_min=speed_limit_min, speed_limit_max=speed_limit_max,
+                          rebuild_priority_pct=rebuild_priority)
     bar, step = _progress(json_out is None and sys.stderr.isatty())
     try:
         result = run_config(config, workload, step)
@@ -107,6 +131,11 @@ def sim_command(level, devices, layout, chunk_kib, drive, controller, cache_mib,
         if bar is not None:
             bar.__exit__(None, None, None)
     document = result.to_dict()
+    if log_prefix:
+        try:
+            timeline_report.write_fio_logs(result.raw, log_prefix)
+        except OSError as error:
+            raise ConfigError(f"cannot write logs with prefix {log_prefix}: {error.strerror}") from None
     if json_out is not None:
         text = json.dumps(document, indent=2, sort_keys=False)
         if json_out == "-":
@@ -118,9 +147,10 @@ def sim_command(level, devices, layout, chunk_kib, drive, controller, cache_mib,
             except OSError as error:
                 raise ConfigError(f"cannot write {json_out}: {error.strerror}") from None
         return
+    described = workload.describe() if workload is not None else "idle"
     title = (f"raid{config['array']['level']} x{devices} {layout or 'default layout'}, "
-             f"chunk {chunk_kib} KiB, {drive}, {controller}, {scheduler} | {workload.describe()}")
-    if workload.to_dict()["source"]["tool"] == "sysbench":
+             f"chunk {chunk_kib} KiB, {drive}, {controller}, {scheduler} | {described}")
+    if workload is not None and workload.to_dict()["source"]["tool"] == "sysbench":
         click.echo(sysbench_text.render(result.raw, document, workload))
         click.echo("")
     click.echo(table.summary(document, title))

@@ -95,10 +95,16 @@ def document(result: Dict[str, Any], raidlab_block: Dict[str, Any]) -> Dict[str,
             "write": direction(job["write"], runtime),
             "sync": sync_direction(job["flush"]),
         })
+    from raidlab.report import timeline
+
     return {
         "fio version": f"raidlab-{raidlab_block['version']}",
         "global options": {},
         "jobs": jobs,
         "disk_util": disk_util(result["members"], result["end_ns"]),
+        "phases": timeline.phases(result),
+        "rebuild": timeline.rebuild(result),
+        "data_loss": timeline.data_loss(result),
+        "timeline": timeline.series(result),
         "raidlab": raidlab_block,
     }

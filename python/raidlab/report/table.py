@@ -58,4 +58,35 @@ def summary(document: Dict[str, Any], title: str) -> str:
     members = [[d["name"], d["read_ios"], d["write_ios"], d["flush_ios"], f"{d['util']:.1f}",
                 f"{d['queue_depth_mean']:.2f}"] for d in document["disk_util"]]
     lines.append(render(["member", "reads", "writes", "flushes", "util %", "mean qd"], members))
+    lines.extend(bad_days(document))
     return "\n".join(lines)
+
+
+def bad_days(document: Dict[str, Any]) -> List[str]:
+    """Phases, the rebuild and a data-loss verdict, when the run had any."""
+    lines: List[str] = []
+    phases = document.get("phases", [])
+    if len(phases) > 1 or (phases and phases[0]["name"] != "optimal"):
+        rows = []
+        for phase in phases:
+            for direction in ("read", "write"):
+                stats = phase[direction]
+                if stats["total_ios"]:
+                    pct = stats["clat_ns"]["percentile"]
+                    rows.append([phase["name"], f"{phase['start_s']:.1f}-{phase['end_s']:.1f}", direction,
+                                 f"{stats['iops']:.0f}", _ms(pct["50.000000"]), _ms(pct["99.000000"])])
+        lines += ["", render(["phase", "seconds", "dir", "IOPS", "p50 ms", "p99 ms"], rows)]
+    rebuild = document.get("rebuild")
+    if rebuild:
+        if rebuild["extrapolated"]:
+            hours = rebuild["duration_s"] / 3600 if rebuild["duration_s"] else float("inf")
+            state = (f"{rebuild['progress_pct']:.1f}% done when the run ended; full rebuild of "
+                     f"{rebuild['member_bytes'] / 1e9:.0f} GB extrapolated at this rate: {hours:.2f} h")
+        else:
+            state = f"finished at {rebuild['end_s']:.1f} s, took {rebuild['duration_s']:.1f} s"
+        lines += ["", f"rebuild of member{rebuild['member']}: started {rebuild['start_s']:.1f} s, "
+                      f"{rebuild['rate_kib_s'] / 1024:.1f} MiB/s per device; {state}"]
+    loss = document.get("data_loss")
+    if loss:
+        lines += ["", f"DATA LOSS at {loss['at_s']:.3f} s: members {loss['failed_members']} failed"]
+    return lines

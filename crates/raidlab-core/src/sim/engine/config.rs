@@ -90,7 +90,7 @@ pub enum ArrayEventKind {
     Replace(u32),
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub struct ArrayEvent {
     pub at_ns: Nanos,
     pub kind: ArrayEventKind,

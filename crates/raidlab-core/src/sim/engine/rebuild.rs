@@ -174,13 +174,23 @@ impl Simulation {
         (state.done_sectors - mark_done) / 2 / (elapsed_s + 1) + 1
     }
 
-    /// md's `is_mddev_idle`: did the members see more than 64 sectors of other I/O?
+    /// md's `is_mddev_idle`: did the members see more than 64 sectors of other I/O since the
+    /// last time they were found busy? (md only moves its reference point when busy.)
+    ///
+    /// Modelling choice: foreground I/O in flight also counts as busy. md checks after every
+    /// 128 KiB of *issued* sync I/O, and issuing blocks on the stripe cache and bitmap while
+    /// foreground I/O runs, so on a loaded array completions land between checks; the engine
+    /// issues windows in zero time and would otherwise never see them.
     fn rebuild_members_idle(&mut self) -> bool {
         let seen = self.foreground_sectors;
+        let state = self.rebuild.as_ref().expect("rebuilding");
+        let foreground_in_flight = self.ops.len() as u64 > state.in_flight as u64;
         let state = self.rebuild.as_mut().expect("rebuilding");
-        let idle = seen - state.foreground_seen <= IDLE_SECTORS;
-        state.foreground_seen = seen;
-        idle
+        if seen - state.foreground_seen > IDLE_SECTORS {
+            state.foreground_seen = seen;
+            return false;
+        }
+        !foreground_in_flight
     }
 
     /// Issues rebuild windows while md's throttle allows.

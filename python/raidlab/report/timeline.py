@@ -1,0 +1,91 @@
+"""The bad days in a report: phases (optimal, degraded, rebuilding), the rebuild with its rate
+and a full-size estimate, the 1 s time series, and fio-format log files of that series."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Dict, List, Optional
+
+from raidlab.report import fio_json
+
+SECTOR_BYTES = 512
+
+
+def phases(result: Dict[str, Any]) -> List[Dict[str, Any]]:
+    """``[{"name", "start_s", "end_s", "read", "write"}]`` with fio's per-direction objects."""
+    shown = []
+    for phase in result["phases"]:
+        runtime = phase["end_ns"] - phase["start_ns"]
+        shown.append({
+            "name": phase["name"],
+            "start_s": phase["start_ns"] / 1e9,
+            "end_s": phase["end_ns"] / 1e9,
+            "read": fio_json.direction(phase["read"], runtime),
+            "write": fio_json.direction(phase["write"], runtime),
+        })
+    return shown
+
+
+def rebuild(result: Dict[str, Any]) -> Optional[Dict[str, Any]]:
+    """The first rebuild: start, end, duration and average rate (KiB/s per device); when the
+    run ended first, the duration is extrapolated from the average rate and labelled so."""
+    if not result["rebuilds"]:
+        return None
+    first = result["rebuilds"][0]
+    end_ns = first["end_ns"] if first["end_ns"] is not None else result["end_ns"]
+    elapsed_s = max(end_ns - first["start_ns"], 1) / 1e9
+    rate_kib_s = first["done_sectors"] * SECTOR_BYTES / 1024 / elapsed_s
+    total_kib = first["total_sectors"] * SECTOR_BYTES / 1024
+    finished = first["end_ns"] is not None
+    duration_s = elapsed_s if finished else (total_kib / rate_kib_s if rate_kib_s > 0 else None)
+    return {
+        "member": first["member"],
+        "start_s": first["start_ns"] / 1e9,
+        "end_s": first["end_ns"] / 1e9 if finished else None,
+        "duration_s": duration_s,
+        "rate_kib_s": rate_kib_s,
+        "progress_pct": 100.0 * first["done_sectors"] / max(first["total_sectors"], 1),
+        "member_bytes": first["total_sectors"] * SECTOR_BYTES,
+        "extrapolated": not finished,
+    }
+
+
+def series(result: Dict[str, Any]) -> List[Dict[str, Any]]:
+    """One entry per simulated second: IOPS, latency p50/p99 (ms) and rebuild progress."""
+    return [{
+        "t_s": point["start_ns"] / 1e9,
+        "read_iops": point["read_ios"],
+        "write_iops": point["write_ios"],
+        "latency_ms_p50": point["latency_ns_p50"] / 1e6,
+        "latency_ms_p99": point["latency_ns_p99"] / 1e6,
+        "rebuild_pct": point["rebuild_pct"],
+    } for point in result["series"]]
+
+
+def data_loss(result: Dict[str, Any]) -> Optional[Dict[str, Any]]:
+    loss = result["data_loss"]
+    if loss is None:
+        return None
+    return {"at_s": loss["at_ns"] / 1e9, "failed_members": loss["failed"]}
+
+
+def write_fio_logs(result: Dict[str, Any], prefix: str) -> List[Path]:
+    """fio's log format (``msec, value, data direction, block size, offset``; direction 0 read,
+    1 write): PREFIX_iops.1.log, PREFIX_clat.1.log (p50, ns) and PREFIX_clat_p99.1.log, plus
+    PREFIX_rebuild.1.log (progress in per mille, direction 2)."""
+    files = {
+        "iops": [], "clat": [], "clat_p99": [], "rebuild": [],
+    }
+    for point in result["series"]:
+        msec = (point["start_ns"] + 1_000_000_000) // 1_000_000
+        files["iops"].append(f"{msec}, {point['read_ios']}, 0, 0, 0")
+        files["iops"].append(f"{msec}, {point['write_ios']}, 1, 0, 0")
+        files["clat"].append(f"{msec}, {point['latency_ns_p50']}, 0, 0, 0")
+        files["clat_p99"].append(f"{msec}, {point['latency_ns_p99']}, 0, 0, 0")
+        files["rebuild"].append(f"{msec}, {int(point['rebuild_pct'] * 10)}, 2, 0, 0")
+    written = []
+    for name, lines in files.items():
+        path = Path(f"{prefix}_{name}.1.log")
+        path.write_text("".join(line + "\n" for line in lines))
+        written.append(path)
+    return written
