@@ -17,7 +17,9 @@ import click
 from raidlab import _core
 from raidlab.array import DEFAULT_CHUNK_KIB, DEFAULT_MEMBER_KIB, Array
 from raidlab.errors import RaidlabError
+from raidlab.commands.compare import compare_command
 from raidlab.commands.sim import drives_command, sim_command
+from raidlab.commands.measure import import_command, measure_command
 from raidlab.layout import DEFAULT_DIAGRAM_ROWS, json_document, render_text
 
 #: Exit status for any input raidlab refuses (bad options, arrays md would refuse).
@@ -182,8 +184,11 @@ def layout_command(
         click.echo(render_text(array, rows=rows, show_q=q_coeff), nl=False)
 
 
+cli.add_command(compare_command)
 cli.add_command(sim_command)
 cli.add_command(drives_command)
+cli.add_command(measure_command)
+cli.add_command(import_command)
 
 
 def _one_line(message: str) -> str:

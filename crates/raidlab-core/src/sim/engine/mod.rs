@@ -100,6 +100,8 @@ pub struct Simulation {
     rebuild: Option<rebuild::RebuildState>,
     /// Sectors of non-rebuild I/O completed on members (md's idleness check).
     foreground_sectors: u64,
+    /// Non-rebuild member commands completed (a controller's rebuild share).
+    foreground_ios: u64,
 }
 
 impl Simulation {
@@ -163,6 +165,7 @@ impl Simulation {
             failed,
             rebuild: None,
             foreground_sectors: 0,
+            foreground_ios: 0,
             config,
         })
     }
@@ -417,6 +420,10 @@ impl Simulation {
         self.members[block.member as usize].scheduler.completed(self.now, block.thread, true);
         if !matches!(self.ops.get(block.op).owner, Owner::Rebuild(_)) {
             self.foreground_sectors += block.sectors;
+            self.foreground_ios += 1;
+            if self.rebuild.is_some() && matches!(self.config.controller, ControllerConfig::Hardware(_)) {
+                self.rebuild_pump();
+            }
         }
         if block.read && self.mirrored {
             self.mirrors.completed(block.member, block.sector, block.sectors);

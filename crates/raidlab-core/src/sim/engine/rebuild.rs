@@ -31,8 +31,10 @@ enum Wait {
     None,
     /// Until every in-flight window has completed (md: `recovery_active == 0`).
     Drain,
-    /// Until a time (md's 500 ms sleep, or a controller's share of drive time).
+    /// Until a time (md's 500 ms sleep).
     Until(Nanos),
+    /// Until the host has had its share of member commands (controllers).
+    Credit,
 }
 
 pub struct RebuildState {
@@ -47,6 +49,8 @@ pub struct RebuildState {
     foreground_seen: u64,
     result_index: usize,
     last_window_issued: Nanos,
+    /// Host member commands completed when the controller last let a window out.
+    foreground_ios_seen: u64,
 }
 
 impl RebuildState {
@@ -121,6 +125,7 @@ impl Simulation {
             foreground_seen: self.foreground_sectors,
             result_index: self.results.rebuilds.len() - 1,
             last_window_issued: self.now,
+            foreground_ios_seen: self.foreground_ios,
         });
         self.rebuild_pump();
     }
@@ -205,6 +210,7 @@ impl Simulation {
                 Wait::Drain if state.in_flight > 0 => return,
                 _ => state.wait = Wait::None,
             }
+            // (Wait::Credit is re-checked by the throttle on every foreground completion.)
             if !self.rebuild_throttle() {
                 return;
             }
@@ -238,26 +244,22 @@ impl Simulation {
         true
     }
 
-    /// Controller rebuild priority: under load, pause so the rebuild takes `pct`% of the time.
+    /// Controller rebuild priority: under load the controller interleaves rebuild and host
+    /// commands so that about `pct`% of the member commands it issues are the rebuild's (the
+    /// "rebuild rate" of LSI/Adaptec-class controllers). A window may go out once the host has
+    /// had (100 − pct)/pct times the window's member commands since the last one.
     fn rebuild_hw_share(&mut self) -> bool {
         let pct = self.config.rebuild.hw_priority_pct.clamp(1, 100) as u64;
-        if self.rebuild_members_idle() || pct == 100 {
+        let foreground = self.foreground_ios;
+        let devices = self.members.len() as u64;
+        let state = self.rebuild.as_mut().expect("rebuilding");
+        let owed = devices * (100 - pct) / pct;
+        if pct == 100 || foreground - state.foreground_ios_seen >= owed || self.ops.len() as u64 <= state.in_flight as u64 {
+            state.foreground_ios_seen = foreground;
             return true;
         }
-        let now = self.now;
-        let state = self.rebuild.as_mut().expect("rebuilding");
-        if state.in_flight > 0 {
-            state.wait = Wait::Drain;
-            return false;
-        }
-        let busy = now - state.last_window_issued;
-        let resume = state.last_window_issued + busy * 100 / pct;
-        if resume > now {
-            state.wait = Wait::Until(resume);
-            self.events.push(resume, Event::RebuildTimer);
-            return false;
-        }
-        true
+        state.wait = Wait::Credit;
+        false
     }
 
     fn rebuild_issue_window(&mut self) {
