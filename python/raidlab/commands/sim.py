@@ -156,10 +156,29 @@ def sim_command(level, devices, layout, chunk_kib, drive, controller, cache_mib,
     click.echo(table.summary(document, title))
 
 
+def _parameters(kind: str, as_json: bool) -> None:
+    """Every parameter a drive model reads, from the core's declarations."""
+    declared = _core.drive_parameters(kind)
+    if as_json:
+        click.echo(json.dumps([dict(zip(("name", "unit", "default", "min", "max", "doc"), d)) for d in declared], indent=2))
+        return
+    rows = [[name, unit, f"{default:g}", f"{low:g}..{high:g}", doc] for name, unit, default, low, high, doc in declared]
+    click.echo(table.render(["parameter", "unit", "default", "range", "meaning"], rows))
+
+
 @click.command("drives")
+@click.option("--params", "params_kind", type=click.Choice(["hdd", "ssd", "null"]),
+              help="List the parameters a drive TOML file may set for this kind of model.")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
-def drives_command(as_json: bool) -> None:
-    """List the drive presets: name, kind, rpm, capacity, interface and source."""
+def drives_command(params_kind: Optional[str], as_json: bool) -> None:
+    """List the drive presets: name, kind, rpm, capacity, interface and source.
+
+    A drive TOML file names a preset (preset = "cheetah-10k7") or a kind (kind = "hdd") and sets
+    any parameter listed by --params KIND.
+    """
+    if params_kind:
+        _parameters(params_kind, as_json)
+        return
     presets = _core.drive_presets()
     if as_json:
         click.echo(json.dumps(presets, indent=2))
