@@ -13,6 +13,7 @@ import click
 
 from raidlab import _core
 from raidlab.errors import ConfigError
+from raidlab.report import html as html_report
 from raidlab.report import sysbench_text, table
 from raidlab.report import timeline as timeline_report
 from raidlab.sim import (DEFAULT_CHUNK_KIB, DEFAULT_MAX_SECTORS_KB, DEFAULT_MAX_TIME_S,
@@ -97,10 +98,12 @@ def _progress(enabled: bool):
               help="Also write the 1 s time series as fio logs: PREFIX_iops.1.log, PREFIX_clat.1.log, ...")
 @click.option("--json", "json_out", is_flag=False, flag_value="-", default=None, metavar="[OUT]",
               help="Print fio-shaped JSON (to OUT if given) instead of a table.")
+@click.option("--html", "html_out", metavar="PATH",
+              help="Also write a self-contained HTML report with charts to PATH.")
 def sim_command(level, devices, layout, chunk_kib, drive, controller, cache_mib, bbu, read_ahead,
                 scheduler, stripe_cache_size, rmw_level, nr_requests, max_sectors_kb, failed,
                 fio_job, sysbench, preset, runtime_s, seed, max_time_s, fail_at, replace_at, spare,
-                speed_limit_min, speed_limit_max, rebuild_priority, log_prefix, json_out) -> None:
+                speed_limit_min, speed_limit_max, rebuild_priority, log_prefix, json_out, html_out) -> None:
     """Simulate an array of drives under a workload: IOPS, bandwidth, latency, per-member load.
 
     Give one workload: --fio JOB.fio, --sysbench "fileio options", or --preset NAME. Bad days:
@@ -136,6 +139,13 @@ def sim_command(level, devices, layout, chunk_kib, drive, controller, cache_mib,
             timeline_report.write_fio_logs(result.raw, log_prefix)
         except OSError as error:
             raise ConfigError(f"cannot write logs with prefix {log_prefix}: {error.strerror}") from None
+    if html_out:
+        try:
+            with open(html_out, "w", encoding="utf-8") as out:
+                out.write(html_report.render_html(f"raidlab sim: {html_report.run_label(document)}",
+                                                  runs=[document]))
+        except OSError as error:
+            raise ConfigError(f"cannot write {html_out}: {error.strerror}") from None
     if json_out is not None:
         text = json.dumps(document, indent=2, sort_keys=False)
         if json_out == "-":

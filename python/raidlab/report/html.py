@@ -1,0 +1,784 @@
+"""The HTML report: one self-contained file with every chart drawn as inline SVG.
+
+Nothing is fetched when the file is opened (no scripts, fonts or styles from elsewhere), so it
+can be mailed, attached to a ticket or opened on an air-gapped host. The output is
+deterministic (no timestamps): the same documents give byte-identical HTML.
+
+Inputs are the plain dicts other parts of raidlab produce:
+
+- ``runs``: fio-shaped documents (:meth:`raidlab.sim.SimResult.to_dict`);
+- ``comparison``: ``[{"design", "state", "document"}]`` from ``raidlab compare``;
+- ``pareto``: the planner's candidates ``[{"label", "cost", "iops", "p99_ms", "risk", "pareto",
+  "chosen"}]``;
+- ``reliability``: ``{"mttdl_years", "mttdl_years_approx", "p_array_loss", "p_sector_loss",
+  "expected_bytes_lost_per_year", "curve": [{"years", "p_loss"}]}``.
+
+The report never re-computes what the simulator measured; it only draws it. The one derived
+number is a latency percentile over several jobs of one run (a mixture of their distributions,
+interpolated between fio's percentile points), labelled as such where it appears.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple
+
+from raidlab.report import svg
+from raidlab.report.svg import Axis, Band, LegendItem, Panel, Series, esc, finite, fmt_num
+from raidlab.units import human_bytes
+
+DIRECTIONS = ("read", "write")
+STATE_ORDER = ("optimal", "degraded", "rebuilding")
+#: SVG width of charts that span the page (ordinary ones are svg.WIDTH).
+WIDE = 1000
+
+
+# --- reading the documents ----------------------------------------------------------------------
+
+def _active(document: Dict[str, Any], direction: str) -> List[Tuple[str, Dict[str, Any]]]:
+    """(job name, per-direction stats) for each job that did I/O in ``direction``."""
+    return [(job.get("jobname", "job"), job[direction]) for job in document.get("jobs", [])
+            if job.get(direction, {}).get("total_ios")]
+
+
+def _iops(document: Dict[str, Any], direction: Optional[str] = None) -> float:
+    directions = DIRECTIONS if direction is None else (direction,)
+    return sum(job.get(d, {}).get("iops", 0.0) or 0.0 for job in document.get("jobs", []) for d in directions)
+
+
+def _mib_s(document: Dict[str, Any]) -> float:
+    return sum(job.get(d, {}).get("bw_bytes", 0) or 0 for job in document.get("jobs", [])
+               for d in DIRECTIONS) / 2**20
+
+
+def _points_ms(stats: Dict[str, Any]) -> List[Tuple[float, float]]:
+    """fio's percentile points of a direction as (percent, latency ms), in percent order."""
+    table = stats.get("clat_ns", {}).get("percentile") or {}
+    points = []
+    for key, value in table.items():
+        try:
+            points.append((float(key), float(value) / 1e6))
+        except (TypeError, ValueError):
+            continue
+    return sorted(points)
+
+
+def _mixture(parts: Sequence[Tuple[float, List[Tuple[float, float]]]], percent: float) -> Optional[float]:
+    """The ``percent`` point of the mixture of several jobs' latency distributions, each given by
+    its I/O count and percentile points (CDFs interpolated in log latency)."""
+    parts = [(n, pts) for n, pts in parts if n and pts]
+    if not parts:
+        return None
+    if len(parts) == 1:
+        for p, value in parts[0][1]:
+            if abs(p - percent) < 1e-9:
+                return value
+    total = sum(n for n, _ in parts)
+
+    def cdf(pts: List[Tuple[float, float]], x: float) -> float:
+        if x < pts[0][1]:
+            return 0.0
+        if x >= pts[-1][1]:
+            return 100.0 if x > pts[-1][1] else pts[-1][0]
+        for (p0, x0), (p1, x1) in zip(pts, pts[1:]):
+            if x0 <= x < x1:
+                t = (math.log(x) - math.log(x0)) / (math.log(x1) - math.log(x0)) if x0 > 0 else 0.0
+                return p0 + t * (p1 - p0)
+        return pts[-1][0]
+
+    values = [x for _, pts in parts for _, x in pts if x > 0]
+    if not values:
+        return 0.0
+    lo, hi = math.log(min(values)), math.log(max(values))
+    for _ in range(60):
+        mid = (lo + hi) / 2
+        mixed = sum(n * cdf(pts, math.exp(mid)) for n, pts in parts) / total
+        if mixed < percent:
+            lo = mid
+        else:
+            hi = mid
+    return math.exp(hi)
+
+
+def percentile_ms(document: Dict[str, Any], direction: str, percent: float) -> Optional[float]:
+    """A latency percentile (ms) of one direction over all jobs of a run, or None without I/O."""
+    parts = [(stats.get("total_ios", 0), _points_ms(stats)) for _, stats in _active(document, direction)]
+    return _mixture(parts, percent)
+
+
+def _cdf_points(document: Dict[str, Any], direction: str) -> List[Tuple[float, float]]:
+    """(latency ms, percent) over all jobs: exact for one job, a mixture for several."""
+    active = _active(document, direction)
+    if len(active) == 1:
+        return [(x, p) for p, x in _points_ms(active[0][1])]
+    if not active:
+        return []
+    percents = [p for p, _ in _points_ms(active[0][1])]
+    return [(percentile_ms(document, direction, p) or 0.0, p) for p in percents]
+
+
+def _block(document: Dict[str, Any]) -> Dict[str, Any]:
+    return document.get("raidlab") or {}
+
+
+def _config(document: Dict[str, Any]) -> Dict[str, Any]:
+    return _block(document).get("config") or {}
+
+
+def _drive_name(drive: Any) -> str:
+    if not isinstance(drive, dict):
+        return str(drive)
+    name = drive.get("preset") or drive.get("kind") or "custom drive"
+    return f"{name} (modified)" if drive.get("params") else str(name)
+
+
+def workload_text(config: Dict[str, Any]) -> str:
+    """The workload in one line, as ``raidlab sim`` titles it."""
+    workload = config.get("workload")
+    if not workload:
+        return "unknown workload"
+    source = workload.get("source", {})
+    if source.get("tool") == "idle" or not workload.get("jobs"):
+        return "idle (no foreground I/O)"
+    try:
+        from raidlab.workload import Workload
+
+        return Workload.from_dict(workload).describe()
+    except Exception:  # a document from another version: say where it came from instead
+        return f"{source.get('tool', 'workload')}: {source.get('text', '')}".strip()
+
+
+def describe_array(config: Dict[str, Any]) -> str:
+    """"raid5 ×6, left-symmetric, 512 KiB chunk · cheetah-10k7 · md, mq-deadline"."""
+    array = config.get("array") or {}
+    if not array:
+        return "unknown configuration"
+    controller = config.get("controller") or {}
+    kind = controller.get("kind", "md")
+    if kind == "hw":
+        cache = f"{controller.get('cache_mib', 0)} MiB {'BBU ' if controller.get('bbu') else ''}cache"
+        ctrl = f"hardware controller, {cache}"
+    else:
+        ctrl = "Linux md"
+    parts = [f"raid{array.get('level', '?')} ×{array.get('devices', '?')}, "
+             f"{array.get('layout') or 'default layout'}, {array.get('chunk_kib', '?')} KiB chunk",
+             _drive_name(config.get("drive")), f"{ctrl}, {config.get('scheduler', '?')}"]
+    failed = config.get("failed") or []
+    if failed:
+        parts.append("failed: " + ", ".join(f"member{m}" for m in failed))
+    events = config.get("timeline") or []
+    if events:
+        parts.append(", ".join(f"{e.get('action')} member{e.get('member')} at {fmt_num(e.get('at_s', 0))} s"
+                               for e in events))
+    if (config.get("rebuild") or {}).get("hot_spare"):
+        parts.append("hot spare")
+    return " · ".join(parts)
+
+
+def run_label(document: Dict[str, Any]) -> str:
+    config = _config(document)
+    array = config.get("array") or {}
+    if not array:
+        return "run"
+    label = f"raid{array.get('level')} ×{array.get('devices')} {_drive_name(config.get('drive'))}"
+    if config.get("failed"):
+        label += " failed " + ",".join(str(m) for m in config["failed"])
+    for event in config.get("timeline") or []:
+        label += f" {event.get('action')} {event.get('member')}@{fmt_num(event.get('at_s', 0))}s"
+    if (config.get("rebuild") or {}).get("hot_spare"):
+        label += " spare"
+    return label
+
+
+def _failed_members(document: Dict[str, Any]) -> List[int]:
+    config = _config(document)
+    failed = set(config.get("failed") or [])
+    failed.update(e.get("member") for e in config.get("timeline") or [] if e.get("action") == "fail")
+    replaced = {e.get("member") for e in config.get("timeline") or [] if e.get("action") == "replace"}
+    rebuild = document.get("rebuild") or {}
+    if rebuild:
+        replaced.add(rebuild.get("member"))
+    return sorted(m for m in failed if m not in replaced and isinstance(m, int))
+
+
+# --- formatting ---------------------------------------------------------------------------------
+
+def _num(value: Optional[float], digits: int = 0) -> str:
+    if not finite(value):
+        return "–"
+    return f"{value:,.{digits}f}"
+
+
+def _ms(value: Optional[float]) -> str:
+    if not finite(value):
+        return "–"
+    if value >= 100:
+        return f"{value:,.0f}"
+    if value >= 1:
+        return f"{value:.2f}"
+    return f"{value:.3g}"
+
+
+def _seconds(value: Optional[float]) -> str:
+    if not finite(value):
+        return "–"
+    if value >= 7200:
+        return f"{value / 3600:.1f} h"
+    if value >= 120:
+        return f"{value / 60:.1f} min"
+    return f"{value:.1f} s"
+
+
+def _prob(value: Optional[float]) -> str:
+    """A probability: as a percentage down to 0.0001 %, below that as 1.2e-7."""
+    if not finite(value):
+        return "–"
+    if value == 0:
+        return "0"
+    if value >= 1e-6:
+        return f"{value * 100:.2g} %" if value < 0.01 else f"{value * 100:.3g} %"
+    return f"{value:.1e}"
+
+
+def _table(headers: Sequence[str], rows: Iterable[Sequence[Any]], numeric_from: int = 1,
+           caption: str = "") -> str:
+    head = "".join(f'<th scope="col"{" class=num" if i >= numeric_from else ""}>{esc(h)}</th>'
+                   for i, h in enumerate(headers))
+    body = []
+    for row in rows:
+        cells = []
+        for i, cell in enumerate(row):
+            cls = ' class="num"' if i >= numeric_from else ""
+            tag = "th scope=\"row\"" if i == 0 else "td"
+            end = "th" if i == 0 else "td"
+            content = cell if isinstance(cell, _Raw) else esc(cell)
+            cells.append(f"<{tag}{cls}>{content}</{end}>")
+        body.append(f"<tr>{''.join(cells)}</tr>")
+    cap = f"<caption>{esc(caption)}</caption>" if caption else ""
+    return (f'<div class="table-wrap"><table>{cap}<thead><tr>{head}</tr></thead>'
+            f"<tbody>{''.join(body)}</tbody></table></div>")
+
+
+class _Raw(str):
+    """Markup that goes into a table cell as is."""
+
+
+def _figure(chart: str, caption: str = "", wide: bool = False) -> str:
+    cls = "figure wide" if wide else "figure"
+    cap = f"<figcaption>{esc(caption)}</figcaption>" if caption else ""
+    return f'<figure class="{cls}">{chart}{cap}</figure>'
+
+
+# --- charts -------------------------------------------------------------------------------------
+
+def _state_color(state: str, index: int) -> str:
+    return svg.STATE_COLORS.get(state, svg.PALETTE[index % len(svg.PALETTE)])
+
+
+def utilisation_chart(document: Dict[str, Any], title: str = "Member utilisation") -> str:
+    """Per-member busy time (% of the run) as bars; failed members drawn as outlines."""
+    util = document.get("disk_util") or []
+    failed = set(_failed_members(document))
+    groups, values, tips = [], {}, {}
+    hatched = []
+    rebuild = document.get("rebuild") or {}
+    for index, disk in enumerate(util):
+        name = disk.get("name", f"member{index}")
+        if index in failed:
+            name += " (failed)"
+            hatched.append(name)
+        elif rebuild and rebuild.get("member") == index:
+            name += " (rebuilt)"
+        groups.append(name)
+        values[(name, "utilisation")] = disk.get("util", 0.0)
+        tips[(name, "utilisation")] = (
+            f"{name}: {disk.get('util', 0):.1f} % busy, {disk.get('read_ios', 0):,} reads, "
+            f"{disk.get('write_ios', 0):,} writes, mean queue depth {disk.get('queue_depth_mean', 0):.2f}")
+    return svg.bar_chart(title, groups, [("utilisation", "#4269d0")], values,
+                         Axis("busy time (% of run)", lo=0.0, hi=100.0), "array member (device)", unit="%", tips=tips,
+                         hatched=hatched)
+
+
+def cdf_chart(title: str, lines: Sequence[Tuple[str, str, Optional[str], List[Tuple[float, float]]]],
+              note: str = "", legend_extra: Sequence[LegendItem] = ()) -> str:
+    """Latency CDFs: (name, colour, dash, [(latency ms, percent)]) per line; latency on a log
+    axis and the percentile on a "nines" axis so the tail (99 %, 99.9 %, 99.99 %) is visible."""
+    series = [Series(name, color, pts, dash=dash, unit="ms", markers=len(pts) <= 20)
+              for name, color, dash, pts in lines]
+    for s in series:
+        s.points = [(x, y) for x, y in s.points if x > 0]
+        s.unit, s.x_unit = "%", "ms"
+    return svg.line_chart(
+        title, Axis("completion latency (ms, log scale)", kind="log"),
+        [Panel(Axis("I/Os completed (percentile)", kind="nines"), series, height=230)],
+        note=note, legend_extra=legend_extra)
+
+
+def timeline_chart(document: Dict[str, Any], title: str) -> Optional[str]:
+    """IOPS, latency p50/p99 and rebuild progress per 1 s window, with the run's phases shaded."""
+    points = document.get("timeline") or []
+    if not points or (len(points) < 2 and not document.get("rebuild")):
+        return None  # one window says nothing the tables do not
+    starts = [p["t_s"] for p in points]
+    widths = [b - a for a, b in zip(starts, starts[1:]) if b > a]
+    width = min(widths) if widths else 1.0
+    end = starts[-1] + width
+    read = [(p["t_s"], p.get("read_iops", 0) / width) for p in points]
+    write = [(p["t_s"], p.get("write_iops", 0) / width) for p in points]
+    p50 = [(p["t_s"], p.get("latency_ms_p50")) for p in points if (p.get("latency_ms_p50") or 0) > 0]
+    p99 = [(p["t_s"], p.get("latency_ms_p99")) for p in points if (p.get("latency_ms_p99") or 0) > 0]
+    panels = []
+    if any(v for _, v in read + write):  # an idle array (a rebuild alone) has no foreground panels
+        panels.append(Panel(Axis("IOPS (I/O per s)"), [
+            Series("read IOPS", svg.READ_COLOR, read, step_until=end, markers=False, unit="IOPS", x_unit="s"),
+            Series("write IOPS", svg.WRITE_COLOR, write, step_until=end, markers=False, unit="IOPS", x_unit="s"),
+        ], height=150))
+    if p99 or p50:
+        latency_kind = "log" if p99 and p50 and max(v for _, v in p99) > 30 * min(v for _, v in p50) else "linear"
+        panels.append(Panel(Axis("latency (ms)", kind=latency_kind), [
+            Series("latency p50", "#6b7280", p50, step_until=end, markers=False, unit="ms", x_unit="s",
+                   dash="5 3"),
+            Series("latency p99", "#d6336c", p99, step_until=end, markers=False, unit="ms", x_unit="s"),
+        ], height=130))
+    rebuild = document.get("rebuild")
+    if rebuild or any(p.get("rebuild_pct") for p in points):
+        # Progress is stamped when each window closes, so it belongs at the window's end.
+        progress = [(rebuild["start_s"], 0.0)] if rebuild and rebuild.get("start_s") is not None else []
+        progress += [(p["t_s"] + width, p.get("rebuild_pct", 0.0)) for p in points
+                     if not progress or p["t_s"] + width > progress[0][0]]
+        panels.append(Panel(Axis("rebuild done (%)", lo=0.0, hi=100.0), [
+            Series("rebuild progress", "#0f766e", progress, unit="%", x_unit="s"),
+        ], height=100 if panels else 180))
+    if not panels:
+        return None
+    bands = [Band(ph["start_s"], ph["end_s"], ph["name"], _state_color(ph["name"], i))
+             for i, ph in enumerate(document.get("phases") or []) if ph.get("end_s", 0) > ph.get("start_s", 0)]
+    events = []
+    loss = document.get("data_loss")
+    if loss and finite(loss.get("at_s")):
+        events.append((loss["at_s"], "data loss", "#b91c1c"))
+    note = f"1 s windows; phases shaded; {len(points)} window{'s' if len(points) != 1 else ''}"
+    if rebuild and rebuild.get("extrapolated"):
+        note += f"; rebuild {rebuild.get('progress_pct', 0):.0f} % done when the run ended"
+    return svg.line_chart(title, Axis("simulated time (s)", lo=0.0), panels, bands=bands, events=events, note=note,
+                          width=WIDE)
+
+
+# --- sections -----------------------------------------------------------------------------------
+
+def _job_table(document: Dict[str, Any]) -> str:
+    rows = []
+    for job in document.get("jobs", []):
+        for direction in DIRECTIONS:
+            stats = job.get(direction) or {}
+            if not stats.get("total_ios"):
+                continue
+            pct = dict(_points_ms(stats))
+            lat = stats.get("clat_ns") or {}
+            rows.append([job.get("jobname", "job"), direction, _num(stats.get("iops")),
+                         f"{(stats.get('bw_bytes') or 0) / 2**20:,.1f}", _ms((lat.get("mean") or 0) / 1e6),
+                         _ms(pct.get(50.0)), _ms(pct.get(99.0)), _ms(pct.get(99.9)), _ms((lat.get("max") or 0) / 1e6)])
+    if not rows:
+        return '<p class="muted">No foreground I/O in this run.</p>'
+    return _table(["job", "direction", "IOPS", "MiB/s", "mean ms", "p50 ms", "p99 ms", "p99.9 ms", "max ms"],
+                  rows, numeric_from=2)
+
+
+def _phase_table(document: Dict[str, Any]) -> str:
+    phases = document.get("phases") or []
+    if len(phases) <= 1 and (not phases or phases[0].get("name") == "optimal"):
+        return ""
+    rows = []
+    for phase in phases:
+        for direction in DIRECTIONS:
+            stats = phase.get(direction) or {}
+            if stats.get("total_ios"):
+                pct = dict(_points_ms(stats))
+                rows.append([phase.get("name"), f"{phase.get('start_s', 0):.1f}–{phase.get('end_s', 0):.1f}",
+                             direction, _num(stats.get("iops")), _ms(pct.get(50.0)), _ms(pct.get(99.0))])
+    if not rows:
+        return ""
+    return _table(["phase", "seconds", "direction", "IOPS", "p50 ms", "p99 ms"], rows, numeric_from=3,
+                  caption="Per phase")
+
+
+def _rebuild_text(document: Dict[str, Any]) -> str:
+    rebuild = document.get("rebuild")
+    out = []
+    if rebuild:
+        rate = f"{(rebuild.get('rate_kib_s') or 0) / 1024:.1f} MiB/s per device"
+        if rebuild.get("extrapolated"):
+            state = (f"{rebuild.get('progress_pct', 0):.1f} % done when the run ended; the whole "
+                     f"{human_bytes(int(rebuild.get('member_bytes') or 0))} member would take "
+                     f"{_seconds(rebuild.get('duration_s'))} at this rate (extrapolated)")
+        else:
+            state = f"finished at {_seconds(rebuild.get('end_s'))}, took {_seconds(rebuild.get('duration_s'))}"
+        out.append(f'<p class="callout"><strong>Rebuild</strong> of member{esc(rebuild.get("member", "?"))}: '
+                   f"started at {esc(_seconds(rebuild.get('start_s')))}, {esc(rate)}; {esc(state)}.</p>")
+    loss = document.get("data_loss")
+    if loss:
+        members = ", ".join(f"member{m}" for m in loss.get("failed_members") or [])
+        out.append(f'<p class="callout danger"><strong>Data loss</strong> at {esc(_seconds(loss.get("at_s")))}: '
+                   f"{esc(members)} failed.</p>")
+    truncated = _block(document).get("truncated")
+    if truncated:
+        out.append(f'<p class="callout warn"><strong>Truncated:</strong> {esc(truncated)}</p>')
+    return "".join(out)
+
+
+def _chips(document: Dict[str, Any], extra: Sequence[Tuple[str, str]] = ()) -> str:
+    block = _block(document)
+    chips = [("seed", str(block.get("seed", "?"))), ("raidlab", str(block.get("version", "?")))]
+    if finite(block.get("simulated_ns")):
+        chips.append(("simulated", f"{block['simulated_ns'] / 1e9:.3f} s"))
+    if finite(block.get("events")):
+        chips.append(("events", f"{block['events']:,}"))
+    chips.extend(extra)
+    out = "".join(f'<span class="chip"><span class="chip-key">{esc(k)}</span> {esc(v)}</span>' for k, v in chips)
+    if document.get("data_loss"):
+        out += '<span class="chip danger">data loss</span>'
+    return f'<p class="chips">{out}</p>'
+
+
+def run_card(document: Dict[str, Any], heading: str, anchor: str) -> str:
+    """One run: its numbers, charts, and (collapsed) the configuration it resolved to."""
+    config = _config(document)
+    lines = [(name, color, None, _cdf_points(document, d))
+             for d, name, color in (("read", "read", svg.READ_COLOR), ("write", "write", svg.WRITE_COLOR))]
+    lines = [line for line in lines if line[3]]
+    figures = [_figure(utilisation_chart(document, f"Member utilisation — {heading}"),
+                       "Share of the run each member was busy; hover a bar for reads, writes and queue depth.")]
+    if lines:
+        figures.append(_figure(cdf_chart(f"Latency CDF — {heading}", lines,
+                                         note="fio percentile points 1 %–99.99 %"),
+                               "Read right to see the slow tail: where a line reaches 99 % is the p99 latency."))
+    timeline = timeline_chart(document, f"{'Rebuild timeline' if document.get('rebuild') else 'Timeline'} — {heading}")
+    if timeline:
+        figures.append(_figure(timeline, "Per 1 s window: IOPS, latency p50/p99 and rebuild progress; "
+                                         "background colour is the array state.", wide=True))
+    block = _block(document)
+    resolved = json.dumps(block, indent=2, sort_keys=False, default=str)
+    fio_version = document.get("fio version", "")
+    return (
+        f'<article class="run" id="{esc(anchor)}">'
+        f"<h3>{esc(heading)}</h3>"
+        f"{_chips(document)}"
+        f'<p class="desc">{esc(describe_array(config))}<br><span class="muted">workload:</span> '
+        f"{esc(workload_text(config))}</p>"
+        f"{_job_table(document)}{_rebuild_text(document)}{_phase_table(document)}"
+        f'<div class="grid">{"".join(figures)}</div>'
+        f"<details><summary>Resolved configuration, seed and version "
+        f'<span class="muted">({esc(fio_version)})</span></summary>'
+        f"<pre><code>{esc(resolved)}</code></pre></details>"
+        f"</article>"
+    )
+
+
+def _summary_rows(entries: Sequence[Tuple[str, str, Dict[str, Any]]]) -> List[List[Any]]:
+    rows = []
+    for label, anchor, doc in entries:
+        rebuild = doc.get("rebuild")
+        if rebuild:
+            rebuild_text = _seconds(rebuild.get("duration_s")) + (" (est.)" if rebuild.get("extrapolated") else "")
+        else:
+            rebuild_text = "–"
+        block = _block(doc)
+        rows.append([_Raw(f'<a href="#{esc(anchor)}">{esc(label)}</a>'),
+                     _num(_iops(doc, "read")), _num(_iops(doc, "write")), f"{_mib_s(doc):,.1f}",
+                     _ms(percentile_ms(doc, "read", 99.0)), _ms(percentile_ms(doc, "write", 99.0)),
+                     rebuild_text, "yes" if doc.get("data_loss") else "no",
+                     str(block.get("seed", "?")), str(block.get("version", "?"))])
+    return rows
+
+
+_SUMMARY_HEADERS = ["run", "read IOPS", "write IOPS", "MiB/s", "read p99 ms", "write p99 ms",
+                    "rebuild time", "data loss", "seed", "raidlab"]
+
+
+def runs_overview(runs: Sequence[Tuple[str, str, Dict[str, Any]]]) -> str:
+    """Across several runs: IOPS bars (read, write) and latency CDFs per direction."""
+    labels = [label for label, _, _ in runs]
+    values = {}
+    for label, _, doc in runs:
+        values[(label, "read")] = _iops(doc, "read")
+        values[(label, "write")] = _iops(doc, "write")
+    figures = [_figure(svg.bar_chart("IOPS per run", labels, [("read", svg.READ_COLOR), ("write", svg.WRITE_COLOR)],
+                                     values, Axis("IOPS (I/O per s)"), "run (array and workload)", unit="IOPS"))]
+    for direction in DIRECTIONS:
+        lines = [(label, svg.PALETTE[i % len(svg.PALETTE)], None, _cdf_points(doc, direction))
+                 for i, (label, _, doc) in enumerate(runs)]
+        lines = [line for line in lines if line[3]]
+        if lines:
+            figures.append(_figure(cdf_chart(f"{direction.capitalize()} latency CDF per run", lines)))
+    return f'<div class="grid">{"".join(figures)}</div>'
+
+
+def comparison_section(entries: Sequence[Dict[str, Any]], anchors: List[str]) -> str:
+    """IOPS and latency per design and state (grouped bars), latency CDFs, and a table."""
+    designs: List[str] = []
+    states: List[str] = []
+    for entry in entries:
+        if entry["design"] not in designs:
+            designs.append(entry["design"])
+        if entry["state"] not in states:
+            states.append(entry["state"])
+    first_seen = list(states)
+    states.sort(key=lambda s: (STATE_ORDER.index(s) if s in STATE_ORDER else len(STATE_ORDER), first_seen.index(s)))
+    series = [(state, _state_color(state, i)) for i, state in enumerate(states)]
+    by_key = {(e["design"], e["state"]): e["document"] for e in entries}
+    iops = {k: _iops(doc) for k, doc in by_key.items()}
+    tips = {k: f"{k[0]} · {k[1]}: {fmt_num(_iops(doc))} IOPS (read {fmt_num(_iops(doc, 'read'))}, "
+               f"write {fmt_num(_iops(doc, 'write'))})" for k, doc in by_key.items()}
+    figures = [_figure(svg.bar_chart("IOPS by design and state", designs, series, iops,
+                                     Axis("IOPS (read + write, I/O per s)"), "design (array state per bar)",
+                                     unit="IOPS", tips=tips),
+                       "Higher is better. Hover a bar for the read/write split.")]
+    for direction in DIRECTIONS:
+        p99 = {k: percentile_ms(doc, direction, 99.0) for k, doc in by_key.items()}
+        p50 = {k: percentile_ms(doc, direction, 50.0) for k, doc in by_key.items()}
+        if not any(finite(v) for v in p99.values()):
+            continue
+        figures.append(_figure(svg.bar_chart(
+            f"{direction.capitalize()} latency by design and state", designs, series,
+            {k: v for k, v in p99.items() if finite(v)}, Axis(f"{direction} latency p99 (ms)"),
+            "design (array state per bar)", unit="ms",
+            markers={k: v for k, v in p50.items() if finite(v)}, marker_label="p50"),
+            "Bars are p99, the dark tick is p50. Lower is better."))
+    for direction in DIRECTIONS:
+        lines = []
+        for di, design in enumerate(designs):
+            for state in states:
+                doc = by_key.get((design, state))
+                if doc is None:
+                    continue
+                pts = _cdf_points(doc, direction)
+                if pts:
+                    lines.append((f"{design} · {state}", svg.PALETTE[di % len(svg.PALETTE)],
+                                  svg.STATE_DASH.get(state), pts))
+        if lines:
+            figures.append(_figure(cdf_chart(f"{direction.capitalize()} latency CDF by design and state", lines),
+                                   "Colour is the design, dash the state (solid optimal, dashed degraded, "
+                                   "dotted rebuilding)."))
+    rows = []
+    for (entry, anchor) in zip(entries, anchors):
+        doc = entry["document"]
+        rebuild = doc.get("rebuild")
+        rebuild_text = (_seconds(rebuild.get("duration_s")) + (" (est.)" if rebuild.get("extrapolated") else "")
+                        if rebuild else "–")
+        rows.append([_Raw(f'<a href="#{esc(anchor)}">{esc(entry["design"])}</a>'), entry["state"],
+                     _num(_iops(doc)), f"{_mib_s(doc):,.1f}",
+                     _ms(percentile_ms(doc, "read", 50.0)), _ms(percentile_ms(doc, "read", 99.0)),
+                     _ms(percentile_ms(doc, "write", 50.0)), _ms(percentile_ms(doc, "write", 99.0)),
+                     rebuild_text, "yes" if doc.get("data_loss") else "no"])
+    table = _table(["design", "state", "IOPS", "MiB/s", "read p50 ms", "read p99 ms", "write p50 ms",
+                    "write p99 ms", "rebuild time", "data loss"], rows, numeric_from=2)
+    return f'<div class="grid">{"".join(figures)}</div>{table}'
+
+
+def pareto_section(points: Sequence[Dict[str, Any]]) -> str:
+    currency = next((p.get("currency") for p in points if p.get("currency")), None)
+    cost_label = f"cost ({currency})" if currency else "cost (price units)"
+    chosen = next((p for p in points if p.get("chosen")), None)
+    note = f"{sum(1 for p in points if p.get('pareto'))} of {len(points)} candidates on the front"
+    figures = [_figure(svg.scatter_pareto("Planner: cost vs IOPS, risk as colour", points, cost_label,
+                                          "IOPS (I/O per s)", note=note, width=WIDE),
+                       "Up and left is better. Designs on the front are not beaten on cost, IOPS and "
+                       "latency at once; hover a dot for its numbers.", wide=True)]
+    ordered = sorted(points, key=lambda p: (not p.get("chosen"), not p.get("pareto"),
+                                            p.get("cost") if finite(p.get("cost")) else math.inf))
+    rows = [[p.get("label", "?"), _num(p.get("cost"), 0 if (p.get("cost") or 0) >= 100 else 2),
+             _num(p.get("iops")), _ms(p.get("p99_ms")), _prob(p.get("risk")),
+             "yes" if p.get("pareto") else "", "chosen" if p.get("chosen") else ""] for p in ordered]
+    table = _table(["design", cost_label, "IOPS", "p99 ms", "P(loss)", "Pareto", ""], rows)
+    lead = (f'<p class="lead">Chosen: <strong>{esc(chosen.get("label", "?"))}</strong>.</p>'
+            if chosen else "")
+    return f'{lead}<div class="grid">{"".join(figures)}</div>{table}'
+
+
+def reliability_section(data: Dict[str, Any]) -> str:
+    def years(key: str) -> Optional[str]:
+        value = data.get(key)
+        return f"{_num(value, 0 if value >= 100 else 1)} years" if finite(value) else None
+
+    mission = f"over {fmt_num(data['mission_years'])} years" if finite(data.get("mission_years")) else "over the mission time"
+    lost = data.get("expected_bytes_lost_per_year")
+    tiles = [(key, value, note) for key, value, note in (
+        ("MTTDL", years("mttdl_years"), "mean time to data loss"),
+        ("MTTDL (approx.)", years("mttdl_years_approx"), "closed-form approximation"),
+        ("P(array loss)", _prob(data["p_array_loss"]) if finite(data.get("p_array_loss")) else None, mission),
+        ("P(sector loss)", _prob(data["p_sector_loss"]) if finite(data.get("p_sector_loss")) else None,
+         "an unreadable sector during a rebuild"),
+        ("Expected loss", f"{human_bytes(int(lost))}/year" if finite(lost) else None, "bytes lost per year, expected"),
+    ) if value is not None]
+    html = '<div class="tiles">' + "".join(
+        f'<div class="tile"><div class="tile-key">{esc(k)}</div><div class="tile-value">{esc(v)}</div>'
+        f'<div class="tile-note">{esc(n)}</div></div>' for k, v, n in tiles) + "</div>"
+    curve = [(c.get("years"), c.get("p_loss")) for c in data.get("curve") or []
+             if finite(c.get("years")) and finite(c.get("p_loss"))]
+    if curve:
+        positive = [p for _, p in curve if p > 0]
+        log = bool(positive) and max(positive) / min(positive) > 100
+        if log:
+            points, axis = [(y, p) for y, p in curve if p > 0], Axis("P(data loss) (probability, log scale)", kind="log")
+            unit = ""
+        else:
+            points, axis = [(y, p * 100) for y, p in curve], Axis("P(data loss) (%)")
+            unit = "%"
+        chart = svg.line_chart("Probability of data loss over the mission", Axis("mission time (years)", lo=0.0),
+                               [Panel(axis, [Series("P(array loss)", "#d6336c", points, unit=unit, x_unit="years",
+                                                    markers=len(points) <= 40)], height=240)],
+                               width=WIDE)
+        html += f'<div class="grid">{_figure(chart, "Chance the array has lost data by each year of service.", wide=True)}</div>'
+    return html
+
+
+# --- the page -----------------------------------------------------------------------------------
+
+CSS = """
+:root{--bg:#f6f8fa;--card:#fff;--text:#1f2328;--muted:#59636e;--border:#d1d9e0;--accent:#0969da;
+--grid:#d8dee4;--danger:#b91c1c;--warn:#9a6700;--code:#f6f8fa;color-scheme:light dark}
+@media (prefers-color-scheme:dark){:root{--bg:#0d1117;--card:#151b23;--text:#e6edf3;--muted:#9198a1;
+--border:#3d444d;--accent:#4493f8;--grid:#2a313c;--danger:#f85149;--warn:#d29922;--code:#0d1117}}
+*{box-sizing:border-box}
+html{-webkit-text-size-adjust:100%}
+body{margin:0;background:var(--bg);color:var(--text);font:15px/1.5 system-ui,-apple-system,"Segoe UI",
+Roboto,"Helvetica Neue",Arial,sans-serif}
+main{max-width:1240px;margin:0 auto;padding:24px 20px 48px}
+header.page{margin-bottom:8px}
+h1{font-size:1.75rem;line-height:1.25;margin:0 0 4px;letter-spacing:-.01em}
+h2{font-size:1.3rem;margin:36px 0 12px;padding-bottom:6px;border-bottom:1px solid var(--border)}
+h3{font-size:1.08rem;margin:0 0 6px}
+a{color:var(--accent);text-decoration:none}a:hover{text-decoration:underline}
+.muted{color:var(--muted)}
+.lead{font-size:1.02rem}
+nav.toc{display:flex;flex-wrap:wrap;gap:6px 14px;margin:12px 0 4px;font-size:.93rem}
+.grid{display:grid;grid-template-columns:repeat(auto-fit,minmax(min(100%,460px),1fr));gap:16px;margin:14px 0}
+.figure{margin:0;background:var(--card);border:1px solid var(--border);border-radius:10px;padding:8px 8px 6px;
+min-width:0;overflow-x:auto}
+.figure.wide{grid-column:1/-1}
+.figure figcaption{color:var(--muted);font-size:.85rem;padding:2px 6px 2px}
+svg.chart{display:block;width:100%;height:auto;min-width:440px}
+.figure.wide svg.chart{min-width:700px}
+svg.chart .chart-title,svg.chart .legend-label,svg.chart .axis-label,svg.chart .group-label,
+svg.chart .value,svg.chart .chosen-label,svg.chart .colour-ramp text:first-child{fill:var(--text)}
+svg.chart .tick,svg.chart .chart-note,svg.chart .band-label{fill:var(--muted)}
+svg.chart .grid{stroke:var(--grid)}
+svg.chart .axis-line{stroke:var(--muted)}
+svg.chart .ink{stroke:var(--text)}
+svg.chart .hollow{fill:var(--card)}
+svg.chart .halo{stroke:var(--card)}
+svg.chart .chosen-label{stroke:var(--card)}
+svg.chart .bar:hover,svg.chart .point:hover{opacity:.8}
+.run{background:var(--card);border:1px solid var(--border);border-radius:12px;padding:16px 18px;margin:16px 0}
+.run .grid .figure{border-color:var(--border);background:transparent}
+.desc{margin:6px 0 10px}
+.chips{display:flex;flex-wrap:wrap;gap:6px;margin:4px 0 8px;padding:0}
+.chip{display:inline-block;border:1px solid var(--border);border-radius:999px;padding:1px 10px;font-size:.82rem;
+background:var(--bg);font-variant-numeric:tabular-nums}
+.chip-key{color:var(--muted)}
+.chip.danger{color:#fff;background:var(--danger);border-color:var(--danger);font-weight:600}
+.callout{border-left:4px solid var(--accent);background:var(--bg);padding:8px 12px;border-radius:4px;margin:10px 0}
+.callout.danger{border-color:var(--danger)}.callout.warn{border-color:var(--warn)}
+.table-wrap{overflow-x:auto;margin:10px 0}
+table{border-collapse:collapse;width:100%;font-size:.9rem;font-variant-numeric:tabular-nums;background:var(--card)}
+caption{text-align:left;color:var(--muted);font-size:.85rem;padding:4px 0}
+th,td{padding:6px 10px;border-bottom:1px solid var(--border);text-align:left;white-space:nowrap}
+thead th{font-weight:600;color:var(--muted);border-bottom:2px solid var(--border)}
+tbody tr:nth-child(even){background:color-mix(in srgb,var(--bg) 60%,transparent)}
+tbody th{font-weight:500;white-space:normal;min-width:10em}
+.num{text-align:right}
+details{margin-top:12px;border:1px solid var(--border);border-radius:8px;background:var(--bg)}
+details>summary{cursor:pointer;padding:8px 12px;font-weight:500}
+details[open]>summary{border-bottom:1px solid var(--border)}
+pre{margin:0;padding:12px;overflow:auto;max-height:480px;font:12.5px/1.45 ui-monospace,SFMono-Regular,Menlo,
+Consolas,monospace;background:var(--code)}
+.tiles{display:grid;grid-template-columns:repeat(auto-fit,minmax(190px,1fr));gap:12px;margin:12px 0}
+.tile{background:var(--card);border:1px solid var(--border);border-radius:10px;padding:12px 14px}
+.tile-key{color:var(--muted);font-size:.85rem}
+.tile-value{font-size:1.45rem;font-weight:600;font-variant-numeric:tabular-nums;margin:2px 0}
+.tile-note{color:var(--muted);font-size:.8rem}
+footer{margin-top:40px;color:var(--muted);font-size:.85rem;border-top:1px solid var(--border);padding-top:12px}
+@media (max-width:600px){main{padding:16px 10px 32px}h1{font-size:1.4rem}.run{padding:12px 10px}}
+@media print{body{background:#fff}.figure,.run,.tile{break-inside:avoid}details{display:none}}
+"""
+
+
+def render_html(title: str, runs: list, comparison: Optional[list] = None, pareto: Optional[list] = None,
+                reliability: Optional[dict] = None) -> str:
+    """The whole report as one HTML string (UTF-8, no external resources)."""
+    runs = list(runs or [])
+    comparison = list(comparison or [])
+    run_entries = [(run_label(doc) if len(runs) > 1 or comparison else "this run", f"run-{i + 1}", doc)
+                   for i, doc in enumerate(runs)]
+    counts: Dict[str, int] = {}
+    for label, _, _ in run_entries:
+        counts[label] = counts.get(label, 0) + 1
+    numbered: Dict[str, int] = {}
+    for i, (label, anchor, doc) in enumerate(run_entries):
+        if counts[label] > 1:  # the same array twice (e.g. two seeds): number them
+            numbered[label] = numbered.get(label, 0) + 1
+            run_entries[i] = (f"{label} #{numbered[label]}", anchor, doc)
+    comp_anchors = [f"design-{i + 1}" for i in range(len(comparison))]
+    comp_entries = [(f"{e['design']} · {e['state']}", a, e["document"]) for e, a in zip(comparison, comp_anchors)]
+
+    docs = [doc for _, _, doc in run_entries + comp_entries]
+    versions = sorted({str(_block(d).get("version")) for d in docs if _block(d).get("version")})
+    seeds = sorted({str(_block(d).get("seed")) for d in docs if _block(d).get("seed") is not None},
+                   key=lambda s: (len(s), s))
+
+    sections: List[Tuple[str, str, str]] = []  # (id, heading, html)
+    if run_entries or comp_entries:
+        summary = _table(_SUMMARY_HEADERS, _summary_rows(run_entries + comp_entries), numeric_from=1)
+        sections.append(("summary", "Summary", summary))
+    if comparison:
+        sections.append(("comparison", "Designs compared", comparison_section(comparison, comp_anchors)))
+    if pareto:
+        sections.append(("plan", "Planner: Pareto front", pareto_section(pareto)))
+    if reliability:
+        sections.append(("reliability", "Reliability", reliability_section(reliability)))
+    if len(run_entries) > 1:
+        sections.append(("overview", "Runs side by side", runs_overview(run_entries)))
+    if run_entries:
+        cards = "".join(run_card(doc, label, anchor) for label, anchor, doc in run_entries)
+        sections.append(("runs", "Run" if len(run_entries) == 1 else "Runs", cards))
+    if comp_entries:
+        cards = "".join(run_card(doc, label, anchor) for label, anchor, doc in comp_entries)
+        open_attr = " open" if len(comp_entries) <= 6 else ""
+        sections.append(("designs", "Each design and state",
+                         f"<details{open_attr}><summary>{len(comp_entries)} simulations: utilisation, "
+                         f"latency and timelines per design and state</summary>"
+                         f'<div class="details-body">{cards}</div></details>'))
+
+    meta = []
+    if docs:
+        meta.append(f"{len(docs)} simulation{'s' if len(docs) != 1 else ''}")
+    if versions:
+        meta.append("raidlab " + ", ".join(versions))
+    if seeds:
+        meta.append(("seed " if len(seeds) == 1 else "seeds ") + ", ".join(seeds))
+    if len(run_entries) == 1 and not comp_entries:
+        config = _config(run_entries[0][2])
+        meta_line = f"{describe_array(config)} · {workload_text(config)}"
+    else:
+        meta_line = ""
+    toc = "".join(f'<a href="#{sid}">{esc(heading)}</a>' for sid, heading, _ in sections)
+    body = "".join(f'<section id="{sid}"><h2>{esc(heading)}</h2>{content}</section>'
+                   for sid, heading, content in sections)
+    if not sections:
+        body = '<p class="muted">Nothing to report: no runs were given.</p>'
+    return (
+        "<!DOCTYPE html>\n"
+        '<html lang="en"><head><meta charset="utf-8">'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">'
+        '<meta name="generator" content="raidlab">'
+        f"<title>{esc(title)}</title><style>{CSS}</style></head><body><main>"
+        f'<header class="page"><h1>{esc(title)}</h1>'
+        f'<p class="muted">{esc(" · ".join(meta))}</p>'
+        + (f'<p class="desc">{esc(meta_line)}</p>' if meta_line else "")
+        + f'<nav class="toc">{toc}</nav></header>{body}'
+        '<footer>Generated by raidlab from simulated runs: every number comes from the documents '
+        "this report was made from (see each run's resolved configuration). Same inputs and seed, "
+        "same report.</footer>"
+        "</main></body></html>\n"
+    )
