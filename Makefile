@@ -10,8 +10,9 @@ CARGO ?= cargo
 help: ## Show this list of targets
 	@grep -E '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*## "}; {printf "  %-10s %s\n", $$1, $$2}'
 
-deps: ## Install system tools the tests use (Debian packages; idempotent): chromium
+deps: ## Install system tools the tests use (Debian packages; idempotent): chromium, fio
 	command -v chromium >/dev/null || (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium)
+	command -v fio >/dev/null || (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq fio)
 
 install: ## Build the Rust extension and install raidlab (editable) with its test extras
 	$(PIP) install --quiet -e '.[test]'

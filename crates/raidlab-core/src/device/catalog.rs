@@ -2,7 +2,7 @@
 //! parameters into a validated choice, list presets for `raidlab drives`, and build drives.
 
 use super::params::{ParamDecl, ParamValues};
-use super::{hdd, null, ssd, Drive};
+use super::{empirical, hdd, null, ssd, Drive};
 use crate::error::{Error, ErrorKind, Result};
 use crate::sim::Prng;
 
@@ -12,6 +12,8 @@ pub enum DriveKind {
     Hdd,
     Ssd,
     Null,
+    /// Fitted from measurements (`raidlab calibrate`); no presets.
+    Empirical,
 }
 
 impl DriveKind {
@@ -20,7 +22,8 @@ impl DriveKind {
             "hdd" => Ok(DriveKind::Hdd),
             "ssd" => Ok(DriveKind::Ssd),
             "null" => Ok(DriveKind::Null),
-            _ => Err(invalid(format!("unknown drive kind '{text}': expected hdd, ssd or null"))),
+            "empirical" => Ok(DriveKind::Empirical),
+            _ => Err(invalid(format!("unknown drive kind '{text}': expected hdd, ssd, null or empirical"))),
         }
     }
     pub fn name(self) -> &'static str {
@@ -28,6 +31,7 @@ impl DriveKind {
             DriveKind::Hdd => "hdd",
             DriveKind::Ssd => "ssd",
             DriveKind::Null => "null",
+            DriveKind::Empirical => "empirical",
         }
     }
     /// Every parameter the model reads (name, unit, default, range, doc).
@@ -36,6 +40,7 @@ impl DriveKind {
             DriveKind::Hdd => hdd::DECLARATIONS,
             DriveKind::Ssd => ssd::DECLARATIONS,
             DriveKind::Null => null::DECLARATIONS,
+            DriveKind::Empirical => empirical::DECLARATIONS,
         }
     }
 }
@@ -116,6 +121,7 @@ impl DriveChoice {
             DriveKind::Hdd => hdd::HddSpec::from_params(&self.values).map(|_| ()),
             DriveKind::Ssd => ssd::SsdSpec::from_params(&self.values).map(|_| ()),
             DriveKind::Null => null::NullSpec::from_params(&self.values).map(|_| ()),
+            DriveKind::Empirical => empirical::EmpiricalSpec::from_params(&self.values).map(|_| ()),
         }
     }
 
@@ -146,6 +152,10 @@ impl DriveChoice {
             DriveKind::Null => {
                 Box::new(null::NullDrive::new(null::NullSpec::from_params(&values).expect("checked"), prng))
             }
+            DriveKind::Empirical => Box::new(empirical::EmpiricalDrive::new(
+                empirical::EmpiricalSpec::from_params(&values).expect("checked in resolve"),
+                prng,
+            )),
         }
     }
 }

@@ -1,0 +1,109 @@
+"""`raidlab calibrate`: sweep one device with fio, fit a drive model, save it as a drive TOML.
+
+The option names are a contract: scripts outside the project use them.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Optional
+
+import click
+
+from raidlab.commands.measure import ProgressBar, write_json
+from raidlab.errors import ConfigError
+from raidlab.measure import calibrate as calibration
+from raidlab.measure.fit import MODELS, Observation, Point
+
+DEFAULT_OUT = "calibrated-drive.toml"
+
+
+def _load_sweep(path: str):
+    """Observations from an earlier `raidlab calibrate --json` document."""
+    try:
+        with open(path) as handle:
+            document = json.load(handle)
+        rows = document["sweep"]
+        observations = [Observation(Point(r["rw"], int(r["bs"]), int(r["iodepth"]), int(r.get("fdatasync", 0))),
+                                    float(r["iops"]), float(r["bw_bytes"]), float(r["lat_mean_ns"]),
+                                    float(r["lat_min_ns"]), {k: float(v) for k, v in r["percentiles"].items()},
+                                    float(r["sync_mean_ns"]), float(r["runtime_s"])) for r in rows]
+        return document, observations
+    except OSError as error:
+        raise ConfigError(f"cannot read {path}: {error.strerror}") from None
+    except (ValueError, KeyError, TypeError) as error:
+        raise ConfigError(f"{path} is not a 'raidlab calibrate --json' document ({error})") from None
+
+
+@click.command("calibrate")
+@click.option("--target", metavar="PATH", help="File (new or existing) or block device to sweep.")
+@click.option("--size", metavar="SIZE",
+              help="Region to sweep, e.g. 1G [default: the device or existing file, else 1 GiB].")
+@click.option("--quick", is_flag=True, help="A 9-point sweep of 1 s points (CI), instead of 49 points of 3 s.")
+@click.option("--runtime-s", type=click.FloatRange(0.1, 3600), help="Seconds per sweep point.")
+@click.option("--model", type=click.Choice(("auto",) + MODELS), default="auto", show_default=True,
+              help="Model to fit; auto fits all and keeps ssd/hdd unless only the empirical one fits.")
+@click.option("--out", default=DEFAULT_OUT, show_default=True, metavar="FILE.toml",
+              help="Where to write the drive model.")
+@click.option("--destroy-data", is_flag=True,
+              help="Allow the sweep (it writes) on a block device or an existing non-empty file.")
+@click.option("--fio-binary", metavar="PATH", help="The fio to run [default: $RAIDLAB_FIO or fio on PATH].")
+@click.option("--sweep", "sweep_json", metavar="FILE.json",
+              help="Refit the sweep of an earlier 'raidlab calibrate --json' run instead of running fio.")
+@click.option("--json", "json_out", is_flag=False, flag_value="-", default=None, metavar="[OUT]",
+              help="Print the sweep, every candidate fit and the chosen model as JSON (to OUT if given).")
+def calibrate_command(target: Optional[str], size: Optional[str], quick: bool, runtime_s: Optional[float],
+                      model: str, out: str, destroy_data: bool, fio_binary: Optional[str],
+                      sweep_json: Optional[str], json_out: Optional[str]) -> None:
+    """Measure one device with a fio sweep and fit a drive model for `raidlab sim --drive`.
+
+    The sweep: random 4 KiB to 1 MiB reads and writes at depths 1 to 64, sequential reads and
+    writes, and a 4 KiB fdatasync point, all O_DIRECT. Each model (hdd, ssd, empirical) is
+    fitted by simulating the sweep; the error at every point is reported and kept in the file.
+    """
+    quiet = json_out == "-"
+
+    def say(text: str) -> None:
+        if not quiet:
+            click.echo(text, err=True)
+
+    if sweep_json:
+        if target:
+            raise click.UsageError("give --target (to run a sweep) or --sweep (to refit one), not both")
+        document, observations = _load_sweep(sweep_json)
+        say(f"refitting {len(observations)} sweep points from {sweep_json}")
+        result = calibration.from_observations(
+            observations, int(document["span_bytes"]), model=model, max_evals=40 if len(observations) < 20 else 80,
+            target=str(document.get("target", "")), target_kind=str(document.get("target_kind", "")),
+            runtime_s=float(document.get("runtime_s_per_point", 0.0)),
+            tool_version=str(document.get("tool_version", "")), on_fit=lambda k: say(f"fitting {k} model"))
+    else:
+        if not target:
+            raise click.UsageError("give --target PATH (or --sweep FILE.json)")
+        bar = ProgressBar(json_out is None and sys.stderr.isatty(), "sweeping")
+
+        def on_point(index: int, total: int, seen: Observation) -> None:
+            if bar.bar is None:
+                say(f"[{index + 1}/{total}] {seen.point.name}: {seen.iops:.0f} IOPS, "
+                    f"{seen.bw_bytes / 2**20:.1f} MiB/s, {seen.lat_mean_ns / 1e6:.3f} ms")
+
+        try:
+            result = calibration.calibrate(target, size=size, quick=quick, runtime_s=runtime_s,
+                                           destroy_data=destroy_data, fio_binary=fio_binary, model=model,
+                                           progress=bar.callback, on_point=on_point,
+                                           on_fit=lambda k: (bar.close(), say(f"fitting {k} model")))
+        finally:
+            bar.close()
+    try:
+        with open(out, "w") as handle:
+            handle.write(result.to_toml())
+    except OSError as error:
+        raise ConfigError(f"cannot write {out}: {error.strerror}") from None
+    if json_out is not None:
+        document = result.to_dict()
+        document["out"] = out
+        write_json(document, json_out)
+        return
+    click.echo(result.summary())
+    click.echo(f"wrote {out}; predict arrays of this drive with: raidlab sim --drive {out} ...")

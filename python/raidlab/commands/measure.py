@@ -1,0 +1,135 @@
+"""`raidlab measure` and `raidlab import`: real runs through fio, in the same schema as `sim`.
+
+The option names are a contract: scripts outside the project use them.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Any, Dict, Optional
+
+import click
+
+from raidlab.errors import ConfigError
+from raidlab.measure import importer, measurement
+from raidlab.measure.report import summary
+
+
+def write_json(document: Any, json_out: str) -> None:
+    """``--json`` (stdout) or ``--json OUT`` (a file), as ``raidlab sim`` does."""
+    text = json.dumps(document, indent=2, sort_keys=False)
+    if json_out == "-":
+        click.echo(text)
+        return
+    try:
+        with open(json_out, "w") as out:
+            out.write(text + "\n")
+    except OSError as error:
+        raise ConfigError(f"cannot write {json_out}: {error.strerror}") from None
+
+
+class ProgressBar:
+    """A progress bar on stderr (only on a terminal), fed fractions 0..1."""
+
+    def __init__(self, enabled: bool, label: str) -> None:
+        self.bar = click.progressbar(length=1000, label=label, file=sys.stderr) if enabled else None
+        self.shown = 0
+        if self.bar is not None:
+            self.bar.__enter__()
+
+    def __call__(self, fraction: float) -> None:
+        if self.bar is None:
+            return
+        done = int(1000 * min(max(fraction, 0.0), 1.0))
+        if done > self.shown:
+            self.bar.update(done - self.shown)
+            self.shown = done
+
+    @property
+    def callback(self):
+        return self if self.bar is not None else None
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.__exit__(None, None, None)
+            self.bar = None
+
+
+@click.command("measure")
+@click.option("--target", required=True, metavar="PATH",
+              help="File (new or existing) or block device to run fio on.")
+@click.option("--fio", "fio_job", metavar="JOB.fio", help="A fio job file.")
+@click.option("--sysbench", metavar='"OPTIONS"',
+              help="sysbench fileio options (run as the closest fio job; differences are noted).")
+@click.option("--preset", metavar="NAME", help="A workload preset (oltp-innodb, oltp-postgres, wal, backup-scan).")
+@click.option("--size", metavar="SIZE",
+              help="Region of every job, e.g. 1G (K/M/G/T = powers of 1024). Default: the job's own, "
+                   "else the whole device or existing file, else 1 GiB for a new file.")
+@click.option("--runtime-s", type=click.FloatRange(0.001, 1e6), help="Override the workload's run time.")
+@click.option("--destroy-data", is_flag=True,
+              help="Allow a writing workload on a block device or an existing non-empty file.")
+@click.option("--show-job", is_flag=True, help="Print the generated fio job file (stderr with --json).")
+@click.option("--dry-run", is_flag=True, help="Check the target and print the job file; do not run fio.")
+@click.option("--fio-binary", metavar="PATH", help="The fio to run [default: $RAIDLAB_FIO or fio on PATH].")
+@click.option("--fio-output", metavar="FILE", help="Also keep fio's own JSON output in FILE.")
+@click.option("--json", "json_out", is_flag=False, flag_value="-", default=None, metavar="[OUT]",
+              help="Print fio-shaped JSON (to OUT if given) instead of a table.")
+def measure_command(target: str, fio_job: Optional[str], sysbench: Optional[str], preset: Optional[str],
+                    size: Optional[str], runtime_s: Optional[float], destroy_data: bool, show_job: bool,
+                    dry_run: bool, fio_binary: Optional[str], fio_output: Optional[str],
+                    json_out: Optional[str]) -> None:
+    """Run a workload with the real fio on a file or device and report it like `raidlab sim`.
+
+    Give one workload: --fio JOB.fio, --sysbench "fileio options", or --preset NAME. A workload
+    that writes refuses a block device, a mounted or busy device, and an existing non-empty
+    file unless --destroy-data is given; read-only workloads always run.
+    """
+    from raidlab.sim import resolve_workload
+
+    workload = resolve_workload(fio=fio_job, sysbench=sysbench, preset=preset)
+    prepared = measurement.prepare(target, workload, size=size, runtime_s=runtime_s,
+                                   destroy_data=destroy_data)
+    for note in prepared.notes:
+        click.echo(f"raidlab: note: {note}", err=True)
+    if show_job or dry_run:
+        click.echo(prepared.job_text, nl=False, err=json_out == "-" and not dry_run)
+    if dry_run:
+        return
+    bar = ProgressBar(json_out is None and sys.stderr.isatty(), "measuring")
+    try:
+        result = measurement.run_prepared(prepared, fio_binary=fio_binary, progress=bar.callback,
+                                          keep_json=fio_output, command=["raidlab", *sys.argv[1:]])
+    finally:
+        bar.close()
+    if json_out is not None:
+        write_json(result.document, json_out)
+        return
+    title = f"{target} ({prepared.target.describe()}) | {prepared.workload.describe()}"
+    click.echo(summary(result.document, title))
+
+
+@click.command("import")
+@click.argument("json_file", metavar="FILE.json")
+@click.option("--json", "json_out", is_flag=False, flag_value="-", default=None, metavar="[OUT]",
+              help="Print raidlab's JSON document (to OUT if given) instead of a table.")
+def import_command(json_file: str, json_out: Optional[str]) -> None:
+    """Load fio 3.x JSON output (from any machine; '-' reads stdin) into raidlab's schema.
+
+    Text fio printed before the JSON (error lines, a shell prompt) is skipped. The table is the
+    one `raidlab sim` and `raidlab measure` print.
+    """
+    block: Dict[str, Any] = {"source": "measured", "tool": "fio", "imported_from": json_file}
+    document = importer.load(json_file, block)
+    simulated = "simulated_ns" in document["raidlab"] and document["raidlab"].get("source") != "measured"
+    if not simulated:
+        document["raidlab"].setdefault("tool_version", document["fio version"])
+    if json_out is not None:
+        write_json(document, json_out)
+        return
+    if simulated:
+        from raidlab.report import table
+
+        click.echo(table.summary(document, f"imported {json_file}"))
+    else:
+        click.echo(summary(document, f"imported {json_file}"))

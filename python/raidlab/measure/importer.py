@@ -1,0 +1,235 @@
+"""fio 3.x JSON output → raidlab's result document (the shape ``raidlab sim --json`` prints).
+
+The schema *is* fio's own JSON (``--output-format=json``; research
+../shared/research/benchmark-tools.md §2.3, fio-3.33 ``stat.c`` ``show_thread_status_json``),
+so a measured run keeps every field fio wrote and simulated and measured runs read the same
+way: ``jobs[]`` with ``read``/``write``/``sync`` (``iops``, ``bw_bytes``, ``bw`` in KiB/s,
+``runtime`` in ms, ``clat_ns``/``lat_ns`` with ``percentile`` keys such as ``"99.000000"``),
+``disk_util[]``, ``"fio version"``. raidlab adds a ``raidlab`` block whose ``source`` is
+``"measured"`` (tool, tool version, target, host, job file, notes, where it was imported from).
+
+What the importer fixes up, each for a reason:
+
+- a **preamble** before the JSON: fio prints some error lines into its output stream ahead of
+  the document (fio#731, #1685; 3.33 writes e.g. ``fio: pid=0, err=20/file:filesetup.c:455,
+  func=fstat, error=Not a directory`` there), and people paste runs with a shell prompt or
+  ``--status-interval`` text in front. The document starts at the first line that begins with
+  ``{``. ``--status-interval`` writes several concatenated documents (fio#672), each one
+  cumulative, so raidlab takes the last complete one; other trailing text is ignored.
+- ``sync.total_ios`` is always 0 in fio 3.33's JSON (verified: 576 fdatasyncs reported as
+  ``"total_ios": 0`` with ``"lat_ns": {"N": 576}``; ``stat.c`` prints
+  ``ts->total_io_u[DDIR_SYNC]``, which is not the fsync count), so raidlab takes the larger of
+  it and ``sync.lat_ns.N``.
+- fields raidlab's reports read but an older 3.x lacks (``sync``, ``drop_ios``, ``short_ios``)
+  are added as zeros; ``disk_util`` entries get ``flush_ios``, ``read_sectors``,
+  ``write_sectors`` and ``queue_depth_mean`` as ``null`` (fio does not report them; the
+  simulator does).
+- fio 2.x JSON (latencies in µs under ``slat``/``clat``/``lat``, no ``*_ns``) is refused with
+  a clear message rather than silently rescaled.
+- client/server runs (``fio --client``) put their jobs under ``client_stats``; those are read,
+  each job name prefixed with its ``hostname``.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from typing import Any, Dict, List, Optional
+
+from raidlab.errors import ConfigError
+
+__all__ = ["parse_fio_json", "to_document", "load", "RAIDLAB_KEYS"]
+
+_DIRECTIONS = ("read", "write")
+_ZERO_LATENCY = {"min": 0, "max": 0, "mean": 0.0, "stddev": 0.0, "N": 0}
+#: Keys of the ``raidlab`` block of a measured run.
+RAIDLAB_KEYS = ("source", "tool", "tool_version", "version", "target", "hostname", "timestamp",
+                "job_file", "workload", "notes", "imported_from")
+
+
+def _documents(text: str) -> List[Dict[str, Any]]:
+    decoder = json.JSONDecoder()
+    found: List[Dict[str, Any]] = []
+    position = 0
+    while True:
+        start = text.find("{", position)
+        # A document starts at a '{' that opens a line (fio pretty-prints the top level so).
+        while start > 0 and text[start - 1] not in "\n\r":
+            start = text.find("{", start + 1)
+        if start < 0:
+            break
+        try:
+            value, end = decoder.raw_decode(text, start)
+        except json.JSONDecodeError:
+            position = start + 1
+            continue
+        if isinstance(value, dict):
+            found.append(value)
+        position = end
+    return found
+
+
+def parse_fio_json(text: str, what: str = "input") -> Dict[str, Any]:
+    """The fio document in ``text``, skipping any non-JSON preamble (see the module docstring)."""
+    if not isinstance(text, str):
+        raise ConfigError(f"{what} must be text")
+    stripped = text.lstrip()
+    candidates: List[Dict[str, Any]] = []
+    if stripped.startswith("{"):
+        try:
+            value = json.loads(stripped)
+            if isinstance(value, dict):
+                candidates = [value]
+        except json.JSONDecodeError:
+            candidates = []
+    if not candidates:
+        candidates = _documents(text)
+    documents = [c for c in candidates if "jobs" in c or "client_stats" in c]
+    if not documents:
+        if candidates or "{" in text:
+            raise ConfigError(f"{what} is not fio JSON output: no document with \"jobs\" "
+                              "(was fio run with --output-format=json?)")
+        raise ConfigError(f"{what} is not fio JSON output (was fio run with --output-format=json?)")
+    return documents[-1]
+
+
+def _number(value: Any, where: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise ConfigError(f"fio JSON: {where} is not a number")
+    return value
+
+
+def _latency(stats: Dict[str, Any], key: str, where: str) -> Dict[str, Any]:
+    value = stats.get(key)
+    if value is None:
+        return dict(_ZERO_LATENCY)
+    if not isinstance(value, dict):
+        raise ConfigError(f"fio JSON: {where}.{key} is not an object")
+    for field in ("min", "max", "mean", "N"):
+        if field in value:
+            _number(value[field], f"{where}.{key}.{field}")
+    percentile = value.get("percentile")
+    if percentile is not None and not isinstance(percentile, dict):
+        raise ConfigError(f"fio JSON: {where}.{key}.percentile is not an object")
+    return value
+
+
+def _direction(job: Dict[str, Any], name: str, where: str) -> Dict[str, Any]:
+    stats = job.get(name)
+    if stats is None:
+        stats = {}
+    if not isinstance(stats, dict):
+        raise ConfigError(f"fio JSON: {where}.{name} is not an object")
+    if ("clat" in stats or "lat" in stats) and "clat_ns" not in stats and "lat_ns" not in stats:
+        raise ConfigError("fio 2.x JSON (latencies in µs, no clat_ns) is not supported; "
+                          "raidlab reads fio 3.x output")
+    out = dict(stats)
+    for field in ("io_bytes", "bw_bytes", "bw", "iops", "runtime", "total_ios"):
+        out[field] = _number(stats.get(field, 0), f"{where}.{name}.{field}")
+    out.setdefault("io_kbytes", int(out["io_bytes"]) // 1024)
+    out.setdefault("short_ios", 0)
+    out.setdefault("drop_ios", 0)
+    for key in ("slat_ns", "clat_ns", "lat_ns"):
+        out[key] = _latency(stats, key, f"{where}.{name}")
+    return out
+
+
+def _sync(job: Dict[str, Any], where: str) -> Dict[str, Any]:
+    stats = job.get("sync")
+    if stats is None:
+        return {"total_ios": 0, "lat_ns": dict(_ZERO_LATENCY)}
+    if not isinstance(stats, dict):
+        raise ConfigError(f"fio JSON: {where}.sync is not an object")
+    out = dict(stats)
+    out["lat_ns"] = _latency(stats, "lat_ns", f"{where}.sync")
+    count = _number(stats.get("total_ios", 0), f"{where}.sync.total_ios")
+    out["total_ios"] = max(int(count), int(out["lat_ns"].get("N", 0) or 0))
+    return out
+
+
+def _job(job: Any, index: int, host: Optional[str]) -> Dict[str, Any]:
+    where = f"jobs[{index}]"
+    if not isinstance(job, dict):
+        raise ConfigError(f"fio JSON: {where} is not an object")
+    out = dict(job)
+    name = job.get("jobname", f"job{index}")
+    out["jobname"] = f"{host}/{name}" if host else str(name)
+    out.setdefault("groupid", 0)
+    out.setdefault("error", 0)
+    out.setdefault("elapsed", 0)
+    for direction in _DIRECTIONS:
+        out[direction] = _direction(job, direction, where)
+    if "trim" in job and isinstance(job["trim"], dict):
+        out["trim"] = _direction(job, "trim", where)
+    out["sync"] = _sync(job, where)
+    return out
+
+
+def _disk(entry: Any, index: int) -> Dict[str, Any]:
+    if not isinstance(entry, dict):
+        raise ConfigError(f"fio JSON: disk_util[{index}] is not an object")
+    out = dict(entry)
+    out.setdefault("name", f"disk{index}")
+    for field in ("read_ios", "write_ios", "util"):
+        out[field] = _number(entry.get(field, 0), f"disk_util[{index}].{field}")
+    for field in ("flush_ios", "read_sectors", "write_sectors", "queue_depth_mean"):
+        out.setdefault(field, None)
+    return out
+
+
+def to_document(raw: Dict[str, Any], block: Optional[Dict[str, Any]] = None) -> Dict[str, Any]:
+    """raidlab's document for a parsed fio run; ``block`` becomes (or updates) ``raidlab``.
+
+    A document raidlab wrote itself (it has a ``raidlab`` block) keeps its block (only
+    ``imported_from`` is added), so a simulated run stays a simulated run.
+    """
+    if not isinstance(raw, dict):
+        raise ConfigError("fio JSON: the document is not an object")
+    raw = copy.deepcopy(raw)
+    if "client_stats" in raw and "jobs" not in raw:
+        entries = raw.pop("client_stats")
+        if not isinstance(entries, list):
+            raise ConfigError("fio JSON: client_stats is not a list")
+        jobs = [_job(job, i, str(job.get("hostname", "client")) if isinstance(job, dict) else None)
+                for i, job in enumerate(entries)
+                if not (isinstance(job, dict) and job.get("jobname") == "All clients")]
+    else:
+        entries = raw.get("jobs")
+        if not isinstance(entries, list):
+            raise ConfigError("fio JSON: \"jobs\" is not a list")
+        jobs = [_job(job, i, None) for i, job in enumerate(entries)]
+    if not jobs:
+        raise ConfigError("fio JSON has no jobs")
+    disks = raw.get("disk_util") or []
+    if not isinstance(disks, list):
+        raise ConfigError("fio JSON: disk_util is not a list")
+    document = dict(raw)
+    document["fio version"] = str(raw.get("fio version", "fio-unknown"))
+    document.setdefault("global options", {})
+    document["jobs"] = jobs
+    document["disk_util"] = [_disk(d, i) for i, d in enumerate(disks)]
+    existing = raw.get("raidlab")
+    if isinstance(existing, dict):
+        # A document raidlab wrote (simulated or measured) keeps its own block.
+        merged = dict(existing)
+        if block and block.get("imported_from"):
+            merged["imported_from"] = block["imported_from"]
+    else:
+        merged = dict(block or {})
+    document["raidlab"] = merged
+    return document
+
+
+def load(path: str, block: Optional[Dict[str, Any]] = None) -> Dict[str, Any]:
+    """Reads a fio JSON file (``-`` is stdin) into raidlab's document."""
+    import sys
+
+    try:
+        if path == "-":
+            text = sys.stdin.read()
+        else:
+            with open(path, "rb") as handle:
+                text = handle.read().decode("utf-8", "replace")
+    except OSError as error:
+        raise ConfigError(f"cannot read {path}: {error.strerror}") from None
+    return to_document(parse_fio_json(text, path), block)

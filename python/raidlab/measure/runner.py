@@ -1,0 +1,229 @@
+"""Running the real fio: one subprocess per job file, JSON to a file, progress from fio's ETA.
+
+raidlab never does I/O itself; every byte moves through fio (Debian package ``fio``; research:
+../shared/research/benchmark-tools.md §2). The command is
+
+    fio --output-format=json --output=OUT.json [--eta=always --eta-newline=1] JOB.fio
+
+run without a shell (an argument list, never ``shell=True``). The JSON goes to a file because
+fio prints some error lines into its output stream ahead of the JSON (fio#731, #1685; seen with
+3.33: ``fio: pid=..., err=22/file:io_u.c:1876, func=io_u error, error=Invalid argument``), and
+the importer tolerates such a preamble anyway.
+
+Progress: with ``--eta=always`` fio writes status lines such as
+``Jobs: 1 (f=1): [r(1)][60.0%][r=485MiB/s][r=124k IOPS][eta 00m:02s]`` separated by ``\\r``
+(benchmark-tools.md §2.3; verified with 3.33: the percentage appears after the first second or
+two). raidlab reads the percentage from them and, until fio prints one, estimates progress from
+the elapsed time and the workload's run time.
+
+Errors: a missing fio binary, a non-zero exit status, or a job with ``error != 0`` in the JSON
+become one :class:`~raidlab.errors.DeviceError` line that quotes fio's own first error line
+(e.g. ``fio: io_u error on file F: Invalid argument: read offset=2023000, buflen=1000``) and
+adds a hint for the usual causes (§2.5): EINVAL with O_DIRECT is an alignment problem.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+import threading
+import time
+from dataclasses import dataclass
+from typing import Any, Callable, Dict, List, Optional
+
+from raidlab.errors import ConfigError, DeviceError
+from raidlab.measure.importer import parse_fio_json
+
+__all__ = ["FioRun", "find_fio", "fio_version", "run_fio", "DEFAULT_FIO"]
+
+#: The binary looked up on PATH unless ``--fio-binary`` or ``$RAIDLAB_FIO`` names another.
+DEFAULT_FIO = "fio"
+
+_PERCENT = re.compile(rb"\[([0-9]{1,3}(?:\.[0-9]+)?)%\]")
+_ERRNO_HINTS = {
+    22: "EINVAL: with O_DIRECT (direct=1) every I/O size and offset must be a multiple of the "
+        "device's logical block size{block}; use larger block sizes, or direct=0",
+    28: "ENOSPC: the target is full",
+    13: "EACCES: permission denied on the target",
+    1: "EPERM: operation not permitted on the target",
+    30: "EROFS: the target is on a read-only file system",
+    95: "EOPNOTSUPP: the file system does not support this (O_DIRECT?)",
+}
+
+
+def find_fio(binary: Optional[str] = None) -> str:
+    """The fio executable to run: ``binary``, ``$RAIDLAB_FIO``, or ``fio`` on PATH."""
+    wanted = binary or os.environ.get("RAIDLAB_FIO") or DEFAULT_FIO
+    if os.sep in wanted:
+        if os.path.isfile(wanted) and os.access(wanted, os.X_OK):
+            return wanted
+        raise ConfigError(f"fio binary {wanted} not found or not executable "
+                          "(install fio: apt-get install fio, or give --fio-binary PATH)")
+    found = shutil.which(wanted)
+    if found is None:
+        raise ConfigError(f"fio not found: no '{wanted}' on PATH; raidlab measures through fio "
+                          "(Debian/Ubuntu: apt-get install fio), or give --fio-binary PATH")
+    return found
+
+
+def fio_version(binary: str) -> str:
+    """``fio-3.33`` (what ``fio --version`` prints)."""
+    try:
+        done = subprocess.run([binary, "--version"], capture_output=True, text=True, timeout=30,
+                              stdin=subprocess.DEVNULL)
+    except (OSError, subprocess.TimeoutExpired) as error:
+        raise ConfigError(f"cannot run {binary} --version: {error}") from None
+    text = (done.stdout or done.stderr).strip().splitlines()
+    if done.returncode != 0 or not text or not text[0].startswith("fio"):
+        raise ConfigError(f"{binary} does not look like fio (--version printed {text[:1]!r})")
+    return text[0].strip()
+
+
+@dataclass
+class FioRun:
+    """One finished fio run: its JSON, its own version string and the text it printed."""
+
+    raw: Dict[str, Any]
+    version: str
+    job_text: str
+    output_text: str
+    wall_s: float
+
+
+def _logical_block(target_path: str) -> str:
+    """`` (N bytes on this device)`` from sysfs, or ``""``."""
+    try:
+        st = os.stat(target_path)
+    except OSError:
+        try:
+            st = os.stat(os.path.dirname(os.path.abspath(target_path)))
+        except OSError:
+            return ""
+    import stat as stat_module
+
+    dev = st.st_rdev if stat_module.S_ISBLK(st.st_mode) else st.st_dev
+    base = f"/sys/dev/block/{os.major(dev)}:{os.minor(dev)}"
+    for candidate in (f"{base}/queue/logical_block_size", f"{base}/../queue/logical_block_size"):
+        try:
+            with open(candidate) as handle:
+                return f" ({handle.read().strip()} bytes here)"
+        except OSError:
+            continue
+    return ""
+
+
+def _first_error(text: str) -> str:
+    """fio's most telling error line from what it printed."""
+    lines = [line.strip() for line in re.split(r"[\r\n]+", text) if line.strip()]
+    lines = [line for line in lines if not line.startswith("Jobs:")]
+    for line in lines:
+        if line.startswith("fio:") and not line.startswith("fio: pid="):
+            return line
+    for line in lines:
+        if "error" in line.lower():
+            return line
+    return lines[0] if lines else ""
+
+
+def _failure(job_errors: List[int], text: str, status: int, target_path: str) -> DeviceError:
+    said = _first_error(text)
+    errno = next((e for e in job_errors if e), 0)
+    if not errno:
+        match = re.search(r"err=\s*([0-9]+)", text)
+        errno = int(match.group(1)) if match else 0
+    hint = _ERRNO_HINTS.get(errno, "")
+    if "does not support direct" in text:
+        hint = "the file system does not support O_DIRECT; use direct=0"
+    if "{block}" in hint:
+        hint = hint.format(block=_logical_block(target_path))
+    where = f"fio failed on {target_path}"
+    if not said:
+        said = f"exit status {status}"
+    message = f"{where}: {said}"
+    if hint:
+        message += f" ({hint})"
+    return DeviceError(" ".join(message.split()))
+
+
+def run_fio(job_text: str, target_path: str, *, binary: Optional[str] = None,
+            expected_s: float = 0.0, progress: Optional[Callable[[float], None]] = None,
+            keep_json: Optional[str] = None) -> FioRun:
+    """Runs fio on ``job_text`` and returns its parsed JSON.
+
+    ``progress(fraction)`` (0..1) is called while it runs when given; ``expected_s`` is the
+    run time the workload asks for (used until fio reports a percentage). ``keep_json`` copies
+    fio's raw JSON output to that path.
+    """
+    fio = find_fio(binary)
+    version = fio_version(fio)
+    started = time.monotonic()
+    with tempfile.TemporaryDirectory(prefix="raidlab-fio-") as work:
+        job_path = os.path.join(work, "job.fio")
+        out_path = os.path.join(work, "out.json")
+        with open(job_path, "w") as handle:
+            handle.write(job_text)
+        command = [fio, "--output-format=json", f"--output={out_path}"]
+        command += ["--eta=always", "--eta-newline=1"] if progress else ["--eta=never"]
+        command.append(job_path)
+        try:
+            process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                       stderr=subprocess.STDOUT, cwd=work)
+        except OSError as error:
+            raise ConfigError(f"cannot run {fio}: {error.strerror}") from None
+        printed: List[bytes] = []
+        fraction = [0.0]
+
+        def pump() -> None:
+            assert process.stdout is not None
+            for chunk in iter(lambda: process.stdout.read1(4096), b""):  # type: ignore[union-attr]
+                printed.append(chunk)
+                if progress is not None:
+                    found = _PERCENT.findall(chunk)
+                    if found:
+                        fraction[0] = max(fraction[0], min(float(found[-1]) / 100.0, 1.0))
+
+        reader = threading.Thread(target=pump, daemon=True)
+        reader.start()
+        try:
+            while process.poll() is None:
+                if progress is not None:
+                    guess = (time.monotonic() - started) / expected_s if expected_s > 0 else 0.0
+                    progress(max(fraction[0], min(guess, 0.99)))
+                reader.join(0.2)
+        except BaseException:
+            process.terminate()
+            try:
+                process.wait(10)
+            except subprocess.TimeoutExpired:
+                process.kill()
+            raise
+        reader.join(5)
+        if progress is not None:
+            progress(1.0)
+        status = process.returncode
+        text = b"".join(printed).decode("utf-8", "replace")
+        try:
+            with open(out_path, "rb") as handle:
+                output = handle.read().decode("utf-8", "replace")
+        except OSError:
+            output = ""
+        if keep_json:
+            try:
+                with open(keep_json, "w") as handle:
+                    handle.write(output)
+            except OSError as error:
+                raise ConfigError(f"cannot write {keep_json}: {error.strerror}") from None
+        raw: Optional[Dict[str, Any]] = None
+        try:
+            raw = parse_fio_json(output, "fio's output")
+        except ConfigError:
+            raw = None
+        job_errors = [int(job.get("error", 0) or 0) for job in (raw or {}).get("jobs", [])]
+        all_text = text + "\n" + output.split("{", 1)[0]
+        if status != 0 or raw is None or any(job_errors):
+            raise _failure(job_errors, all_text, status, target_path)
+    return FioRun(raw=raw, version=version, job_text=job_text, output_text=text,
+                  wall_s=time.monotonic() - started)
