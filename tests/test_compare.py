@@ -72,3 +72,12 @@ def test_bad_designs_exit_2(tmp_path, capsys):
     for args in (["--designs", str(bad)], ["--designs", str(tmp_path / "missing.toml")], ["--states", "sideways"]):
         status, _, err = run(args, capsys)
         assert status == 2 and len(err.strip().splitlines()) == 1
+
+
+def test_html_report(tmp_path, capsys):
+    out = tmp_path / "compare.html"
+    status, _, err = run(["--preset", "wal", "--runtime-s", "1", "--states", "optimal,degraded", "--html", str(out)], capsys)
+    assert status == 0, err
+    html = out.read_text()
+    assert html.count("<svg") >= 3 and "RAID10" in html and "degraded" in html
+    assert "http://" not in html.split("<body", 1)[0] and "<script src" not in html

@@ -101,8 +101,10 @@ def compare_command(designs_file, fio_job, sysbench, preset, states, runtime_s, 
     if html_out:
         from raidlab.report.html import render_html
 
-        comparison = [{"design": r.design, "state": r.state, "workload": r.case, "document": r.document} for r in rows]
-        _write(html_out, render_html("raidlab compare", runs=[r.document for r in rows], comparison=comparison))
+        several = len({r.case for r in rows}) > 1
+        comparison = [{"design": f"{r.design} · {r.case}" if several else r.design, "state": r.state,
+                       "document": r.document} for r in rows]
+        _write(html_out, render_html("raidlab compare", runs=[], comparison=comparison))
     if json_out == "-" or csv_out == "-":
         return
     click.echo(_table(rows))
