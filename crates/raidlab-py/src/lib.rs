@@ -66,6 +66,13 @@ fn layout_choices(level: &str) -> PyResult<String> {
         .map_err(errors::to_py)
 }
 
+/// The data offset (512-byte sectors) mdadm 1.2 chooses for a member of `device_sectors` with
+/// chunk `chunk_sectors` (0 for raid1): `raidlab_core::layout::mdadm::data_offset_sectors`.
+#[pyfunction]
+fn mdadm_data_offset_sectors(device_sectors: u64, chunk_sectors: u64) -> u64 {
+    raidlab_core::layout::mdadm::data_offset_sectors(device_sectors, chunk_sectors)
+}
+
 #[pymodule]
 fn _core(module: &Bound<'_, PyModule>) -> PyResult<()> {
     errors::register(module)?;
@@ -76,6 +83,7 @@ fn _core(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_function(wrap_pyfunction!(parse_level, module)?)?;
     module.add_function(wrap_pyfunction!(default_layout, module)?)?;
     module.add_function(wrap_pyfunction!(layout_choices, module)?)?;
+    module.add_function(wrap_pyfunction!(mdadm_data_offset_sectors, module)?)?;
     module.add("MAX_DEVICES", MAX_DEVICES)?;
     module.add("DEFAULT_CHUNK_KIB", DEFAULT_CHUNK_KIB)?;
     module.add("__version__", env!("CARGO_PKG_VERSION"))?;

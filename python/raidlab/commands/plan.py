@@ -1,0 +1,169 @@
+"""`raidlab plan`: the cheapest md array for a capacity, a workload and its targets, with the
+commands that build it."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from typing import Any, List, Optional
+
+import click
+
+from raidlab.errors import ConfigError
+from raidlab.planner import PlanResult, plan
+from raidlab.planner import setup as setup_mod
+from raidlab.planner.candidates import (DEFAULT_CHUNKS_KIB, DEFAULT_LEVELS, DEFAULT_MAX_DRIVES,
+                                        DEFAULT_RAID10_LAYOUTS)
+from raidlab.planner.rank import Evaluated, money
+from raidlab.report import table
+from raidlab.sim import resolve_workload
+
+
+def _int_list(text: str, option: str) -> List[int]:
+    parts = [p.strip().lower().replace("raid", "") for p in text.split(",") if p.strip()]
+    if not parts or not all(p.isdigit() for p in parts):
+        raise click.BadParameter(f"{text!r} is not a comma-separated list of numbers", param_hint=option)
+    return [int(p) for p in parts]
+
+
+def _name_list(text: str) -> List[str]:
+    return [p.strip() for p in text.split(",") if p.strip()]
+
+
+def _progress_factory(enabled: bool):
+    """A click progress bar on stderr over designs settled (only on a terminal)."""
+    bars: List[Any] = []
+    if not enabled:
+        return None, bars
+
+    def factory(total: int):
+        bar = click.progressbar(length=total, label="planning", file=sys.stderr)
+        bar.__enter__()
+        bars.append(bar)
+        return bar.update
+
+    return factory, bars
+
+
+def _ms(value: Optional[float]) -> str:
+    return "-" if value is None else f"{value:.2f}"
+
+
+def _row(e: Evaluated, priced: bool, winner: Evaluated) -> List[str]:
+    degraded = e.degraded_iops
+    hours = e.rebuild_hours
+    mark = "* " if e is winner else "  "
+    risk = f"{e.loss_probability:.1e}" if e.loss_probability is not None else str(e.tolerance)
+    return [mark + e.design.name, money(e.cost, priced), f"{e.capacity_bytes / 1e12:.2f}",
+            f"{e.iops:,.0f}", _ms(e.result['optimal']['p99_ms']),
+            "-" if degraded is None else f"{degraded:,.0f}",
+            "-" if hours is None else ("never" if hours == float("inf") else f"{hours:.1f}"), risk]
+
+
+def render_text(result: PlanResult, top: int) -> str:
+    doc = result.document
+    request, found = doc["request"], doc["search"]
+    priced = request["cost_unit"] == "price"
+    labels = {"min_iops": "IOPS >= {:g}", "max_p99_ms": "p99 <= {:g} ms",
+              "min_degraded_iops": "degraded IOPS >= {:g}", "max_rebuild_hours": "rebuild <= {:g} h",
+              "max_loss_probability": "P(loss) <= {:g}"}
+    targets = ", ".join(labels[k].format(v) for k, v in request["targets"].items()) or "none"
+    lines = [f"raidlab plan: {request['capacity_tb']:g} TB usable | {request['workload']['describe']}",
+             f"targets: {targets}"
+             + (f"; budget {request['budget']:g}" if request["budget"] is not None else "")
+             + f"; at most {request['max_drives']} drives; seed {doc['raidlab']['seed']}",
+             f"searched {found['considered']} candidates: {found['pruned']['capacity']} too small, "
+             f"{found['pruned']['budget']} over budget; simulated {found['simulated']} "
+             f"(optimal, one member failed, rebuilding onto a spare); {found['feasible']} meet every target"]
+    risk_header = "P(loss)" if result.winner.loss_probability is not None else "survives"
+    headers = ["design", "cost", "TB", "IOPS", "p99 ms", "degraded IOPS", "rebuild h", risk_header]
+    front = result.front[:top]
+    lines += ["", f"Pareto front (cost vs performance vs risk), {len(result.front)} design(s), best first"
+              + (f", first {top} shown" if len(result.front) > top else "") + ":",
+              table.render(headers, [_row(e, priced, result.winner) for e in front])]
+    if result.winner not in front:
+        lines.append(table.render(headers, [_row(result.winner, priced, result.winner)]))
+    lines += ["", "Why:"] + [f"  {line}" for line in doc["explanation"]]
+    lines += ["", f"Setup for {doc['winner']}:"] + [f"  {line}" for line in setup_mod.render(doc["setup"])]
+    return "\n".join(lines)
+
+
+@click.command("plan")
+@click.option("--capacity-tb", type=float, required=True, help="Usable capacity needed, in TB (10^12 bytes).")
+@click.option("--fio", "fio_job", metavar="JOB.fio", help="The workload as a fio job file.")
+@click.option("--sysbench", metavar='"OPTIONS"', help="The workload as sysbench fileio options.")
+@click.option("--preset", metavar="NAME", help="A workload preset (oltp-innodb, oltp-postgres, wal, backup-scan).")
+@click.option("--min-iops", type=float, help="Target: total IOPS the array must deliver.")
+@click.option("--max-p99-ms", type=float, help="Target: worst p99 latency (reads and writes), ms.")
+@click.option("--min-degraded-iops", type=float, help="Target: IOPS with one member failed.")
+@click.option("--max-rebuild-hours", type=float,
+              help="Target: hours to rebuild a full member onto a spare while serving --min-iops "
+                   "(or the full workload if no IOPS target).")
+@click.option("--max-drives", type=click.IntRange(2, 64), default=DEFAULT_MAX_DRIVES, show_default=True,
+              help="Most drives, spares included.")
+@click.option("--drive", "drives", multiple=True, metavar="NAME[:PRICE]",
+              help="A candidate drive model (preset or .toml) and its price per drive; repeatable. "
+                   "Default: every preset, unpriced (cost = number of drives).")
+@click.option("--budget", type=float, help="Most money to spend on drives (needs prices).")
+@click.option("--spares", type=click.IntRange(0, 8), default=0, show_default=True,
+              help="Hot spares to buy with the array.")
+@click.option("--levels", default=",".join(map(str, DEFAULT_LEVELS)), show_default=True,
+              help="RAID levels to consider (raid1 is the 2-drive mirror; add 0 to allow raid0).")
+@click.option("--chunks-kib", default=",".join(map(str, DEFAULT_CHUNKS_KIB)), show_default=True,
+              help="Chunk sizes to consider, KiB.")
+@click.option("--raid10-layouts", default=",".join(DEFAULT_RAID10_LAYOUTS), show_default=True,
+              help="md raid10 layouts to consider.")
+@click.option("--durability", type=float, metavar="P",
+              help="Target: most acceptable probability of data loss over --mission-years.")
+@click.option("--mission-years", type=float, default=5.0, show_default=True,
+              help="Mission time for --durability.")
+@click.option("--sim-seconds", type=click.FloatRange(0.01, 600),
+              help="Simulated seconds per scenario [default: 2 for disks, 0.25 SATA SSD, 0.1 NVMe; rebuilds run at least 30, 5 and 1].")
+@click.option("--extra", type=click.IntRange(0, 16), default=1, show_default=True,
+              help="Device counts simulated past each family's first design that meets the targets.")
+@click.option("--seed", type=click.IntRange(0, 2**64 - 1), default=1, show_default=True,
+              help="Seed of every simulation: same inputs and seed give the same plan.")
+@click.option("--jobs", type=click.IntRange(1, 256), default=None,
+              help="Simulations run in parallel [default: the number of CPUs]. Does not change the answer.")
+@click.option("--top", type=click.IntRange(1, 1000), default=12, show_default=True,
+              help="Pareto designs shown in the text table.")
+@click.option("--json", "json_out", is_flag=False, flag_value="-", default=None, metavar="[OUT]",
+              help="Print the plan as JSON (to OUT if given).")
+def plan_command(capacity_tb, fio_job, sysbench, preset, min_iops, max_p99_ms, min_degraded_iops,
+                 max_rebuild_hours, max_drives, drives, budget, spares, levels, chunks_kib,
+                 raid10_layouts, durability, mission_years, sim_seconds, extra, seed, jobs, top,
+                 json_out) -> None:
+    """Plan an md array: the cheapest design that holds --capacity-tb and meets the targets.
+
+    Enumerates levels, device counts, chunk sizes and drive models, drops what is too small or
+    over budget, simulates the rest under the workload (optimal, one member failed, rebuilding),
+    shows the Pareto front and why the winner wins, then prints the mdadm/mkfs/mount/sysfs
+    commands that build it.
+    """
+    workload = resolve_workload(fio=fio_job, sysbench=sysbench, preset=preset)
+    factory, bars = _progress_factory(sys.stderr.isatty())
+    try:
+        result = plan(capacity_tb=capacity_tb, workload=workload, drives=list(drives),
+                      min_iops=min_iops, max_p99_ms=max_p99_ms, min_degraded_iops=min_degraded_iops,
+                      max_rebuild_hours=max_rebuild_hours, max_drives=max_drives, budget=budget,
+                      spares=spares, levels=_int_list(levels, "--levels"),
+                      chunks_kib=_int_list(chunks_kib, "--chunks-kib"),
+                      raid10_layouts=_name_list(raid10_layouts), durability=durability,
+                      mission_years=mission_years, seed=seed, jobs=jobs or os.cpu_count() or 1,
+                      sim_seconds=sim_seconds, extra=extra, progress=factory)
+    finally:
+        for bar in bars:
+            bar.__exit__(None, None, None)
+    if json_out is None:
+        click.echo(render_text(result, top))
+        return
+    text = json.dumps(result.document, indent=2, allow_nan=False)
+    if json_out == "-":
+        click.echo(text)
+        return
+    try:
+        with open(json_out, "w") as out:
+            out.write(text + "\n")
+    except OSError as error:
+        raise ConfigError(f"cannot write {json_out}: {error.strerror}") from None

@@ -1,0 +1,284 @@
+"""``raidlab plan``: find the cheapest md array that meets a capacity, a workload's targets and
+a budget, show the alternatives worth knowing, and print the commands that build it.
+
+>>> from raidlab.planner import plan
+>>> from raidlab.workload import preset
+>>> result = plan(capacity_tb=0.5, workload=preset("oltp-postgres"), drives=["x25e-slc"],
+...               levels=[5, 10], chunks_kib=[64], raid10_layouts=["n2"], max_drives=12,
+...               sim_seconds=0.05, jobs=1)
+>>> result.document["winner"]
+'raid5 left-symmetric x9 64K x25e-slc'
+
+Steps: enumerate designs (:mod:`.candidates`), drop those too small or too dear, simulate the
+rest family by family (:mod:`.search`, :mod:`.evaluate`), judge them (:mod:`.rank`) and write
+the setup (:mod:`.setup`).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any, Callable, Dict, List, Optional, Sequence, Union
+
+from raidlab import _core
+from raidlab.array import MAX_DEVICES, Array
+from raidlab.errors import ConfigError, RaidlabError
+from raidlab.planner import evaluate as evaluate_mod
+from raidlab.planner import formulas
+from raidlab.planner import rank as ranking
+from raidlab.planner import setup as setup_mod
+from raidlab.planner.candidates import (DEFAULT_CHUNKS_KIB, DEFAULT_LEVELS, DEFAULT_MAX_DRIVES,
+                                        DEFAULT_RAID10_LAYOUTS, TB, Design, DriveModel, array_for,
+                                        check_models, default_drives, enumerate_designs,
+                                        fault_tolerance, parse_drive)
+from raidlab.planner.rank import Evaluated
+from raidlab.planner.search import search
+from raidlab.workload import Workload
+
+__all__ = ["plan", "PlanResult", "Design", "DriveModel"]
+
+#: Simulated seconds per scenario when not given: enough I/Os for a stable p99 on each kind
+#: (disks do hundreds of IOPS, SSDs thousands to hundreds of thousands).
+AUTO_SECONDS = {"hdd": 2.0, "ssd": 0.25, "nvme": 0.1, "null": 0.05}
+#: Simulated seconds of the rebuild scenario (at least): md's resync throttle settles once its
+#: 30 s window of speed marks has filled (see evaluate.py); disks are cheap to simulate for that
+#: long, fast SSDs under full load are not, and their rebuild is capped by speed_limit_max anyway.
+REBUILD_SECONDS = {"hdd": 30.0, "ssd": 5.0, "nvme": 1.0, "null": 0.5}
+#: Extra device counts simulated past each family's first design that meets every target.
+DEFAULT_EXTRA = 1
+_DURABILITY_ERROR = "durability targets need raidlab.reliability"
+
+
+@dataclass
+class PlanResult:
+    """The plan: ``document`` is the JSON-ready answer; the rest is for rendering."""
+
+    document: Dict[str, Any]
+    winner: Evaluated
+    front: List[Evaluated]
+    ranked: List[Evaluated]
+
+
+def _seconds_for(model: DriveModel, sim_seconds: Optional[float]) -> float:
+    if sim_seconds is not None:
+        return float(sim_seconds)
+    if model.kind == "ssd" and model.nvme:
+        return AUTO_SECONDS["nvme"]
+    return AUTO_SECONDS.get(model.kind, 1.0)
+
+
+def _rebuild_seconds_for(model: DriveModel, sim_seconds: Optional[float]) -> float:
+    kind = "nvme" if model.kind == "ssd" and model.nvme else model.kind
+    return max(REBUILD_SECONDS.get(kind, 10.0), _seconds_for(model, sim_seconds))
+
+
+def _reliability(required: bool):
+    """raidlab.reliability (issue 6) when it is importable; else None, or a one-line error when
+    a durability target needs it."""
+    try:
+        from raidlab import reliability  # type: ignore[attr-defined]
+    except (ImportError, AttributeError):  # absent, or an extension built without it
+        reliability = None
+    if reliability is None or not hasattr(reliability, "loss_probability"):
+        if required:
+            raise ConfigError(_DURABILITY_ERROR)
+        return None
+    return reliability
+
+
+def plan(*, capacity_tb: float, workload: Workload,
+         drives: Optional[Sequence[Union[str, DriveModel]]] = None,
+         min_iops: Optional[float] = None, max_p99_ms: Optional[float] = None,
+         min_degraded_iops: Optional[float] = None, max_rebuild_hours: Optional[float] = None,
+         max_drives: int = DEFAULT_MAX_DRIVES, budget: Optional[float] = None, spares: int = 0,
+         levels: Sequence[int] = DEFAULT_LEVELS, chunks_kib: Sequence[int] = DEFAULT_CHUNKS_KIB,
+         raid10_layouts: Sequence[str] = DEFAULT_RAID10_LAYOUTS,
+         durability: Optional[float] = None, mission_years: float = 5.0,
+         seed: int = 1, jobs: int = 1, sim_seconds: Optional[float] = None, extra: int = DEFAULT_EXTRA,
+         progress: Optional[Callable[[int, int], Callable[[int], None]]] = None) -> PlanResult:
+    """Plans an array. Raises ConfigError (one line) when the request cannot be met.
+
+    ``progress(total)`` may return a callback that receives the number of designs settled.
+    """
+    if not (isinstance(capacity_tb, (int, float)) and math.isfinite(capacity_tb) and capacity_tb > 0):
+        raise ConfigError("--capacity-tb must be a positive number of terabytes (10^12 bytes)")
+    capacity_bytes = int(round(capacity_tb * TB))
+    for name, value in (("--min-iops", min_iops), ("--max-p99-ms", max_p99_ms),
+                        ("--min-degraded-iops", min_degraded_iops),
+                        ("--max-rebuild-hours", max_rebuild_hours), ("--budget", budget)):
+        if value is not None and not (math.isfinite(value) and value > 0):
+            raise ConfigError(f"{name} must be a positive number")
+    if durability is not None:
+        if not (0 < durability < 1):
+            raise ConfigError("--durability is a probability of data loss: between 0 and 1")
+    if not (math.isfinite(mission_years) and mission_years > 0):
+        raise ConfigError("--mission-years must be a positive number")
+    reliability = _reliability(required=durability is not None)
+    if max_drives < 2:
+        raise ConfigError("--max-drives must be at least 2")
+    if spares < 0 or spares >= max_drives:
+        raise ConfigError("--spares must leave room for the array within --max-drives")
+    if extra < 0:
+        raise ConfigError("--extra must be 0 or more")
+    if jobs < 1:
+        raise ConfigError("--jobs must be at least 1")
+    levels = sorted({int(_core.parse_level(str(level))) for level in levels})
+    unknown = [level for level in levels if level not in (0, 1, 5, 6, 10)]
+    if unknown:
+        raise ConfigError(f"the planner builds raid0, 1, 5, 6 and 10, not raid{unknown[0]}")
+    for chunk in chunks_kib:
+        if chunk < 4 or chunk & (chunk - 1):
+            raise ConfigError(f"chunk {chunk} KiB: md needs a power of two of at least 4 KiB")
+    for layout in raid10_layouts:
+        try:
+            Array(level=10, devices=MAX_DEVICES, layout=layout, chunk_kib=64, member_kib=1024)
+        except RaidlabError as error:
+            raise ConfigError(f"--raid10-layouts: {error}") from None
+    models = [parse_drive(d) if isinstance(d, str) else d for d in (drives or [])] or default_drives()
+    check_models(models, budget)
+    priced = all(model.price is not None for model in models)
+    by_name = {model.name: model for model in models}
+    targets = {"min_iops": min_iops, "max_p99_ms": max_p99_ms, "min_degraded_iops": min_degraded_iops,
+               "max_rebuild_hours": max_rebuild_hours,
+               "max_loss_probability": durability}
+
+    found = enumerate_designs(models, levels, sorted(set(chunks_kib)), list(dict.fromkeys(raid10_layouts)),
+                              max_drives, spares, capacity_bytes, budget)
+    if not found.families:
+        raise ConfigError(
+            f"no design holds {capacity_tb:g} TB within {max_drives} drives"
+            + (f" and a budget of {budget:g}" if budget is not None else "")
+            + f" ({found.pruned['capacity']} too small, {found.pruned['budget']} over budget)")
+
+    def make_task(design: Design) -> Dict[str, Any]:
+        model = by_name[design.drive]
+        return {"design": design.to_dict(), "drive_choice": model.choice,
+                "stripe_cache_size": setup_mod.stripe_cache_entries(design.devices),
+                "scheduler": setup_mod.scheduler_for(model), "seed": seed, "workload": workload,
+                "runtime_s": _seconds_for(model, sim_seconds),
+                "rebuild_s": _rebuild_seconds_for(model, sim_seconds), "targets": targets,
+                "redundant": design.level != 0}
+
+    def judge(design: Design, result: Dict[str, Any]) -> Evaluated:
+        model = by_name[design.drive]
+        array = array_for(design, model)
+        evaluated = Evaluated(design, model, found.capacity[design], array.copies,
+                              fault_tolerance(design, array.copies), result)
+        if reliability is not None and result.get("rebuild") is not None:
+            evaluated.loss_probability = _loss_probability(reliability, design, model, evaluated,
+                                                           mission_years)
+        ranking.check(evaluated, targets)
+        return evaluated
+
+    total = sum(len(family) for family in found.families)
+    tick = progress(total) if progress is not None else None
+    results = search(found.families, make_task, lambda d, r: judge(d, r).feasible, targets, extra,
+                     jobs, tick)
+    order = {design: index for index, design in
+             enumerate(d for family in found.families for d in family)}
+    simulated = [judge(design, results[design]) for design in sorted(results, key=order.__getitem__)]
+    ranked = sorted((e for e in simulated if e.feasible), key=Evaluated.rank_key)
+    if not ranked:
+        raise ConfigError(ranking.closest_miss(simulated, targets))
+    winner = ranked[0]
+    front = ranking.pareto(ranked)
+    on_front = {id(e) for e in front}
+    explanation = ranking.explain(winner, ranked, simulated, targets, priced, capacity_bytes, found.pruned)
+    array = array_for(winner.design, winner.model)
+    plan_setup = setup_mod.setup(winner.design, winner.model, array, workload)
+    calculator = _calculator_check(winner, workload, seed, _seconds_for(winner.model, sim_seconds))
+    explanation.append(calculator["sentence"])
+    if plan_setup["geometry"]["note"]:
+        explanation.append("Stripe geometry: " + plan_setup["geometry"]["note"])
+
+    others = sorted((e for e in simulated if not e.feasible), key=lambda e: (e.cost, e.design.name))
+    document = {
+        "raidlab": {"version": _core.__version__, "seed": seed},
+        "request": {
+            "capacity_tb": capacity_tb,
+            "workload": {"describe": workload.with_runtime_ns(0).describe(), "source": workload.to_dict()["source"]},
+            "targets": {k: v for k, v in targets.items() if v is not None},
+            "mission_years": mission_years if reliability is not None else None,
+            "risk": "P(loss) over the mission (raidlab.reliability, simulated rebuild time)"
+                    if reliability is not None else "failures survived, then rebuild hours",
+            "drives": [model.to_dict() for model in models], "budget": budget,
+            "max_drives": max_drives, "spares": spares, "levels": levels,
+            "chunks_kib": sorted(set(chunks_kib)), "raid10_layouts": list(dict.fromkeys(raid10_layouts)),
+            "sim_seconds": {model.name: _seconds_for(model, sim_seconds) for model in models},
+            "rebuild_seconds": {model.name: _rebuild_seconds_for(model, sim_seconds) for model in models},
+            "extra": extra, "cost_unit": "price" if priced else "drives",
+        },
+        "search": {"considered": found.considered, "pruned": dict(found.pruned),
+                   "candidates": total, "simulated": len(simulated), "feasible": len(ranked)},
+        "designs": [_design_doc(e, id(e) in on_front) for e in ranked + others],
+        "pareto": [e.design.name for e in front],
+        "winner": winner.design.name,
+        "explanation": explanation,
+        "calculator": calculator,
+        "setup": plan_setup,
+        "points": [{"label": e.design.name, "cost": e.cost, "iops": e.iops,
+                    "p99_ms": e.result["optimal"]["p99_ms"], "risk": e.loss_probability,
+                    "pareto": id(e) in on_front, "chosen": e is winner,
+                    "feasible": e.feasible} for e in ranked + others],
+    }
+    return PlanResult(document, winner, front, ranked)
+
+
+def _calculator_check(winner: Evaluated, workload: Workload, seed: int, seconds: float) -> Dict[str, Any]:
+    """The textbook calculator's answer for the winner (formulas.py), fed with one drive of the
+    model simulated alone under the same workload, next to what the array simulation measured."""
+    single = evaluate_mod.metrics(evaluate_mod._run(
+        {"design": {"level": 0, "devices": 1, "layout": None, "chunk_kib": None},
+         "drive_choice": winner.model.choice, "stripe_cache_size": setup_mod.MD_DEFAULT_STRIPE_CACHE,
+         "scheduler": setup_mod.scheduler_for(winner.model), "seed": seed},
+        workload.with_runtime_ns(int(seconds * 1e9)), (), False))
+    threads = sum(job.threads for job in workload.jobs)
+    writes = sum((1 - job.read_fraction) * job.threads for job in workload.jobs) / threads
+    design = winner.design
+    penalty = formulas.md_write_penalty(design.level, design.devices, winner.copies)
+    textbook = formulas.write_penalty(design.level, winner.copies)
+    estimate = formulas.array_iops(design.devices, single["iops"], writes, penalty)
+    penalty_word = (f"P = {penalty} (md's small-write cost for raid{design.level} x{design.devices}; "
+                    f"the textbook says {textbook})" if penalty != textbook else f"P = {penalty}")
+    sentence = (f"Calculator check: N x IOPS_disk / (R + W x P) = {design.devices} x "
+                f"{single['iops']:,.0f} / ({1 - writes:.2f} + {writes:.2f} x {penalty}) = {estimate:,.0f} "
+                f"IOPS, with {penalty_word} and one {winner.model.name} simulated alone under the "
+                f"workload; simulating the whole array gives {winner.iops:,.0f}.")
+    in_flight = sum(job.threads * job.iodepth for job in workload.jobs)
+    if winner.model.kind == "hdd" and estimate > 1.2 * winner.iops and in_flight > 1:
+        sentence += (f" The formula over-states here: the single drive had all {in_flight} I/Os queued and "
+                     f"reordered them; in the array each disk sees about "
+                     f"{in_flight * ((1 - writes) + writes * penalty) / design.devices:.1f}.")
+    return {"per_disk_iops": single["iops"], "write_fraction": round(writes, 6), "penalty": penalty,
+            "textbook_penalty": textbook, "array_iops": round(estimate, 1),
+            "simulated_iops": winner.iops, "sentence": sentence}
+
+
+def _loss_probability(reliability, design: Design, model: DriveModel, evaluated: Evaluated,
+                      mission_years: float) -> float:
+    """P(array loss) over the mission from raidlab.reliability's exact chain, with the simulated
+    rebuild time as the repair time (a hot spare or a prompt replacement: no waiting time added).
+    A rebuild that makes no progress counts as lasting the whole mission."""
+    hours = evaluated.rebuild_hours
+    mission_hours = mission_years * 8766.0
+    if hours is None or not math.isfinite(hours) or hours > mission_hours:
+        hours = mission_hours
+    return float(reliability.loss_probability(
+        level=design.level, devices=design.devices, layout=design.layout, drive=model.name,
+        capacity_bytes=model.capacity_bytes, rebuild_hours=max(hours, 1e-3),
+        mission_years=mission_years))
+
+
+def _design_doc(evaluated: Evaluated, on_front: bool) -> Dict[str, Any]:
+    doc = evaluated.design.to_dict()
+    doc.update({
+        "cost": evaluated.cost, "capacity_bytes": evaluated.capacity_bytes,
+        "survives_failures": evaluated.tolerance,
+        "optimal": evaluated.result["optimal"], "degraded": evaluated.result.get("degraded"),
+        "rebuild": evaluated.result.get("rebuild"),
+        "loss_probability": evaluated.loss_probability,
+        "feasible": evaluated.feasible,
+        "failed_targets": [c["target"] for c in evaluated.failed()],
+        "pareto": on_front,
+    })
+    return doc

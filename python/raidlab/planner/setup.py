@@ -1,0 +1,253 @@
+"""The exact commands that build a planned design, each with a line of why.
+
+Sources (shared/research): planning-alignment.md §2 (XFS su/sw, what md exports, mount options,
+nobarrier removed in 4.19), §3 (ext4 stride/stripe-width), §4 (partition alignment, libfdisk
+defaults, LVM pe_start), §5 (schedulers, read_ahead_kb, stripe_cache_size) and md-internals.md §9
+(mdadm defaults: metadata 1.2, 1 MiB-aligned data offset, default chunk and layouts).
+
+The stripe geometry (su/sw, stride/stripe-width) is read from :class:`raidlab.Array`'s
+``io_min_bytes``/``io_opt_bytes`` — md's minimum_io_size/optimal_io_size for that exact array —
+never derived from "N/2 data disks". For md raid10 with far or offset copies, and for near copies
+on a device count that is not a multiple of them, md's optimal_io_size is chunk x raid_disks
+(drivers/md/raid10.c; research §2), and the output says so.
+"""
+
+from __future__ import annotations
+
+import math
+import string
+from typing import Any, Dict, List, Optional
+
+from raidlab.array import Array
+from raidlab.planner.candidates import Design, DriveModel
+from raidlab.units import human_bytes
+from raidlab.workload import Workload
+
+#: ext4 block size the stride/stripe-width are counted in (mkfs.ext4 -b 4096).
+EXT4_BLOCK = 4096
+#: md's default stripe cache (NR_STRIPES) and the value raidlab sets for raid5/6: 4096 is the
+#: classic fix for slow raid5/6 writes (research §5, "4096-8192"); writable range 17..32768.
+MD_DEFAULT_STRIPE_CACHE = 256
+STRIPE_CACHE = 4096
+#: Most memory raidlab lets the stripe cache take (it is pinned kernel memory).
+STRIPE_CACHE_BUDGET = 256 * 2**20
+PAGE = 4096
+MIB = 2**20
+
+
+def stripe_cache_entries(devices: int) -> int:
+    """The stripe_cache_size the planner simulates and emits: 4096, halved while its memory
+    (entries x 4 KiB x raid_disks, md.rst) would exceed 256 MiB, never below md's default 256."""
+    entries = STRIPE_CACHE
+    while entries > MD_DEFAULT_STRIPE_CACHE and entries * PAGE * devices > STRIPE_CACHE_BUDGET:
+        entries //= 2
+    return entries
+
+
+def scheduler_for(model: DriveModel) -> str:
+    """none for NVMe (deep parallel hardware queues; a scheduler only costs CPU), mq-deadline
+    for SATA/SAS SSDs and disks (research §5)."""
+    return "none" if model.nvme else "mq-deadline"
+
+
+def member_names(count: int, nvme: bool) -> List[str]:
+    """Kernel names for ``count`` members: nvme0n1, nvme1n1, ... or sdb, sdc, ... (sda is
+    assumed to hold the OS)."""
+    if nvme:
+        return [f"nvme{i}n1" for i in range(count)]
+    names = []
+    letters = string.ascii_lowercase
+    index = 1  # sdb
+    while len(names) < count:
+        if index < 26:
+            names.append("sd" + letters[index])
+        else:
+            first, second = divmod(index - 26, 26)
+            names.append("sd" + letters[first] + letters[second])
+        index += 1
+    return names
+
+
+def device_glob(names: List[str], nvme: bool) -> str:
+    """A shell glob for the members when one exists (sd[b-g], nvme[0-3]n1), else the list."""
+    if nvme and len(names) <= 10:
+        return f"/dev/nvme[0-{len(names) - 1}]n1" if len(names) > 1 else f"/dev/{names[0]}"
+    if not nvme and len(names) <= 25:
+        return f"/dev/sd[{names[0][2]}-{names[-1][2]}]" if len(names) > 1 else f"/dev/{names[0]}"
+    return " ".join(f"/dev/{name}" for name in names)
+
+
+def textbook_data_disks(level: int, devices: int, copies: int) -> Optional[float]:
+    """The data-disk count the usual rule gives (research §2: N, N-1, N-2, N/copies)."""
+    return {0: devices, 4: devices - 1, 5: devices - 1, 6: devices - 2}.get(
+        level, devices / copies if level == 10 else None)
+
+
+def geometry(array: Array) -> Dict[str, Any]:
+    """su/sw and stride/stripe-width from md's io_min/io_opt, and a note when they differ
+    from the textbook data-disk count."""
+    io_min, io_opt = array.io_min_bytes, array.io_opt_bytes
+    if io_opt == 0 or io_min < EXT4_BLOCK:
+        return {"io_min_bytes": io_min, "io_opt_bytes": io_opt, "su_bytes": None, "sw": None,
+                "stride": None, "stripe_width": None, "note": None}
+    sw = io_opt // io_min
+    assert sw * io_min == io_opt, "md's io_opt is a whole number of chunks"
+    textbook = textbook_data_disks(array.level, array.devices, array.copies)
+    note = None
+    if textbook is not None and textbook != sw:
+        shown = f"{textbook:g}"
+        if array.level == 10 and array.layout and array.layout[0] in "fo":
+            why = (f"raid10 {array.layout} has near_copies = 1, so md sets optimal_io_size = "
+                   f"chunk x raid_disks")
+        else:
+            why = (f"raid10 {array.layout} on {array.devices} devices (not a multiple of the "
+                   f"{array.copies} near copies), so md sets optimal_io_size = chunk x raid_disks")
+        note = (f"md reports io_opt = {human_bytes(io_opt)} = {sw} chunks for this array: {why} "
+                f"(drivers/md/raid10.c). sw={sw} here, not the textbook N/{array.copies} = {shown}; "
+                f"these are the values mkfs detects from /dev/md0 by itself.")
+    return {"io_min_bytes": io_min, "io_opt_bytes": io_opt, "su_bytes": io_min, "sw": sw,
+            "stride": io_min // EXT4_BLOCK, "stripe_width": io_opt // EXT4_BLOCK, "note": note}
+
+
+def _kib(value: int) -> str:
+    return f"{value // 1024}k"
+
+
+def _mostly(workload: Workload, attribute: str) -> float:
+    """A thread-weighted share over the workload's jobs (e.g. random_fraction)."""
+    threads = sum(job.threads for job in workload.jobs)
+    return sum(getattr(job, attribute) * job.threads for job in workload.jobs) / threads
+
+
+def _buffered_sequential_writes(workload: Workload) -> bool:
+    return any(job.read_fraction < 1 and job.random_fraction < 0.5 and not job.direct
+               for job in workload.jobs)
+
+
+def setup(design: Design, model: DriveModel, array: Array, workload: Workload,
+          mount_point: str = "/srv/data") -> Dict[str, Any]:
+    """Commands, each ``{"command", "why"}``, plus notes, for the design."""
+    commands: List[Dict[str, str]] = []
+    notes: List[str] = []
+
+    def add(command: str, why: str) -> None:
+        commands.append({"command": command, "why": why})
+
+    names = member_names(design.drives, model.nvme)
+    members = names[: design.devices]
+    create = [f"mdadm --create /dev/md0 --metadata=1.2 --level={design.level}",
+              f"--raid-devices={design.devices}"]
+    if design.chunk_kib:
+        create.append(f"--chunk={design.chunk_kib}K")
+    if design.layout:
+        create.append(f"--layout={design.layout}")
+    if design.spares:
+        create.append(f"--spare-devices={design.spares}")
+    create.append(device_glob(names, model.nvme))
+    layout_word = f" {design.layout}" if design.layout else ""
+    add(" ".join(create),
+        f"raid{design.level}{layout_word}, {design.devices} members"
+        + (f" + {design.spares} hot spare(s)" if design.spares else "")
+        + (f", {design.chunk_kib} KiB chunk" if design.chunk_kib else "")
+        + f": the design simulated. Metadata 1.2 (mdadm's default) puts the data at a 1 MiB-aligned "
+          f"offset on each member, so whole disks need no partitions; usable "
+          f"{array.capacity_bytes / 1e12:.3f} TB ({human_bytes(array.capacity_bytes)}).")
+
+    geo = geometry(array)
+    if geo["sw"] is not None:
+        su = _kib(geo["su_bytes"])
+        add(f"mkfs.xfs -d su={su},sw={geo['sw']} /dev/md0",
+            f"stripe unit = md's minimum_io_size ({human_bytes(geo['io_min_bytes'])}), stripe width = "
+            f"optimal_io_size / su = {geo['sw']}: XFS aligns allocations to the chunk and mkfs would "
+            f"detect exactly these values (xfsprogs libxfs/topology.c)."
+            + (f" Note: {geo['note']}" if geo["note"] else ""))
+        add(f"mkfs.ext4 -b 4096 -E stride={geo['stride']},stripe-width={geo['stripe_width']} /dev/md0",
+            "the same geometry for ext4 in 4 KiB blocks: stride = chunk / 4 KiB, stripe-width = "
+            "optimal_io_size / 4 KiB; mballoc aligns allocations to it, which on parity RAID avoids "
+            "read-modify-write (mke2fs(8); research §3).")
+        if geo["su_bytes"] > 256 * 1024:
+            notes.append(
+                f"mkfs.xfs will say the log stripe unit ({geo['su_bytes']} bytes) is too large "
+                f"(maximum 256KiB) and use 32 KiB: expected and harmless (xfs_mkfs.c; research §2).")
+    else:
+        add("mkfs.xfs /dev/md0",
+            f"raid{design.level} has no stripe: md sets no minimum/optimal io size, so there is no "
+            f"su/sw to give.")
+        add("mkfs.ext4 -b 4096 /dev/md0", "likewise, no stride or stripe-width for a mirror.")
+
+    xfs_options = ["noatime", "inode64"]
+    alloc_why = ""
+    if geo["sw"] is not None and _buffered_sequential_writes(workload):
+        allocsize = 1 << max(12, math.ceil(math.log2(geo["io_opt_bytes"])))
+        allocsize = min(allocsize, 2**30)
+        xfs_options.append(f"allocsize={_kib(allocsize)}")
+        alloc_why = (f" allocsize={_kib(allocsize)} (the full stripe rounded up to a power of two; "
+                     f"XFS takes 4 KiB..1 GiB powers of two) preallocates whole stripes for the "
+                     f"workload's buffered sequential writes.")
+    add(f"mount -o {','.join(xfs_options)} /dev/md0 {mount_point}",
+        "noatime: reads do not turn into inode writes. inode64: inodes anywhere on the volume (the "
+        "default since Linux 3.7; stated for old kernels, research §2)." + alloc_why +
+        " No nobarrier: XFS removed it in Linux 4.19 and the mount would fail.")
+    add(f"mount -o noatime /dev/md0 {mount_point}   # if ext4",
+        "ext4 reads the stride/stripe-width from its superblock; no barrier options: flushes are "
+        "what make fsync durable.")
+
+    scheduler = scheduler_for(model)
+    loop = " ".join(members + names[design.devices:])
+    add(f"for d in {loop}; do echo {scheduler} > /sys/block/$d/queue/scheduler; done",
+        ("NVMe: 'none' — the drive has deep parallel queues and a scheduler only costs CPU"
+         if model.nvme else
+         "mq-deadline on the members (md0 is bio-based and always shows 'none'): it merges and "
+         "sorts requests for the disks and caps how long reads wait behind writes")
+        + " (research §5). Persist with a udev rule: ACTION==\"add|change\", KERNEL==\""
+        + ("nvme*n1" if model.nvme else "sd*") + f"\", ATTR{{queue/scheduler}}=\"{scheduler}\".")
+
+    if design.level in (4, 5, 6):
+        entries = stripe_cache_entries(design.devices)
+        memory = entries * PAGE * design.devices
+        add(f"echo {entries} > /sys/block/md0/md/stripe_cache_size",
+            f"md's default is {MD_DEFAULT_STRIPE_CACHE} stripes; every small write goes through this "
+            f"cache (read-modify-write), so more entries keep more writes in flight and let md "
+            f"gather full stripes. Memory: {entries} x 4 KiB x {design.devices} devices = "
+            f"{human_bytes(memory)} (md.rst). The simulation used this value. Not persistent: set it "
+            f"again at boot (udev rule on md0, ATTR{{md/stripe_cache_size}}).")
+
+    random_share = _mostly(workload, "random_fraction")
+    kernel_default = max(2 * array.io_opt_bytes // 1024, 128)
+    if random_share >= 0.5:
+        value = 128
+        why = (f"random I/O gains nothing from read-ahead and a big window drags whole stripes into "
+               f"the page cache; the kernel's default for md0 is max(2 x io_opt, 128 KiB) = "
+               f"{kernel_default} KiB (block/blk-settings.c). O_DIRECT I/O bypasses read-ahead either way.")
+    else:
+        value = max(kernel_default, 1024)
+        why = (f"sequential reads: at least two full stripes ({2 * array.io_opt_bytes // 1024} KiB) "
+               f"and 1 MiB, so each read-ahead window keeps every member busy; the kernel default is "
+               f"{kernel_default} KiB (block/blk-settings.c). blockdev --setra counts 512-byte sectors.")
+    add(f"echo {value} > /sys/block/md0/queue/read_ahead_kb", why)
+
+    stripe = array.io_opt_bytes or array.io_min_bytes or PAGE
+    grain = math.lcm(MIB, max(stripe, PAGE)) if array.io_opt_bytes else MIB
+    start = grain // 512
+    add(f"printf 'label: gpt\\nstart={start}\\n' | sfdisk /dev/md0   # only if md0 must be partitioned",
+        f"best: mkfs on /dev/md0 itself (offset 0 is aligned to everything). A partition on md0 must "
+        f"start on a multiple of 1 MiB and of the full stripe ({human_bytes(stripe)}): sector {start} "
+        f"= {human_bytes(grain)}. Members: use whole disks, or start partitions at sector 2048 (1 MiB, "
+        f"a multiple of 4 KiB physical sectors; md's chunk grid begins at its data offset).")
+    if array.io_opt_bytes:
+        notes.append(f"LVM on md0: pvcreate --dataalignment {array.io_opt_bytes // 1024}k /dev/md0 "
+                     f"puts the first extent on a full stripe (research §4).")
+    return {"geometry": geo, "commands": commands, "notes": notes, "scheduler": scheduler,
+            "stripe_cache_size": stripe_cache_entries(design.devices) if design.level in (4, 5, 6) else None,
+            "read_ahead_kb": value, "partition_start_sector": start}
+
+
+def render(plan_setup: Dict[str, Any]) -> List[str]:
+    """The setup as a shell script: a '# why' line above each command."""
+    lines: List[str] = []
+    for entry in plan_setup["commands"]:
+        lines.append(f"# {entry['why']}")
+        lines.append(entry["command"])
+    for note in plan_setup["notes"]:
+        lines.append(f"# note: {note}")
+    return lines
