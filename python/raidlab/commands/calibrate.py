@@ -40,7 +40,7 @@ def _load_sweep(path: str):
 @click.option("--target", metavar="PATH", help="File (new or existing) or block device to sweep.")
 @click.option("--size", metavar="SIZE",
               help="Region to sweep, e.g. 1G [default: the device or existing file, else 1 GiB].")
-@click.option("--quick", is_flag=True, help="A 9-point sweep of 1 s points (CI), instead of 49 points of 3 s.")
+@click.option("--quick", is_flag=True, help="An 11-point sweep of 1 s points (CI), instead of 49 points of 3 s.")
 @click.option("--runtime-s", type=click.FloatRange(0.1, 3600), help="Seconds per sweep point.")
 @click.option("--model", type=click.Choice(("auto",) + MODELS), default="auto", show_default=True,
               help="Model to fit; auto fits all and keeps ssd/hdd unless only the empirical one fits.")

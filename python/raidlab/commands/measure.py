@@ -75,10 +75,11 @@ class ProgressBar:
 @click.option("--fio-output", metavar="FILE", help="Also keep fio's own JSON output in FILE.")
 @click.option("--json", "json_out", is_flag=False, flag_value="-", default=None, metavar="[OUT]",
               help="Print fio-shaped JSON (to OUT if given) instead of a table.")
+@click.option("--html", "html_out", metavar="PATH", help="Also write the HTML report of the run.")
 def measure_command(target: str, fio_job: Optional[str], sysbench: Optional[str], preset: Optional[str],
                     size: Optional[str], runtime_s: Optional[float], destroy_data: bool, show_job: bool,
                     dry_run: bool, fio_binary: Optional[str], fio_output: Optional[str],
-                    json_out: Optional[str]) -> None:
+                    json_out: Optional[str], html_out: Optional[str]) -> None:
     """Run a workload with the real fio on a file or device and report it like `raidlab sim`.
 
     Give one workload: --fio JOB.fio, --sysbench "fileio options", or --preset NAME. A workload
@@ -102,34 +103,63 @@ def measure_command(target: str, fio_job: Optional[str], sysbench: Optional[str]
                                           keep_json=fio_output, command=["raidlab", *sys.argv[1:]])
     finally:
         bar.close()
+    title = f"{target} ({prepared.target.describe()}) | {prepared.workload.describe()}"
+    if html_out:
+        write_html([result.document], f"raidlab measure: {title}", html_out)
     if json_out is not None:
         write_json(result.document, json_out)
         return
-    title = f"{target} ({prepared.target.describe()}) | {prepared.workload.describe()}"
     click.echo(summary(result.document, title))
 
 
+def write_html(documents, title: str, html_out: str) -> None:
+    """The HTML report of ``raidlab sim --html``, with these runs side by side."""
+    from raidlab.report import html as html_report
+
+    try:
+        with open(html_out, "w", encoding="utf-8") as out:
+            out.write(html_report.render_html(title, runs=list(documents)))
+    except OSError as error:
+        raise ConfigError(f"cannot write {html_out}: {error.strerror}") from None
+
+
 @click.command("import")
-@click.argument("json_file", metavar="FILE.json")
+@click.argument("json_files", metavar="FILE.json...", nargs=-1, required=True)
 @click.option("--json", "json_out", is_flag=False, flag_value="-", default=None, metavar="[OUT]",
-              help="Print raidlab's JSON document (to OUT if given) instead of a table.")
-def import_command(json_file: str, json_out: Optional[str]) -> None:
+              help="Print raidlab's JSON document (a list for several files; to OUT if given) "
+                   "instead of tables.")
+@click.option("--html", "html_out", metavar="PATH",
+              help="Also write the HTML report with every file as a run, side by side.")
+def import_command(json_files, json_out: Optional[str], html_out: Optional[str]) -> None:
     """Load fio 3.x JSON output (from any machine; '-' reads stdin) into raidlab's schema.
 
     Text fio printed before the JSON (error lines, a shell prompt) is skipped. The table is the
-    one `raidlab sim` and `raidlab measure` print.
+    one `raidlab sim` and `raidlab measure` print; documents raidlab wrote (simulated or
+    measured) load too, so measured and simulated runs can share one HTML report.
     """
-    block: Dict[str, Any] = {"source": "measured", "tool": "fio", "imported_from": json_file}
-    document = importer.load(json_file, block)
-    simulated = "simulated_ns" in document["raidlab"] and document["raidlab"].get("source") != "measured"
-    if not simulated:
-        document["raidlab"].setdefault("tool_version", document["fio version"])
+    documents = []
+    for json_file in json_files:
+        block: Dict[str, Any] = {"source": "measured", "tool": "fio", "imported_from": json_file}
+        document = importer.load(json_file, block)
+        if not _simulated(document):
+            document["raidlab"].setdefault("tool_version", document["fio version"])
+        documents.append(document)
+    if html_out:
+        write_html(documents, f"raidlab import: {', '.join(json_files)}", html_out)
     if json_out is not None:
-        write_json(document, json_out)
+        write_json(documents[0] if len(documents) == 1 else documents, json_out)
         return
-    if simulated:
-        from raidlab.report import table
+    texts = []
+    for json_file, document in zip(json_files, documents):
+        if _simulated(document):
+            from raidlab.report import table
 
-        click.echo(table.summary(document, f"imported {json_file}"))
-    else:
-        click.echo(summary(document, f"imported {json_file}"))
+            texts.append(table.summary(document, f"imported {json_file}"))
+        else:
+            texts.append(summary(document, f"imported {json_file}"))
+    click.echo("\n\n".join(texts))
+
+
+def _simulated(document: Dict[str, Any]) -> bool:
+    block = document.get("raidlab") or {}
+    return "simulated_ns" in block and block.get("source") != "measured"

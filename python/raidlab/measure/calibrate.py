@@ -8,8 +8,8 @@ fio reports percentiles of the total (submission to completion) latency:
 - full: random reads and writes of 4k, 16k, 64k, 256k and 1m at depths 1, 4, 16 and 64 (40
   points), sequential reads and writes of 64k and 1m at depths 1 and 8 (8 points), and one
   4k write at depth 1 with ``fdatasync=1`` (the flush cost): 49 points.
-- ``--quick`` (for CI): random 4k at depths 1 and 32 and 256k at depth 4, reads and writes;
-  sequential 1m reads and writes at depth 4; the fdatasync point: 9 points.
+- ``--quick`` (for CI): random 4k at depths 1, 8 and 32 and 256k at depth 4, reads and writes;
+  sequential 1m reads and writes at depth 4; the fdatasync point: 11 points.
 
 Depths above 1 use libaio (what :func:`raidlab.workload.render_fio` writes for them); depth 1
 uses fio's default psync. The fit (:mod:`raidlab.measure.fit`) simulates each point with the
@@ -52,7 +52,7 @@ DEFAULT_SPAN_BYTES = 1 << 30
 def sweep_points(quick: bool) -> List[Point]:
     """The sweep, in the order it runs (see the module docstring)."""
     if quick:
-        rand = [(4 * KIB, 1), (4 * KIB, 32), (256 * KIB, 4)]
+        rand = [(4 * KIB, 1), (4 * KIB, 8), (4 * KIB, 32), (256 * KIB, 4)]
         points = [Point(rw, bs, qd) for rw in ("randread", "randwrite") for bs, qd in rand]
         points += [Point("read", MIB, 4), Point("write", MIB, 4)]
     else:

@@ -32,8 +32,10 @@ What each model's fit reads from the sweep (points are named like ``randread 4k 
   on a file or partial span this is the average seek *over that span*.
 - **empirical** (``device/empirical``): the depth-1 latency distribution of the smallest block
   (minimum and fio's 17 percentiles, minus the transfer time, with the interpolation shape that
-  reproduces the measured mean), the number of commands served at once, and the transfer rates;
-  the flush time from the fdatasync point (1/IOPS minus a plain write's latency).
+  reproduces the measured mean); the contention (how much each command in service stretches
+  the others, from the deepest point: IOPS = D / (latency₁ (1 + c (D − 1)))) and a hard cap on
+  commands in service; the transfer rates; the flush time from the fdatasync point (1/IOPS
+  minus a plain write's latency).
 
 The model is chosen by its error (:func:`choose`): a physical model (ssd or hdd) when its RMS
 error is within 25 % of the empirical model's or its mean |IOPS error| is at most 10 %;
@@ -380,12 +382,29 @@ def _fit_empirical(observations: Sequence[Observation], span: int, max_evals: in
     read_mb_s = max(_max_bw(observations, True) / 1e6, 1.0)
     write_mb_s = max(_max_bw(observations, False) / 1e6, 1.0)
 
+    def contention(rw: str, qd1: Observation) -> float:
+        """From the deepest small-block point: IOPS = D / (latency₁ × (1 + c (D − 1)))."""
+        deepest = max(_find(observations, rw, qd1.point.bs), key=lambda o: o.point.iodepth, default=qd1)
+        depth = deepest.point.iodepth
+        if depth <= 1 or deepest.iops <= 0:
+            return 0.01
+        value = (depth / (qd1.lat_mean_ns / 1e9 * deepest.iops) - 1.0) / (depth - 1)
+        return min(max(value, 0.001), 100.0)
+
     def parallel(rw: str, qd1: Observation) -> float:
+        """Little's law at the best small-block point: commands in service = IOPS × latency₁."""
         best = max(_find(observations, rw, qd1.point.bs), key=lambda o: o.iops, default=qd1)
         return max(1.0, round(best.iops * qd1.lat_mean_ns / 1e9))
 
-    start = {"read_parallelism": parallel("randread", r1), "write_parallelism": parallel("randwrite", w1),
-             "read_mb_s": read_mb_s, "write_mb_s": write_mb_s}
+    # Two ways a depth curve bends: a hard cap on commands in service (a kink), or contention
+    # (a smooth bend). Start from whichever explains the sweep better.
+    bends = {"read_mb_s": read_mb_s, "write_mb_s": write_mb_s}
+    starts = [
+        dict(bends, read_parallelism=1024.0, write_parallelism=1024.0,
+             read_contention=contention("randread", r1), write_contention=contention("randwrite", w1)),
+        dict(bends, read_parallelism=parallel("randread", r1), write_parallelism=parallel("randwrite", w1),
+             read_contention=0.0001, write_contention=0.0001),
+    ]
     depth = max(o.point.iodepth for o in observations)
 
     def params_of(x: Dict[str, float]) -> Dict[str, float]:
@@ -393,14 +412,17 @@ def _fit_empirical(observations: Sequence[Observation], span: int, max_evals: in
                   "flush_us": round(flush_us, 3)}
         params.update(quantiles(r1, x["read_mb_s"], "read"))
         params.update(quantiles(w1, x["write_mb_s"], "write"))
-        params.update({k: (float(round(v)) if k.endswith("parallelism") else round(v, 3)) for k, v in x.items()})
+        params.update({k: (float(round(v)) if k.endswith("parallelism") else round(v, 5)) for k, v in x.items()})
         return params
 
     scorer = _Scorer(observations, "empirical")
-    variables = [_Var("read_parallelism", 1, 4096, True), _Var("write_parallelism", 1, 4096, True),
-                 _Var("read_mb_s", 0.01, 1e7), _Var("write_mb_s", 0.01, 1e7)]
-    best, _, evaluations = _pattern_search(lambda x: scorer.score(params_of(x)), start, variables, max_evals)
-    return scorer.fit(params_of(best), evaluations, notes)
+    variables = [_Var("read_contention", 0.0001, 100.0), _Var("write_contention", 0.0001, 100.0),
+                 _Var("read_mb_s", 0.01, 1e7), _Var("write_mb_s", 0.01, 1e7),
+                 _Var("read_parallelism", 1, 4096, True), _Var("write_parallelism", 1, 4096, True)]
+    start = min(starts, key=lambda x: scorer.score(params_of(x)))
+    best, _, evaluations = _pattern_search(lambda x: scorer.score(params_of(x)), start, variables,
+                                           max(max_evals - len(starts), 1))
+    return scorer.fit(params_of(best), evaluations + len(starts), notes)
 
 
 def _write_amplification(op: float) -> float:

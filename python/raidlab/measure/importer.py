@@ -21,9 +21,9 @@ What the importer fixes up, each for a reason:
   ``ts->total_io_u[DDIR_SYNC]``, which is not the fsync count), so raidlab takes the larger of
   it and ``sync.lat_ns.N``.
 - fields raidlab's reports read but an older 3.x lacks (``sync``, ``drop_ios``, ``short_ios``)
-  are added as zeros; ``disk_util`` entries get ``flush_ios``, ``read_sectors``,
-  ``write_sectors`` and ``queue_depth_mean`` as ``null`` (fio does not report them; the
-  simulator does).
+  are added as zeros. ``disk_util`` entries keep fio's fields only: fio does not report the
+  ``flush_ios``, ``read_sectors``/``write_sectors`` and ``queue_depth_mean`` the simulator
+  adds, so those keys are absent (tables show ``-``) rather than guessed.
 - fio 2.x JSON (latencies in µs under ``slat``/``clat``/``lat``, no ``*_ns``) is refused with
   a clear message rather than silently rescaled.
 - client/server runs (``fio --client``) put their jobs under ``client_stats``; those are read,
@@ -168,12 +168,10 @@ def _job(job: Any, index: int, host: Optional[str]) -> Dict[str, Any]:
 def _disk(entry: Any, index: int) -> Dict[str, Any]:
     if not isinstance(entry, dict):
         raise ConfigError(f"fio JSON: disk_util[{index}] is not an object")
-    out = dict(entry)
+    out = {key: value for key, value in entry.items() if value is not None}
     out.setdefault("name", f"disk{index}")
     for field in ("read_ios", "write_ios", "util"):
         out[field] = _number(entry.get(field, 0), f"disk_util[{index}].{field}")
-    for field in ("flush_ios", "read_sectors", "write_sectors", "queue_depth_mean"):
-        out.setdefault(field, None)
     return out
 
 

@@ -13,11 +13,13 @@
 //!    bimodal device (fast hits, rare slow misses) does; `raidlab calibrate` picks the shape
 //!    that makes the model's mean equal the measured mean. The values are the measured
 //!    queue-depth-1 latencies of the smallest block size, minus its transfer time.
-//! 2. **Parallelism**: the device serves at most `read_parallelism` reads, or
-//!    `write_parallelism` writes, at once; a mix shares one capacity (a read takes
-//!    1/`read_parallelism` of it, a write 1/`write_parallelism`), admitted in arrival order
-//!    (FIFO, so a large share cannot starve). This is the saturation IOPS of a closed-loop
-//!    sweep: IOPS = parallelism / mean access time (Little's law).
+//! 2. **Contention and parallelism**: a command's drawn access time is stretched by
+//!    (1 + `read_contention` × n), n the number of other commands in their access phase when it
+//!    starts (a device whose latency grows with its queue: a closed loop at depth D then gives
+//!    IOPS ≈ D / (access × (1 + contention × (D − 1))), rising with depth ever more slowly), and
+//!    the device serves at most `read_parallelism` reads, or `write_parallelism` writes, at once;
+//!    a mix shares one capacity (a read takes 1/`read_parallelism` of it, a write
+//!    1/`write_parallelism`), admitted in arrival order (FIFO, so a large share cannot starve).
 //! 3. **Transfer**: after its access a command moves its bytes through one shared pipe (FIFO) at
 //!    `read_mb_s` or `write_mb_s`; this is the bandwidth ceiling and the size-dependent part of
 //!    the latency. A command completes when its transfer ends.
@@ -96,6 +98,8 @@ pub const DECLARATIONS: &[ParamDecl] = &[
     decl!("write_shape", "exponent", 1.0, 0.01, 100.0, "Write interpolation between knots (as read_shape)."),
     decl!("read_parallelism", "count", 4.0, 1.0, 65536.0, "Reads in their access phase at once (a whole number)."),
     decl!("write_parallelism", "count", 4.0, 1.0, 65536.0, "Writes in their access phase at once (a whole number)."),
+    decl!("read_contention", "fraction", 0.0, 0.0, 100.0, "Read access time grows by this fraction per other command in service."),
+    decl!("write_contention", "fraction", 0.0, 0.0, 100.0, "Write access time grows by this fraction per other command in service."),
     decl!("read_mb_s", "MB/s", 500.0, 0.001, 1e7, "Read transfer rate of the shared data pipe, MB/s (10^6 B/s)."),
     decl!("write_mb_s", "MB/s", 450.0, 0.001, 1e7, "Write transfer rate of the shared data pipe, MB/s (10^6 B/s)."),
     decl!("flush_us", "us", 0.0, 0.0, 1e8, "Time a flush holds the idle device, in microseconds."),
@@ -111,6 +115,8 @@ pub struct EmpiricalSpec {
     pub write_quantiles_ns: [f64; 18],
     pub read_shape: f64,
     pub write_shape: f64,
+    pub read_contention: f64,
+    pub write_contention: f64,
     pub read_parallelism: u32,
     pub write_parallelism: u32,
     /// Transfer cost in femtoseconds per byte.
@@ -164,6 +170,8 @@ impl EmpiricalSpec {
             write_quantiles_ns: quantiles(&v, "write")?,
             read_shape: get(&v, "read_shape"),
             write_shape: get(&v, "write_shape"),
+            read_contention: get(&v, "read_contention"),
+            write_contention: get(&v, "write_contention"),
             read_parallelism: whole(&v, "read_parallelism")? as u32,
             write_parallelism: whole(&v, "write_parallelism")? as u32,
             read_fs_per_byte: fs("read_mb_s"),
@@ -260,6 +268,8 @@ pub struct EmpiricalDrive {
     sequence: u64,
     /// Capacity units in use by commands in their access phase.
     used: u64,
+    /// Commands in their access phase.
+    in_access: u32,
     /// When the shared transfer pipe is next free.
     pipe_free: Nanos,
     outstanding: u32,
@@ -286,6 +296,7 @@ impl EmpiricalDrive {
             events: BinaryHeap::with_capacity(2 * spec.queue_depth as usize),
             sequence: 0,
             used: 0,
+            in_access: 0,
             pipe_free: 0,
             outstanding: 0,
             carry: Vec::new(),
@@ -319,7 +330,18 @@ impl EmpiricalDrive {
             }
             self.waiting.pop_front();
             self.used += cost;
-            let access = self.spec.access_ns(head.op, self.prng.unit_f64());
+            let contention = match head.op {
+                Op::Read => self.spec.read_contention,
+                Op::Write => self.spec.write_contention,
+                Op::Flush => 0.0,
+            };
+            let drawn = self.spec.access_ns(head.op, self.prng.unit_f64());
+            let access = if contention > 0.0 && self.in_access > 0 {
+                (drawn as f64 * (1.0 + contention * self.in_access as f64)).round() as Nanos
+            } else {
+                drawn
+            };
+            self.in_access += 1;
             let event = Event::AccessEnd { op: op_code(head.op), sectors: head.sectors, id: head.id, cost };
             self.push(at + access, event);
         }
@@ -336,6 +358,7 @@ impl EmpiricalDrive {
             match event {
                 Event::AccessEnd { op, sectors, id, cost } => {
                     self.used -= cost;
+                    self.in_access -= 1;
                     let op = op_from(op);
                     let start = self.pipe_free.max(time);
                     let done = start + self.spec.transfer_ns(op, sectors);
@@ -467,6 +490,26 @@ mod tests {
         let (iops, _) = run_closed(s, Op::Read, 2048, 16, 500);
         let mb_s = iops * 1048576.0 / 1e6;
         assert!((mb_s - 100.0).abs() < 2.0, "{mb_s}");
+    }
+
+    #[test]
+    fn contention_bends_the_depth_curve() {
+        // Fixed access time 100 µs: IOPS(D) = D / (100 µs × (1 + 0.25 (D − 1))).
+        let mut fixed: Vec<(String, f64)> = vec![
+            ("read_parallelism".into(), 1000.0),
+            ("read_contention".into(), 0.25),
+            ("read_mb_s".into(), 1e7),
+        ];
+        for suffix in QUANTILES {
+            fixed.push((format!("read_us_{suffix}"), 100.0));
+        }
+        let pairs: Vec<(&str, f64)> = fixed.iter().map(|(k, v)| (k.as_str(), *v)).collect();
+        let s = spec(&pairs);
+        for depth in [1u32, 4, 16] {
+            let (iops, _) = run_closed(s.clone(), Op::Read, 8, depth, 20000);
+            let expected = depth as f64 / (100e-6 * (1.0 + 0.25 * (depth as f64 - 1.0)));
+            assert!((iops / expected - 1.0).abs() < 0.05, "depth {depth}: {iops} vs {expected}");
+        }
     }
 
     #[test]
