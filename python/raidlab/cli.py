@@ -19,6 +19,8 @@ from raidlab.array import DEFAULT_CHUNK_KIB, DEFAULT_MEMBER_KIB, Array
 from raidlab.errors import RaidlabError
 from raidlab.commands.compare import compare_command
 from raidlab.commands.sim import drives_command, sim_command
+from raidlab.commands.plan import plan_command
+from raidlab.commands.align import align_command
 from raidlab.commands.calibrate import calibrate_command
 from raidlab.commands.measure import import_command, measure_command
 from raidlab.layout import DEFAULT_DIAGRAM_ROWS, json_document, render_text
@@ -188,6 +190,8 @@ def layout_command(
 cli.add_command(compare_command)
 cli.add_command(sim_command)
 cli.add_command(drives_command)
+cli.add_command(plan_command)
+cli.add_command(align_command)
 cli.add_command(measure_command)
 cli.add_command(import_command)
 cli.add_command(calibrate_command)
