@@ -177,7 +177,7 @@ def _parameters(kind: str, as_json: bool) -> None:
 
 
 @click.command("drives")
-@click.option("--params", "params_kind", type=click.Choice(["hdd", "ssd", "null"]),
+@click.option("--params", "params_kind", type=click.Choice(["hdd", "ssd", "null", "empirical"]),
               help="List the parameters a drive TOML file may set for this kind of model.")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 def drives_command(params_kind: Optional[str], as_json: bool) -> None:
