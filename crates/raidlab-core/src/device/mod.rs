@@ -11,6 +11,7 @@
 //! with unit, default, range and doc) and a constructor from resolved `params::ParamValues`.
 
 pub mod catalog;
+pub mod disksim;
 pub mod empirical;
 pub mod null;
 pub mod hdd;

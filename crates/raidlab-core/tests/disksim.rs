@@ -1,0 +1,170 @@
+//! DiskSim import and validation-trace replay on the five drives in ../shared/disksim-valid
+//! (DiskSim 4.0 validated models, WD fork; see that directory's README).
+
+use std::path::{Path, PathBuf};
+
+use raidlab_core::device::disksim::{self, Imported};
+use raidlab_core::device::hdd::SeekSpec;
+use raidlab_core::ErrorKind;
+
+const DRIVES: &[(&str, &str)] = &[
+    ("atlas10k", "atlas10k.parv"),
+    ("cheetah9LP", "cheetah9LP.parv"),
+    ("ibm18es", "ibm18es.parv"),
+    ("hp_c2247a", "hp_c2247a.parv"),
+    ("dec_rz26", "dec_rz26.parv"),
+];
+
+fn data_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/disksim-valid")
+}
+
+fn import_file(entry: &str) -> raidlab_core::Result<Imported> {
+    let dir = data_dir();
+    disksim::import(entry, &mut |name: &str| std::fs::read_to_string(dir.join(name)).ok())
+}
+
+fn import_texts(entry: &str, files: &[(&str, &str)]) -> raidlab_core::Result<Imported> {
+    disksim::import(entry, &mut |name: &str| {
+        files.iter().find(|f| f.0 == name).map(|f| f.1.to_string())
+    })
+}
+
+#[test]
+fn imports_the_five_validated_drives() {
+    if !data_dir().exists() {
+        eprintln!("skipping: {} not present", data_dir().display());
+        return;
+    }
+    for (stem, parv) in DRIVES {
+        let via_parv = import_file(parv).unwrap_or_else(|e| panic!("{parv}: {e}"));
+        let via_specs = import_file(&format!("{stem}.diskspecs")).unwrap();
+        assert_eq!(via_parv.spec, via_specs.spec, "{stem}: .parv and .diskspecs disagree");
+        let s = &via_parv.spec;
+        s.validate().unwrap();
+        assert_eq!(s.queue_depth, 1, "{stem}: validated with one command at a time");
+        assert!(!via_parv.warnings.is_empty(), "{stem}: unmodelled parameters must be listed");
+        assert!(via_parv.warnings.iter().any(|w| w.contains("sparing not modelled")), "{stem}");
+        println!("{stem}: {} zones, {} rpm, {} warnings", s.zones.len(), s.rpm, via_parv.warnings.len());
+    }
+    let atlas = import_file("atlas10k.parv").unwrap();
+    let s = &atlas.spec;
+    assert_eq!(atlas.name, "QUANTUM_TORNADO_validate");
+    assert_eq!((s.rpm, s.surfaces, s.capacity_sectors), (10025.0, 6, 17_938_986));
+    assert_eq!(s.zones.len(), 24);
+    assert_eq!(s.zones[0].sectors_per_track, 334);
+    assert_eq!((s.zones[0].track_skew_sectors, s.zones[0].cylinder_skew_sectors), (63, 113));
+    assert_eq!(s.cylinders(), 10042);
+    assert!(matches!(&s.seek, SeekSpec::Table(p) if p.len() == 138 && p[0] == (1, 1.245)));
+    assert!((s.head_switch_ms - 0.176).abs() < 1e-12 && (s.write_settle_ms - 0.487).abs() < 1e-12);
+    assert!(s.write_cache && s.cache_segments == 10 && s.cache_segment_sectors == 374);
+    assert_eq!(s.read_ahead_sectors, 354);
+    assert!((s.interface_mb_s - 0.512 / 0.099).abs() < 1e-9);
+    assert!(atlas.warnings.iter().any(|w| w.contains("Read any free blocks")), "{:#?}", atlas.warnings);
+    // HPL + first ten seek times (HP C2247A): d = 1 from the table, d = 300 from the linear law.
+    let hp = import_file("hp_c2247a.parv").unwrap();
+    let curve = hp.spec.seek_curve().unwrap();
+    assert!((curve.ms(1) - 2.89).abs() < 1e-9);
+    assert!((curve.ms(100) - (3.81 + 0.33 * 10.0)).abs() < 1e-9);
+    assert!((curve.ms(1000) - (7.75 + 0.0059 * 1000.0)).abs() < 1e-9);
+    assert!(!hp.spec.write_cache);
+    // DEC RZ26: the negative write settle is listed, not silently clamped.
+    let dec = import_file("dec_rz26.parv").unwrap();
+    assert!(dec.warnings.iter().any(|w| w.contains("write settling delay")));
+}
+
+const MODEL: &str = "dm_disk M {
+   Number of data surfaces = 2,
+   Number of cylinders = 100,
+   Block count = 20000,
+   Layout Model = dm_layout_g1 {
+      Zones = [ dm_layout_g1_zone { First cylinder number = 0, Last cylinder number = 99,
+         Blocks per track = 100, Skew for track switch = 5, Skew for cylinder switch = 9 } ]
+   },
+   Mechanical Model = dm_mech_g1 {
+      Seek type = extracted, Full seek curve = m.seek, Head switch time = 0.5,
+      Rotation speed (in rpms) = 7200
+   }
+}
+";
+
+const DISK: &str = "disksim_disk D {
+  Model = source m.model,
+  Bulk sector transfer time = 0.01,
+  Max queue length = 1,
+  Number of buffer segments = 2,
+  Segment size (in blks) = 64,
+  Fast write level = 0,
+  Read hit over. after read = 0.1, Read hit over. after write = 0.1,
+  Read miss over. after read = 0.2, Read miss over. after write = 0.2,
+  Write hit over. after read = 0.3, Write hit over. after write = 0.3,
+  Write miss over. after read = 0.4, Write miss over. after write = 0.4,
+  Mystery knob = 7
+}
+";
+
+const SEEK: &str = "Seek distances measured: 2\n1, 1.0\n99, 9.0\n";
+
+#[test]
+fn a_minimal_spec_imports_and_lists_unknown_parameters() {
+    let got = import_texts("d.diskspecs", &[("d.diskspecs", DISK), ("m.model", MODEL), ("m.seek", SEEK)]).unwrap();
+    assert_eq!(got.spec.capacity_sectors, 20000);
+    assert!((got.spec.overhead_ms_write - 0.4).abs() < 1e-12);
+    assert!(got.warnings.iter().any(|w| w.contains("'Mystery knob' = 7 is not modelled")), "{:#?}", got.warnings);
+}
+
+fn expect_error(files: &[(&str, &str)], needle: &str) {
+    let err = import_texts(files[0].0, files).unwrap_err();
+    assert_eq!(err.kind, ErrorKind::InvalidDevice);
+    assert!(!err.message.contains('\n'), "one line: {}", err.message);
+    assert!(err.message.contains(needle), "expected '{needle}' in: {}", err.message);
+}
+
+#[test]
+fn malformed_specs_name_the_file_and_line() {
+    // Missing '=' on line 3 of the disk spec.
+    let broken = DISK.replace("Bulk sector transfer time = 0.01", "Bulk sector transfer time 0.01");
+    expect_error(&[("d.diskspecs", &broken), ("m.model", MODEL), ("m.seek", SEEK)], "d.diskspecs:3:");
+    // Unclosed block in the model (reported at end of file, naming where it opened).
+    let unclosed = MODEL.trim_end().trim_end_matches('}');
+    expect_error(&[("d.diskspecs", DISK), ("m.model", unclosed), ("m.seek", SEEK)], "m.model:");
+    // A word where a number is needed, line 4 of the model.
+    let wordy = MODEL.replace("Block count = 20000", "Block count = lots");
+    expect_error(&[("d.diskspecs", DISK), ("m.model", &wordy), ("m.seek", SEEK)], "m.model:4:");
+    // A bad seek-curve line.
+    expect_error(&[("d.diskspecs", DISK), ("m.model", MODEL), ("m.seek", "Seek distances measured: 2\n1, 1.0\nfar, 9\n")], "m.seek:3:");
+    // A missing include names the line that sources it.
+    expect_error(&[("d.diskspecs", DISK)], "d.diskspecs:2: cannot read 'm.model'");
+    // Stray closing bracket.
+    expect_error(&[("d.diskspecs", "disksim_disk D { Model = ] }")], "d.diskspecs:1:");
+}
+
+#[test]
+fn replays_validation_traces_with_a_finite_demerit() {
+    if !data_dir().exists() {
+        return;
+    }
+    for (stem, parv) in DRIVES {
+        let imported = import_file(parv).unwrap();
+        let text = std::fs::read_to_string(data_dir().join(format!("{stem}.trace"))).unwrap();
+        let records = disksim::parse_trace(&format!("{stem}.trace"), &text).unwrap();
+        let n = records.len();
+        let result = disksim::replay(&imported.spec, &records[..n], 42).unwrap();
+        let demerit = result.demerit_ms(10_000);
+        assert!(demerit.is_finite() && demerit >= 0.0);
+        println!(
+            "{stem}: {n} requests, measured mean {:.3} ms, simulated {:.3} ms, demerit {:.3} ms",
+            result.mean_measured_ms(),
+            result.mean_simulated_ms(),
+            demerit
+        );
+    }
+}
+
+#[test]
+fn demerit_is_zero_for_identical_and_the_shift_for_shifted_samples() {
+    let a: Vec<f64> = (0..1000).map(|i| i as f64 / 100.0).collect();
+    let b: Vec<f64> = a.iter().map(|x| x + 0.5).collect();
+    assert_eq!(disksim::demerit_ms(&a, &a, 10_000), 0.0);
+    assert!((disksim::demerit_ms(&a, &b, 10_000) - 0.5).abs() < 1e-9);
+}
