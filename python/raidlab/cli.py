@@ -89,8 +89,9 @@ def _layout_epilog() -> str:
 @click.group(context_settings=_CONTEXT)
 @click.version_option(_core.__version__, "-V", "--version", prog_name="raidlab")
 def cli() -> None:
-    """raidlab: model Linux md RAID arrays exactly as md lays them out.
+    """raidlab: a lab for RAID arrays — md-exact layouts, simulation, reliability, planning.
 
+    Start with 'raidlab compare' (RAID5 vs RAID10 on the classic database benchmark).
     Run 'raidlab COMMAND --help' for a command's options.
     """
 
