@@ -426,13 +426,16 @@ def test_quick_calibration_predicts_a_workload_outside_its_sweep(tmp_path, capsy
     # and measure it with fio on the same file.
     job = tmp_path / "validate.fio"
     job.write_text("[validate]\nrw=randrw\nrwmixread=70\nbs=8k\nioengine=libaio\niodepth=4\n"
-                   "direct=1\nruntime=2\ntime_based\n")
+                   "direct=1\nruntime=1\ntime_based\n")
     from raidlab.measure import measure
     from raidlab.workload import parse_fio
 
-    measured = measure(str(target), fio=str(job), destroy_data=True).document["jobs"][0]
-    predicted = fit.single_drive_sim(str(model), parse_fio(job.read_text())).to_dict()["jobs"][0]
     total = lambda j: j["read"]["iops"] + j["write"]["iops"]  # noqa: E731
+    # The median of three 1 s runs: a shared machine's disk swings between runs.
+    runs = sorted((measure(str(target), fio=str(job), destroy_data=True).document["jobs"][0]
+                   for _ in range(3)), key=total)
+    measured = runs[1]
+    predicted = fit.single_drive_sim(str(model), parse_fio(job.read_text())).to_dict()["jobs"][0]
     error = 100.0 * (total(predicted) - total(measured)) / total(measured)
     read_error = 100.0 * (predicted["read"]["iops"] - measured["read"]["iops"]) / measured["read"]["iops"]
     with capsys.disabled():

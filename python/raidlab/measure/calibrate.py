@@ -163,7 +163,7 @@ def _span(target: safety.Target, size_bytes: Optional[int]) -> int:
     elif target.kind in ("file", "missing"):
         span = size_bytes or DEFAULT_SPAN_BYTES
     else:
-        raise ConfigError(f"calibrate needs a file or a block device; {target.path} is a {target.kind}")
+        raise ConfigError(f"calibrate needs a file or a block device; {target.path} is a {target.describe()}")
     if span < 16 * MIB:
         raise ConfigError(f"the calibrated region ({human_bytes(span)}) must be at least 16 MiB")
     return span

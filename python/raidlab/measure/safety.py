@@ -67,7 +67,7 @@ class Target:
             return "new file"
         if self.kind == "block":
             return f"block device, {human_bytes(self.size_bytes)}"
-        return self.kind.replace("char", "character device")
+        return {"char": "character device", "directory": "directory"}.get(self.kind, self.kind)
 
 
 def _block_size(path: str) -> int:
