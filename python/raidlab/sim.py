@@ -44,10 +44,15 @@ def load_drive(drive: Union[str, Path, Dict[str, Any]]) -> Dict[str, Any]:
 
     A TOML file holds ``kind = "hdd"|"ssd"|"null"`` or ``preset = "NAME"`` (to start from a
     preset) and any parameters of that model by name (see ``raidlab drives --params``).
+    A DiskSim ``.parv`` or ``.diskspecs`` file is imported (:mod:`raidlab.disksim`).
     """
     if isinstance(drive, dict):
         return drive
     text = str(drive)
+    if text.endswith((".parv", ".diskspecs")):
+        from raidlab import disksim
+
+        return disksim.drive_choice(text)
     if text.endswith(".toml"):
         path = Path(text)
         try:

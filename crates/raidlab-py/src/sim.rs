@@ -106,6 +106,15 @@ fn workload_from(dict: &Bound<'_, PyDict>) -> PyResult<Workload> {
 }
 
 fn drive_from(dict: &Bound<'_, PyDict>) -> PyResult<DriveChoice> {
+    // An imported DiskSim model: {"disksim": ENTRY, "files": {name: text}}.
+    if let Some(entry) = dict.get_item("disksim")? {
+        let entry: String = entry.extract()?;
+        let files: std::collections::BTreeMap<String, String> = field(dict, "files")?;
+        let mut reader = |name: &str| files.get(name).cloned();
+        let imported = raidlab_core::device::disksim::import(&entry, &mut reader).map_err(errors::to_py)?;
+        let spec = imported.spec;
+        return DriveChoice::from_hdd_spec(spec).map_err(errors::to_py);
+    }
     let preset: Option<String> = dict.get_item("preset")?.map(|v| v.extract()).transpose()?;
     let kind: Option<String> = dict.get_item("kind")?.map(|v| v.extract()).transpose()?;
     let params: ParamValues = match dict.get_item("params")? {

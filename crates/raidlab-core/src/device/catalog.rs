@@ -90,6 +90,9 @@ pub struct DriveChoice {
     pub interface: String,
     /// The preset it came from, if any.
     pub preset: Option<String>,
+    /// A full HDD description (e.g. imported from a DiskSim model, `device::disksim`); when set
+    /// it is used instead of `values`.
+    pub hdd_spec: Option<Box<hdd::HddSpec>>,
 }
 
 impl DriveChoice {
@@ -111,12 +114,22 @@ impl DriveChoice {
         for (name, value) in params {
             values.insert(name.clone(), *value);
         }
-        let choice = DriveChoice { kind, values, interface, preset };
+        let choice = DriveChoice { kind, values, interface, preset, hdd_spec: None };
         choice.check()?;
         Ok(choice)
     }
 
+    /// An HDD from a complete spec (checked here).
+    pub fn from_hdd_spec(spec: hdd::HddSpec) -> Result<DriveChoice> {
+        spec.validate()?;
+        let interface = spec.interface.clone();
+        Ok(DriveChoice { kind: DriveKind::Hdd, values: ParamValues::new(), interface, preset: None, hdd_spec: Some(Box::new(spec)) })
+    }
+
     fn check(&self) -> Result<()> {
+        if let Some(spec) = &self.hdd_spec {
+            return spec.validate();
+        }
         match self.kind {
             DriveKind::Hdd => hdd::HddSpec::from_params(&self.values).map(|_| ()),
             DriveKind::Ssd => ssd::SsdSpec::from_params(&self.values).map(|_| ()),
@@ -126,6 +139,9 @@ impl DriveChoice {
     }
 
     pub fn capacity_bytes(&self) -> u64 {
+        if let Some(spec) = &self.hdd_spec {
+            return spec.capacity_sectors * 512;
+        }
         let declared = self.kind.declarations().iter().find(|d| d.name == "capacity_bytes");
         let value = self.values.get("capacity_bytes").copied().or(declared.map(|d| d.default));
         value.expect("every model declares capacity_bytes") as u64
@@ -134,6 +150,13 @@ impl DriveChoice {
     /// Builds one drive. `write_cache` overrides the HDD's own write cache setting (RAID
     /// controllers switch it off).
     pub fn build(&self, prng: Prng, write_cache: Option<bool>) -> Box<dyn Drive> {
+        if let Some(spec) = &self.hdd_spec {
+            let mut spec = (**spec).clone();
+            if let Some(on) = write_cache {
+                spec.write_cache = on && spec.write_buffer_sectors > 0;
+            }
+            return Box::new(hdd::Hdd::new(spec, prng));
+        }
         let mut values = self.values.clone();
         if let (DriveKind::Hdd, Some(on)) = (self.kind, write_cache) {
             values.insert("write_cache".into(), if on { 1.0 } else { 0.0 });

@@ -29,6 +29,8 @@ pub struct Imported {
     pub spec: HddSpec,
     /// One line each: parameters raidlab does not model (or approximates), never dropped silently.
     pub warnings: Vec<String>,
+    /// Every file read (name → text), so the import can be repeated without the reader.
+    pub files: BTreeMap<String, String>,
 }
 
 fn invalid(message: String) -> Error {
@@ -222,7 +224,7 @@ pub fn import(entry: &str, read: &mut dyn FnMut(&str) -> Option<String>) -> Resu
     let name = disk.name.clone().unwrap_or_else(|| "disk".into());
     let spec = import_disk(disk, &blocks, &mut files, &mut warnings)?;
     spec.validate().map_err(|e| at(&disk.pos, format!("imported disk '{name}' is invalid: {}", e.message)))?;
-    Ok(Imported { name, spec, warnings })
+    Ok(Imported { name, spec, warnings, files: files.texts })
 }
 
 /// The `dm_disk` a disk's `Model` names: inline block, `source FILE`, or a block name.

@@ -284,7 +284,8 @@ impl<'a> Parser<'a> {
                     return if key.is_empty() {
                         self.fail(format!("expected a parameter name, found {found}"))
                     } else {
-                        self.fail(format!("expected '=' after '{}', found {found}", key.join(" ")))
+                        // Name the line the parameter starts on, not where the scan gave up.
+                        Err(error(self.file, pos.line, format!("expected '=' after '{}', found {found}", key.join(" "))))
                     };
                 }
             }
