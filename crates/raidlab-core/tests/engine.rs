@@ -190,3 +190,20 @@ fn write_back_cache_beats_write_through_when_the_working_set_fits() {
     let gain_large = with_bbu.jobs[0].write.ios as f64 / without.jobs[0].write.ios as f64;
     assert!(gain_large < gain_small / 2.0, "gain shrinks: {gain_large} vs {gain_small}");
 }
+
+#[test]
+fn a_counted_job_ends_at_its_last_completion_not_after_background_destage() {
+    let mut counted = job(0.0, true, 4096, 1, 1);
+    counted.time_based = false;
+    counted.runtime_ns = 0;
+    counted.number_ios = 50;
+    counted.size_bytes = 1 << 20;
+    let hw = ControllerConfig::Hardware(HwConfig { destage_start_fraction: 0.0, ..HwConfig::default() });
+    let result = run(config(Level::Raid5, None, 6, counted, hw));
+    let job = &result.jobs[0];
+    assert_eq!(job.write.ios, 50);
+    // Each write is acknowledged from cache in well under a millisecond; the destage that follows
+    // takes tens of milliseconds of drive time and must not count as the job's runtime.
+    assert!(job.runtime_ns < 5_000_000, "runtime {} ns", job.runtime_ns);
+    assert!(result.end_ns > 20_000_000, "destage ran after the job: end {} ns", result.end_ns);
+}

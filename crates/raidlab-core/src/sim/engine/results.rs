@@ -97,6 +97,9 @@ pub struct SimResult {
 
 pub struct Recorder {
     jobs: Vec<JobResult>,
+    /// Per job: whether it runs to a time limit, and its last completion.
+    timed: Vec<bool>,
+    last_completion: Vec<Nanos>,
     phases: Vec<PhaseResult>,
     series: Vec<SeriesPoint>,
     window_latencies: Vec<Nanos>,
@@ -125,6 +128,8 @@ impl Recorder {
             .collect();
         let first = PhaseResult { name: phase, start_ns: 0, end_ns: 0, read: Default::default(), write: Default::default() };
         Recorder {
+            timed: workload.jobs.iter().map(|j| j.time_based || j.runtime_ns > 0).collect(),
+            last_completion: vec![0; workload.jobs.len()],
             jobs,
             phases: vec![first],
             series: Vec::new(),
@@ -148,6 +153,7 @@ impl Recorder {
 
     /// Records a completed host I/O unless it was issued during the job's ramp.
     pub fn record(&mut self, job: u32, op: HostOp, bytes: u64, issued_at: Nanos, completed_at: Nanos) {
+        self.last_completion[job as usize] = completed_at;
         let result = &mut self.jobs[job as usize];
         if issued_at < result.ramp_ns {
             return;
@@ -196,8 +202,11 @@ impl Recorder {
         events: u64,
         truncated: Option<String>,
     ) -> SimResult {
-        for job in &mut self.jobs {
-            job.runtime_ns = end_ns.saturating_sub(job.ramp_ns);
+        for (index, job) in self.jobs.iter_mut().enumerate() {
+            // A job that ends by count or size ran until its last completion (fio's runtime);
+            // background work after it (destage, rebuild) does not stretch it.
+            let end = if self.timed[index] { end_ns } else { self.last_completion[index].min(end_ns) };
+            job.runtime_ns = end.saturating_sub(job.ramp_ns);
         }
         self.phases.last_mut().expect("a phase is open").end_ns = end_ns;
         self.phases.retain(|p| p.end_ns > p.start_ns);
