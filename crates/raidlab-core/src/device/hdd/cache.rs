@@ -4,7 +4,7 @@
 //! size, Maximum read-ahead, Fast write level; DiskSim 4.0 manual §3.4) and Ruemmler & Wilkes'
 //! "read-ahead" and "immediate-reported writes" (IEEE Computer 1994, §"Data caching").
 
-use std::collections::BTreeMap;
+use super::mech::Target;
 
 /// One read segment: a window `[start, valid)` of data in the buffer, and the read-ahead
 /// target `target ≥ valid` the drive keeps reading towards while it has nothing better to do.
@@ -186,10 +186,21 @@ impl ReadCache {
     }
 }
 
-/// Acknowledged writes not yet on media: disjoint extents `[start, end)` coalesced on insert.
+/// One dirty extent `[start, end)`, and the physical place of its first sector once destage has
+/// asked for it (computed at most once per extent start, not once per destage decision).
+#[derive(Clone, Copy, Debug)]
+struct Extent {
+    start: u64,
+    end: u64,
+    target: Option<Target>,
+}
+
+/// Acknowledged writes not yet on media: disjoint, non-adjacent extents coalesced on insert,
+/// in a vector sorted by start (the buffer holds at most a few hundred; a binary search and a
+/// short move beat a B-tree's node walks at that size).
 #[derive(Clone, Debug, Default)]
 pub struct DirtySet {
-    extents: BTreeMap<u64, u64>,
+    extents: Vec<Extent>,
     sectors: u64,
     /// Sectors being written to media right now (already removed from `extents`).
     inflight: u64,
@@ -228,60 +239,89 @@ impl DirtySet {
         self.sectors() * 4 > self.capacity * 3
     }
 
+    /// Index of the first extent starting after `sector`.
+    fn after(&self, sector: u64) -> usize {
+        self.extents.partition_point(|e| e.start <= sector)
+    }
+
     /// Adds `[start, end)`, merging with overlapping or adjacent extents.
     pub fn insert(&mut self, start: u64, end: u64) {
         assert!(start < end);
-        let (mut start, mut end) = (start, end);
-        if let Some((&s, &e)) = self.extents.range(..=start).next_back() {
-            if e >= start {
-                start = s;
-                end = end.max(e);
-                self.remove_extent(s, e);
+        let mut new = Extent {
+            start,
+            end,
+            target: None,
+        };
+        let mut lo = self.after(start);
+        // An extent that starts at or before `start` and reaches it keeps its start (and target).
+        if lo > 0 && self.extents[lo - 1].end >= start {
+            lo -= 1;
+            let left = self.extents[lo];
+            new.start = left.start;
+            new.end = new.end.max(left.end);
+            new.target = left.target;
+        }
+        // Extents are disjoint with gaps between them, so those merged are exactly the ones
+        // starting within the (possibly grown) range.
+        let hi = lo + self.extents[lo..].partition_point(|e| e.start <= new.end);
+        for e in &self.extents[lo..hi] {
+            self.sectors -= e.end - e.start;
+            new.end = new.end.max(e.end);
+        }
+        self.sectors += new.end - new.start;
+        match hi - lo {
+            0 => self.extents.insert(lo, new),
+            1 => self.extents[lo] = new,
+            _ => {
+                self.extents[lo] = new;
+                self.extents.drain(lo + 1..hi);
             }
         }
-        while let Some((&s, &e)) = self.extents.range(start..).next() {
-            if s > end {
-                break;
-            }
-            end = end.max(e);
-            self.remove_extent(s, e);
-        }
-        self.extents.insert(start, end);
-        self.sectors += end - start;
-    }
-
-    fn remove_extent(&mut self, start: u64, end: u64) {
-        self.extents.remove(&start);
-        self.sectors -= end - start;
     }
 
     /// True if `[start, end)` is entirely dirty (a read can be served from the buffer).
     pub fn covers(&self, start: u64, end: u64) -> bool {
-        self.extents
-            .range(..=start)
-            .next_back()
-            .is_some_and(|(_, &e)| e >= end)
+        let i = self.after(start);
+        i > 0 && self.extents[i - 1].end >= end
     }
 
-    /// Up to `limit` extents in LBA order from `from`, wrapping around (a C-LOOK window).
-    pub fn window(&self, from: u64, limit: usize, out: &mut Vec<(u64, u64)>) {
+    /// Up to `limit` extents `(start, end, target of start)` in LBA order from `from`, wrapping
+    /// around (a C-LOOK window). `target_of` places an extent's first sector; it is called once
+    /// per extent start and remembered.
+    pub fn window(
+        &mut self,
+        from: u64,
+        limit: usize,
+        out: &mut Vec<(u64, u64, Target)>,
+        target_of: impl Fn(u64) -> Target,
+    ) {
         out.clear();
-        let tail = self.extents.range(from..).chain(self.extents.range(..from));
-        out.extend(tail.take(limit).map(|(&s, &e)| (s, e)));
+        let split = self.extents.partition_point(|e| e.start < from);
+        let (behind, ahead) = self.extents.split_at_mut(split);
+        for e in ahead.iter_mut().chain(behind.iter_mut()).take(limit) {
+            let target = *e.target.get_or_insert_with(|| target_of(e.start));
+            out.push((e.start, e.end, target));
+        }
     }
 
     /// Takes the first `sectors` of the extent starting at `start` for destaging.
     pub fn take(&mut self, start: u64, sectors: u64) {
-        let end = *self
+        let i = self
             .extents
-            .get(&start)
+            .binary_search_by_key(&start, |e| e.start)
             .expect("destage of an extent that is not dirty");
+        let end = self.extents[i].end;
         assert!(sectors > 0 && start + sectors <= end);
-        self.remove_extent(start, end);
         if start + sectors < end {
-            self.extents.insert(start + sectors, end);
-            self.sectors += end - start - sectors;
+            self.extents[i] = Extent {
+                start: start + sectors,
+                end,
+                target: None,
+            };
+        } else {
+            self.extents.remove(i);
         }
+        self.sectors -= sectors;
         self.inflight += sectors;
     }
 

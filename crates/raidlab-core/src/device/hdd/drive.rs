@@ -3,7 +3,7 @@
 //! reads ahead, always choosing its next piece of work when it becomes free.
 
 use super::cache::{DirtySet, ReadCache};
-use super::mech::{FastMod, HeadPos, Mechanics};
+use super::mech::{FastMod, HeadPos, Mechanics, Target};
 use super::queue::{self, CommandQueue, Done, Parked, Pending, Wait};
 use super::spec::{HddSpec, QueuePolicy};
 use crate::device::{Command, Completion, Drive, DriveInfo, Op};
@@ -110,6 +110,8 @@ pub struct Hdd {
     outstanding: u32,
     queue: CommandQueue,
     parked: Vec<Parked>,
+    /// Commands with a known completion time, kept sorted by (time, seq) descending so the
+    /// earliest is last: `next_event` reads it and `advance` pops from the end.
     done: Vec<Done>,
     pos: HeadPos,
     free_at: Nanos,
@@ -118,7 +120,7 @@ pub struct Hdd {
     dirty: DirtySet,
     busy: Nanos,
     stats: HddStats,
-    scratch: Vec<(u64, u64)>,
+    scratch: Vec<(u64, u64, Target)>,
 }
 
 fn ms_ns(ms: f64) -> Nanos {
@@ -332,7 +334,8 @@ impl Hdd {
             time >= arrival,
             "command {id} would complete at {time} before its arrival {arrival}"
         );
-        self.done.push(Done { time, seq, id });
+        let at = self.done.partition_point(|d| (d.time, d.seq) > (time, seq));
+        self.done.insert(at, Done { time, seq, id });
     }
 
     // ---- arm work ---------------------------------------------------------------------------
@@ -366,20 +369,17 @@ impl Hdd {
     /// positioning time; adjacent writes were coalesced on insert, so they go out as one.
     fn start_destage(&mut self, t: Nanos) {
         let mut window = std::mem::take(&mut self.scratch);
-        self.dirty.window(self.pos.lba, DESTAGE_WINDOW, &mut window);
-        let mut best: Option<(Nanos, u64, u64)> = None;
-        let angle_t = self.mech.angle_at(t);
-        for &(start, end) in &window {
-            let target = self.mech.target(&self.mech.geo.locate(start));
-            let ready = self
-                .mech
-                .positioned(t, angle_t, &self.pos, &target, true, 0);
-            if !matches!(best, Some(b) if b.0 <= ready) {
-                best = Some((ready, start, (end - start).min(DESTAGE_MAX_SECTORS)));
-            }
-        }
+        let mech = &self.mech;
+        self.dirty.window(self.pos.lba, DESTAGE_WINDOW, &mut window, |lba| {
+            mech.target(&mech.geo.locate(lba))
+        });
+        let pick = match self.mech.seek.lee() {
+            Some(lee) => earliest(&self.mech, |d| lee.nanos(d), t, &self.pos, &window),
+            None => earliest(&self.mech, |d| self.mech.seek.nanos(d), t, &self.pos, &window),
+        };
+        let (start, end, _) = window[pick];
+        let sectors = (end - start).min(DESTAGE_MAX_SECTORS);
         self.scratch = window;
-        let (_, start, sectors) = best.expect("destage with dirty data");
         self.dirty.take(start, sectors);
         let location = self.mech.geo.locate(start);
         let access = self
@@ -681,6 +681,33 @@ impl Hdd {
     }
 }
 
+/// Index of the first window entry whose first sector the heads (at `from`, writing) reach
+/// soonest from `t`. Entries whose seek-free bound cannot beat the best so far are skipped.
+#[inline(always)]
+fn earliest(
+    mech: &Mechanics,
+    seek: impl Fn(u32) -> Nanos,
+    t: Nanos,
+    from: &HeadPos,
+    window: &[(u64, u64, Target)],
+) -> usize {
+    assert!(!window.is_empty(), "destage with dirty data");
+    let angle_t = mech.angle_at(t);
+    let (mut best, mut best_time) = (0, Nanos::MAX);
+    for (i, (_, _, target)) in window.iter().enumerate() {
+        if mech.rotation_bound(t, angle_t, target) >= best_time {
+            continue;
+        }
+        // Only a strictly earlier time replaces the best (ties keep the earlier entry).
+        let ready =
+            mech.positioned_with(&seek, t, angle_t, from, target, true, 0, best_time.saturating_sub(1));
+        if ready < best_time {
+            (best, best_time) = (i, ready);
+        }
+    }
+    best
+}
+
 impl Drive for Hdd {
     fn info(&self) -> &DriveInfo {
         &self.info
@@ -710,7 +737,7 @@ impl Drive for Hdd {
     }
 
     fn next_event(&self) -> Option<Nanos> {
-        let done = self.done.iter().map(|d| d.time).min();
+        let done = self.done.last().map(|d| d.time);
         match (done, self.arm_event()) {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),
@@ -719,12 +746,12 @@ impl Drive for Hdd {
 
     fn advance(&mut self, now: Nanos, completed: &mut Vec<Completion>) {
         self.run_until(now);
-        self.done.sort_unstable_by_key(|d| (d.time, d.seq));
-        let ready = self.done.partition_point(|d| d.time <= now);
-        completed.extend(self.done.drain(..ready).map(|d| Completion {
-            id: d.id,
-            time: d.time,
-        }));
+        let mut ready = 0;
+        while let Some(d) = self.done.last().copied().filter(|d| d.time <= now) {
+            completed.push(Completion { id: d.id, time: d.time });
+            self.done.pop();
+            ready += 1;
+        }
         self.outstanding -= ready as u32;
         self.check_invariants();
     }

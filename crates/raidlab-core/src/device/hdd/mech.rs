@@ -144,6 +144,17 @@ impl Mechanics {
         }) as Nanos
     }
 
+    /// A lower bound on [`Mechanics::positioned`] that needs no seek: whatever the movement,
+    /// the heads meet the target's first sector at `t + delta + k·rev` for some k ≥ 0, where
+    /// `delta` is the rotation from the platter's angle at `t` to the target's angle.
+    #[inline(always)]
+    pub fn rotation_bound(&self, t: Nanos, angle_t: u32, target: &Target) -> Nanos {
+        let rev = self.rev as u32;
+        let delta = target.angle + rev - angle_t;
+        let delta = if delta >= rev { delta - rev } else { delta };
+        t + delta as Nanos
+    }
+
     /// When the first sector of `target` would start under the head if the arm moves at `t`
     /// and the transfer may not begin before `not_before` (write data still arriving).
     /// `angle_t` must be [`Mechanics::angle_at`]`(t)`, computed once for many targets.

@@ -122,8 +122,14 @@ pub fn select(
         }),
         QueuePolicy::Sptf => {
             let angle_t = mech.angle_at(t);
+            // A command whose seek-free lower bound already exceeds the best time found can
+            // neither win nor tie, so its seek is not evaluated.
+            let beyond = |p: &Pending, best: Nanos| mech.rotation_bound(t, angle_t, &p.target) > best;
             match mech.seek.lee() {
                 Some(lee) => best_by(queue, t, |p, best| {
+                    if beyond(p, best) {
+                        return Nanos::MAX;
+                    }
                     mech.positioned_with(
                         |d| lee.nanos(d),
                         t,
@@ -136,6 +142,9 @@ pub fn select(
                     )
                 }),
                 None => best_by(queue, t, |p, best| {
+                    if beyond(p, best) {
+                        return Nanos::MAX;
+                    }
                     mech.positioned_with(
                         |d| mech.seek.nanos(d),
                         t,
