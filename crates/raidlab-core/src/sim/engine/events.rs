@@ -2,8 +2,6 @@
 //! a run is a pure function of its inputs.
 
 use crate::sim::Nanos;
-use std::cmp::Reverse;
-use std::collections::BinaryHeap;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Event {
@@ -21,28 +19,77 @@ pub enum Event {
     RebuildTimer,
 }
 
+/// A min-heap of events keyed by `(time, sequence)` packed into one `u128`, so each comparison
+/// is a single wide compare; four children per node halve the levels a binary heap walks. Keys
+/// are unique (the sequence is), so the pop order is fully determined.
 #[derive(Debug, Default)]
 pub struct EventQueue {
-    heap: BinaryHeap<Reverse<(Nanos, u64, Event)>>,
+    heap: Vec<Entry>,
     sequence: u64,
 }
 
+#[derive(Clone, Copy, Debug)]
+struct Entry {
+    key: u128,
+    event: Event,
+}
+
+const ARITY: usize = 4;
+
 impl EventQueue {
     pub fn with_capacity(capacity: usize) -> EventQueue {
-        EventQueue { heap: BinaryHeap::with_capacity(capacity), sequence: 0 }
+        EventQueue { heap: Vec::with_capacity(capacity), sequence: 0 }
     }
 
     pub fn push(&mut self, time: Nanos, event: Event) {
         self.sequence += 1;
-        self.heap.push(Reverse((time, self.sequence, event)));
+        let entry = Entry { key: ((time as u128) << 64) | self.sequence as u128, event };
+        let mut i = self.heap.len();
+        self.heap.push(entry);
+        while i > 0 {
+            let parent = (i - 1) / ARITY;
+            if self.heap[parent].key <= entry.key {
+                break;
+            }
+            self.heap[i] = self.heap[parent];
+            i = parent;
+        }
+        self.heap[i] = entry;
     }
 
     pub fn pop(&mut self) -> Option<(Nanos, Event)> {
-        self.heap.pop().map(|Reverse((time, _, event))| (time, event))
+        let last = self.heap.pop()?;
+        let top = if self.heap.is_empty() {
+            last
+        } else {
+            let top = self.heap[0];
+            let len = self.heap.len();
+            let mut i = 0;
+            loop {
+                let first = i * ARITY + 1;
+                if first >= len {
+                    break;
+                }
+                let mut child = first;
+                for c in first + 1..(first + ARITY).min(len) {
+                    if self.heap[c].key < self.heap[child].key {
+                        child = c;
+                    }
+                }
+                if self.heap[child].key >= last.key {
+                    break;
+                }
+                self.heap[i] = self.heap[child];
+                i = child;
+            }
+            self.heap[i] = last;
+            top
+        };
+        Some(((top.key >> 64) as Nanos, top.event))
     }
 
     pub fn peek_time(&self) -> Option<Nanos> {
-        self.heap.peek().map(|Reverse((time, _, _))| *time)
+        self.heap.first().map(|e| (e.key >> 64) as Nanos)
     }
 
     pub fn is_empty(&self) -> bool {

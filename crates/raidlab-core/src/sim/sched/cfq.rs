@@ -37,9 +37,9 @@
 //! `fifo_expire_sync`/`_async` checks, `slice_async_rq`, holding async dispatch while sync I/O is
 //! in flight, and starting a slice at the first completion (`slice_new`) rather than activation.
 
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::VecDeque;
 
-use super::pool::{Inserted, IntMap, List, Pool};
+use super::pool::{Inserted, IntMap, List, Pool, SortList};
 use super::{BlockRequest, Dispatch, QueueLimits, Scheduler, SchedulerKind};
 use crate::device::Op;
 use crate::sim::Nanos;
@@ -49,7 +49,7 @@ const ASYNC: u32 = 0;
 
 struct CfqQueue {
     /// Requests by (start sector, creation seq).
-    sorted: BTreeMap<(u64, u64), u32>,
+    sorted: SortList,
     sync: bool,
     /// The owning thread (sync queues only).
     thread: u32,
@@ -61,7 +61,7 @@ struct CfqQueue {
 
 impl CfqQueue {
     fn new(sync: bool, thread: u32) -> CfqQueue {
-        CfqQueue { sorted: BTreeMap::new(), sync, thread, in_flight: 0, on_ring: false }
+        CfqQueue { sorted: SortList::new(), sync, thread, in_flight: 0, on_ring: false }
     }
 }
 
@@ -127,7 +127,7 @@ impl Cfq {
         let mut total = self.flushes.len();
         for (index, queue) in self.queues.iter().enumerate() {
             let index = index as u32;
-            for (&(sector, seq), &slot) in &queue.sorted {
+            for ((sector, seq), slot) in queue.sorted.iter() {
                 let node = self.pool.node(slot);
                 assert_eq!(
                     (node.sector, node.seq, node.qkey),
@@ -182,9 +182,9 @@ impl Cfq {
 
     fn dispatch_from(&mut self, q: u32, merged_ids: &mut Vec<u64>) -> Dispatch {
         let queue = &mut self.queues[q as usize];
-        let (&key, &slot) = match queue.sorted.range((self.head, 0)..).next() {
+        let (key, slot) = match queue.sorted.first_from((self.head, 0)) {
             Some(entry) => entry,
-            None => queue.sorted.iter().next().expect("dispatch from an empty queue"),
+            None => queue.sorted.first().expect("dispatch from an empty queue"),
         };
         queue.sorted.remove(&key);
         let dispatch = self.pool.take(slot, merged_ids);

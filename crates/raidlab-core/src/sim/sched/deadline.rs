@@ -25,9 +25,7 @@
 //! request's FIFO position and expiry (`dd_merged_requests`). I/O priorities, zoned-write
 //! locking and `prio_aging_expire` are not modelled.
 
-use std::collections::BTreeMap;
-
-use super::pool::{dir_index, Inserted, List, Pool};
+use super::pool::{dir_index, Inserted, List, Pool, SortList};
 use super::{BlockRequest, Dispatch, QueueLimits, Scheduler, SchedulerKind};
 use crate::device::Op;
 use crate::sim::Nanos;
@@ -38,7 +36,7 @@ const WRITE: usize = 1;
 /// One data direction: sort tree keyed by (start sector, creation seq), FIFO, and the sector
 /// where the last request dispatched in this direction ended.
 struct Direction {
-    sorted: BTreeMap<(u64, u64), u32>,
+    sorted: SortList,
     fifo: List,
     position: u64,
     expire: Nanos,
@@ -68,7 +66,7 @@ impl MqDeadline {
         kind.validate().unwrap_or_else(|e| panic!("{e}"));
         limits.validate().unwrap_or_else(|e| panic!("{e}"));
         let direction =
-            |expire| Direction { sorted: BTreeMap::new(), fifo: List::new(), position: 0, expire };
+            |expire| Direction { sorted: SortList::new(), fifo: List::new(), position: 0, expire };
         MqDeadline {
             pool: Pool::new(limits.max_sectors),
             dirs: [direction(read_expire_ns), direction(write_expire_ns)],
@@ -88,7 +86,7 @@ impl MqDeadline {
         let mut total = self.flushes.len();
         for (index, dir) in self.dirs.iter().enumerate() {
             assert_eq!(dir.sorted.len(), dir.fifo.len(), "direction {index}: sort tree and FIFO disagree");
-            for (&(sector, seq), &slot) in &dir.sorted {
+            for ((sector, seq), slot) in dir.sorted.iter() {
                 let node = self.pool.node(slot);
                 assert_eq!((node.sector, node.seq), (sector, seq), "sort key of slot {slot}");
                 assert_eq!(dir_index(node.op), index, "slot {slot} in the wrong direction");
@@ -106,7 +104,7 @@ impl MqDeadline {
     /// The first request at or after the direction's position.
     fn next_ahead(&self, dir: usize) -> Option<u32> {
         let d = &self.dirs[dir];
-        d.sorted.range((d.position, 0)..).next().map(|(_, &slot)| slot)
+        d.sorted.first_from((d.position, 0)).map(|(_, slot)| slot)
     }
 
     fn take(&mut self, dir: usize, slot: u32, merged_ids: &mut Vec<u64>) -> Dispatch {
@@ -159,6 +157,11 @@ impl Scheduler for MqDeadline {
 
     fn dispatch(&mut self, now: Nanos, merged_ids: &mut Vec<u64>) -> Option<Dispatch> {
         self.tick(now);
+        if self.pool.len() == 0 {
+            // What the full path below ends in with nothing queued (the engine asks often).
+            self.batch_dir = None;
+            return None;
+        }
         if let Some(slot) = self.pool.pop_front(&mut self.flushes) {
             return Some(self.pool.take(slot, merged_ids));
         }
@@ -202,7 +205,7 @@ impl Scheduler for MqDeadline {
         } else {
             match self.next_ahead(dir) {
                 Some(slot) => slot,
-                None => *d.sorted.values().next().expect("sort tree has requests"),
+                None => d.sorted.first().expect("sort tree has requests").1,
             }
         };
         self.batch_dir = Some(dir);

@@ -61,6 +61,115 @@ impl Hasher for IntHasher {
 pub(crate) type IntMap<K, V> = HashMap<K, V, BuildHasherDefault<IntHasher>>;
 type IntSet<K> = HashSet<K, BuildHasherDefault<IntHasher>>;
 
+/// Ids below this live in a bitmap (the engine's ids are small slab indices); others in a hash set.
+const DENSE_IDS: u64 = 1 << 22;
+
+/// A set of request ids: a bitmap for small ids, a hash set for the rest.
+#[derive(Default)]
+struct IdSet {
+    bits: Vec<u64>,
+    sparse: IntSet<u64>,
+    len: usize,
+}
+
+impl IdSet {
+    /// Adds `id`; false if it was already present.
+    fn insert(&mut self, id: u64) -> bool {
+        let added = if id < DENSE_IDS {
+            let word = (id / 64) as usize;
+            if word >= self.bits.len() {
+                self.bits.resize(word + 1, 0);
+            }
+            let bit = 1u64 << (id % 64);
+            let added = self.bits[word] & bit == 0;
+            self.bits[word] |= bit;
+            added
+        } else {
+            self.sparse.insert(id)
+        };
+        self.len += added as usize;
+        added
+    }
+    /// Removes `id`; false if it was absent.
+    fn remove(&mut self, id: u64) -> bool {
+        let removed = if id < DENSE_IDS {
+            let (word, bit) = ((id / 64) as usize, 1u64 << (id % 64));
+            match self.bits.get_mut(word) {
+                Some(w) if *w & bit != 0 => {
+                    *w &= !bit;
+                    true
+                }
+                _ => false,
+            }
+        } else {
+            self.sparse.remove(&id)
+        };
+        self.len -= removed as usize;
+        removed
+    }
+    fn contains(&self, id: u64) -> bool {
+        if id < DENSE_IDS {
+            self.bits.get((id / 64) as usize).is_some_and(|w| w & (1 << (id % 64)) != 0)
+        } else {
+            self.sparse.contains(&id)
+        }
+    }
+    fn len(&self) -> usize {
+        self.len
+    }
+}
+
+/// Queued nodes in `(start sector, seq)` order: the elevators' sort lists (the kernel's rb-tree
+/// `sort_list`). A sorted vector: queues hold at most `nr_requests` nodes, and for such sizes a
+/// binary search and a short move beat a B-tree's node walks and allocations.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct SortList {
+    items: Vec<(u64, u64, u32)>,
+}
+
+impl SortList {
+    pub fn new() -> SortList {
+        SortList::default()
+    }
+    pub fn len(&self) -> usize {
+        self.items.len()
+    }
+    pub fn is_empty(&self) -> bool {
+        self.items.is_empty()
+    }
+    fn position(&self, key: (u64, u64)) -> Result<usize, usize> {
+        self.items.binary_search_by(|&(sector, seq, _)| (sector, seq).cmp(&key))
+    }
+    /// Adds `slot` under `key`; returns the slot that already held the key, if any (then
+    /// nothing changes).
+    pub fn insert(&mut self, key: (u64, u64), slot: u32) -> Option<u32> {
+        match self.position(key) {
+            Ok(i) => Some(self.items[i].2),
+            Err(i) => {
+                self.items.insert(i, (key.0, key.1, slot));
+                None
+            }
+        }
+    }
+    /// Removes the entry under `key`, returning its slot.
+    pub fn remove(&mut self, key: &(u64, u64)) -> Option<u32> {
+        let i = self.position(*key).ok()?;
+        Some(self.items.remove(i).2)
+    }
+    /// The first entry at or after `key`.
+    pub fn first_from(&self, key: (u64, u64)) -> Option<((u64, u64), u32)> {
+        let i = self.position(key).unwrap_or_else(|i| i);
+        self.items.get(i).map(|&(sector, seq, slot)| ((sector, seq), slot))
+    }
+    /// The lowest entry.
+    pub fn first(&self) -> Option<((u64, u64), u32)> {
+        self.items.first().map(|&(sector, seq, slot)| ((sector, seq), slot))
+    }
+    pub fn iter(&self) -> impl Iterator<Item = ((u64, u64), u32)> + '_ {
+        self.items.iter().map(|&(sector, seq, slot)| ((sector, seq), slot))
+    }
+}
+
 /// Index of a request direction in per-direction arrays (flushes have none).
 pub(crate) fn dir_index(op: Op) -> usize {
     match op {
@@ -70,11 +179,19 @@ pub(crate) fn dir_index(op: Op) -> usize {
     }
 }
 
-#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
 struct MergeKey {
     qkey: u32,
     write: bool,
     sector: u64,
+}
+
+/// One word per key, so a lookup hashes once; equality still compares every field, so keys that
+/// happen to share a hash stay distinct.
+impl std::hash::Hash for MergeKey {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        state.write_u64(self.sector ^ ((self.qkey as u64) << 40) ^ ((self.write as u64) << 63));
+    }
 }
 
 impl MergeKey {
@@ -169,7 +286,7 @@ pub(crate) struct Pool {
     by_end: IntMap<MergeKey, u32>,
     by_start: IntMap<MergeKey, u32>,
     /// Ids of queued block requests: catches an id queued twice or dispatched twice.
-    queued_ids: IntSet<u64>,
+    queued_ids: IdSet,
     live_nodes: usize,
     next_seq: u64,
 }
@@ -185,7 +302,7 @@ impl Pool {
             free_links: Vec::new(),
             by_end: IntMap::default(),
             by_start: IntMap::default(),
-            queued_ids: IntSet::default(),
+            queued_ids: IdSet::default(),
             live_nodes: 0,
             next_seq: 0,
         }
@@ -354,7 +471,7 @@ impl Pool {
         let mut count = 0;
         while link != NIL {
             let IdLink { id, next } = self.links[link as usize];
-            assert!(self.queued_ids.remove(&id), "block request id {id} dispatched twice");
+            assert!(self.queued_ids.remove(id), "block request id {id} dispatched twice");
             merged_ids.push(id);
             self.free_links.push(link);
             link = next;
@@ -495,14 +612,19 @@ impl Pool {
     }
 
     fn unindex(&mut self, slot: u32) {
+        use std::collections::hash_map::Entry;
         let node = &self.nodes[slot as usize];
         let (start, end) =
             (MergeKey::new(node.qkey, node.op, node.sector), MergeKey::new(node.qkey, node.op, node.end()));
-        if self.by_start.get(&start) == Some(&slot) {
-            self.by_start.remove(&start);
+        if let Entry::Occupied(e) = self.by_start.entry(start) {
+            if *e.get() == slot {
+                e.remove();
+            }
         }
-        if self.by_end.get(&end) == Some(&slot) {
-            self.by_end.remove(&end);
+        if let Entry::Occupied(e) = self.by_end.entry(end) {
+            if *e.get() == slot {
+                e.remove();
+            }
         }
     }
 
@@ -519,7 +641,7 @@ impl Pool {
             let mut link = node.ids_head;
             let mut last = NIL;
             while link != NIL {
-                assert!(self.queued_ids.contains(&self.links[link as usize].id), "chained id not queued");
+                assert!(self.queued_ids.contains(self.links[link as usize].id), "chained id not queued");
                 last = link;
                 link = self.links[link as usize].next;
                 count += 1;
