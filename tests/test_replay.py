@@ -2,8 +2,8 @@
 
 Demerit numbers recorded at the time of writing (full traces, seed 42; DiskSim's own figure in
 brackets, from ../shared/disksim-valid/README.md):
-  atlas10k 0.159 ms (0.268), cheetah9LP 0.194 ms (0.107), ibm18es 0.128 ms (0.135),
-  hp_c2247a 1.981 ms (0.090), dec_rz26 1.048 ms (0.340).
+  atlas10k 0.159 ms (0.268), cheetah9LP 0.189 ms (0.107), ibm18es 0.130 ms (0.135),
+  hp_c2247a 0.193 ms (0.090), dec_rz26 0.452 ms (0.340).
 """
 
 from __future__ import annotations

@@ -257,6 +257,16 @@ pub struct HddSpec {
     pub write_buffer_sectors: u64,
     pub queue_depth: u32,
     pub queue_policy: QueuePolicy,
+    /// Fraction (0..=1) of a read miss that must be in the buffer before the drive starts
+    /// sending it to the host: 0 streams sectors as they arrive; DiskSim's "High (read) water
+    /// mark" with "Set watermark by reqsize" (DiskSim 4.0 manual §3.4.3). Not a scalar
+    /// parameter (0 for presets and TOML drives); set by imported models.
+    pub read_transfer_watermark: f64,
+    /// Controller overheads (read miss, write, read hit; ms) when the previous command was a
+    /// write, where they differ from the values above (which then apply after a read).
+    /// DiskSim splits every overhead by the previous command's type ("Read miss over. after
+    /// write", ...; DiskSim 4.0 manual §3.4.2). None: the same after reads and writes.
+    pub overhead_ms_after_write: Option<[f64; 3]>,
 }
 
 fn invalid(message: String) -> Error {
@@ -335,6 +345,8 @@ impl HddSpec {
             queue_depth: whole(&v, "queue_depth")? as u32,
             queue_policy: QueuePolicy::from_code(whole(&v, "queue_policy")? as u32)
                 .ok_or_else(|| invalid("queue_policy must be 0, 1 or 2".into()))?,
+            read_transfer_watermark: 0.0,
+            overhead_ms_after_write: None,
         };
         spec.interface = format!("{} MB/s", spec.interface_mb_s);
         cache_from_params(&v, &mut spec)?;
@@ -377,6 +389,12 @@ impl HddSpec {
             ("overhead_ms_write", self.overhead_ms_write),
             ("overhead_ms_cache_hit", self.overhead_ms_cache_hit),
         ];
+        let after = self.overhead_ms_after_write.unwrap_or([0.0; 3]);
+        let times = times.into_iter().chain([
+            ("overhead after a write (read miss)", after[0]),
+            ("overhead after a write (write)", after[1]),
+            ("overhead after a write (read hit)", after[2]),
+        ]);
         for (name, ms) in times {
             if !(ms.is_finite() && (0.0..=1000.0).contains(&ms)) {
                 return Err(invalid(format!(
@@ -411,6 +429,12 @@ impl HddSpec {
             return Err(invalid(
                 "write_cache = 1 needs buffer space: cache_kib must exceed cache_segments × cache_segment_kib".into(),
             ));
+        }
+        if !(0.0..=1.0).contains(&self.read_transfer_watermark) {
+            return Err(invalid(format!(
+                "read transfer watermark = {} is out of range: expected 0 to 1",
+                self.read_transfer_watermark
+            )));
         }
         if !(1..=1024).contains(&self.queue_depth) {
             return Err(invalid(format!(
