@@ -42,6 +42,12 @@ pub(super) struct Timing {
     pub overhead_hit: Nanos,
     /// Interface time per sector in picoseconds (integer, so sums stay exact).
     pub iface_ps_per_sector: u64,
+    /// (read miss, write, read hit) overheads after a read and after a write; `submit` copies
+    /// the set for the previous command's type into the three fields above.
+    pub overheads_by_previous: [[Nanos; 3]; 2],
+    /// Read-miss data in the buffer (per mille of the media transfer) before the host transfer
+    /// starts; 0 streams (`HddSpec::read_transfer_watermark`).
+    pub read_watermark_permille: u64,
 }
 
 impl Timing {
@@ -121,6 +127,8 @@ pub struct Hdd {
     busy: Nanos,
     stats: HddStats,
     scratch: Vec<(u64, u64, Target)>,
+    /// The previous host read/write was a write (selects the overhead set).
+    last_write: bool,
 }
 
 fn ms_ns(ms: f64) -> Nanos {
@@ -151,6 +159,12 @@ impl Hdd {
             overhead_hit: ms_ns(spec.overhead_ms_cache_hit),
             // 512 bytes at interface_mb_s × 10^6 B/s, in picoseconds.
             iface_ps_per_sector: (512.0 * 1e6 / spec.interface_mb_s).round() as u64,
+            overheads_by_previous: {
+                let after_read = [spec.overhead_ms_read, spec.overhead_ms_write, spec.overhead_ms_cache_hit];
+                let after_write = spec.overhead_ms_after_write.unwrap_or(after_read);
+                [after_read.map(ms_ns), after_write.map(ms_ns)]
+            },
+            read_watermark_permille: (spec.read_transfer_watermark * 1000.0).round() as u64,
         };
         let capacity = spec.capacity_sectors;
         let info = DriveInfo {
@@ -191,6 +205,7 @@ impl Hdd {
             busy: 0,
             stats: HddStats::default(),
             scratch: Vec::with_capacity(DESTAGE_WINDOW),
+            last_write: false,
         }
     }
 
@@ -348,10 +363,14 @@ impl Hdd {
         let n = p.sectors as u64;
         // Reads stream to the host as sectors reach the buffer: done when the last sector has
         // crossed the interface, which cannot start before the first sector is read.
+        // With a read watermark the transfer starts once that share of the media transfer is
+        // done (DiskSim's high water mark; time-proportional, so track switches count too).
         let time = if p.write {
             access.end
         } else {
-            (access.end + self.timing.iface(1)).max(access.data_start + self.timing.iface(n))
+            let media = access.end - access.data_start;
+            let start = access.data_start + media * self.timing.read_watermark_permille / 1000;
+            (access.end + self.timing.iface(1)).max(start + self.timing.iface(n))
         };
         self.finish_at(time, p.seq, p.id, p.arrival);
         self.pos = access.pos;
@@ -726,6 +745,13 @@ impl Drive for Hdd {
         );
         self.check_command(&command);
         self.outstanding += 1;
+        if command.op != Op::Flush {
+            // Overheads depend on the previous command's type (exact at queue depth 1; with
+            // deeper queues commands processed later use the latest arrival's set).
+            let [read, write, hit] = self.timing.overheads_by_previous[self.last_write as usize];
+            (self.timing.overhead_read, self.timing.overhead_write, self.timing.overhead_hit) = (read, write, hit);
+            self.last_write = command.op == Op::Write;
+        }
         let seq = self.next_seq;
         self.next_seq += 1;
         match command.op {
