@@ -13,6 +13,7 @@ pub mod error;
 pub mod layout;
 pub mod parity;
 pub mod plan;
+pub mod reliability;
 pub mod sim;
 
 pub use error::{Error, ErrorKind, Result};

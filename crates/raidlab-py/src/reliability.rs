@@ -1,0 +1,139 @@
+//! Glue for the reliability core: a Python dict of inputs becomes an `Array` and `Inputs`, the
+//! core `Report` becomes a dict. No reliability logic lives here.
+
+use crate::errors;
+use pyo3::prelude::*;
+use pyo3::types::PyDict;
+use raidlab_core::layout::{Array, ArraySpec, Layout, Level};
+use raidlab_core::reliability::montecarlo::Estimate;
+use raidlab_core::reliability::{
+    self, defaults, Inputs, RepairDistribution, RepairPolicy, HOURS_PER_YEAR,
+};
+use raidlab_core::{Error, ErrorKind};
+
+fn config_error(message: String) -> PyErr {
+    errors::to_py(Error::new(ErrorKind::InvalidConfig, message))
+}
+
+fn field<'py, T: FromPyObject<'py>>(dict: &Bound<'py, PyDict>, key: &str) -> PyResult<T> {
+    dict.get_item(key)?
+        .ok_or_else(|| config_error(format!("reliability inputs lack '{key}'")))?
+        .extract()
+        .map_err(|_| config_error(format!("reliability input '{key}' has the wrong type")))
+}
+
+fn estimate<'py>(py: Python<'py>, e: &Estimate) -> PyResult<Bound<'py, PyDict>> {
+    let d = PyDict::new(py);
+    d.set_item("mean", e.mean)?;
+    d.set_item("std_error", e.std_error)?;
+    d.set_item("ci95", (e.ci_low, e.ci_high))?;
+    Ok(d)
+}
+
+/// The core's defaults, so the Python layer states them once.
+#[pyfunction]
+pub fn reliability_defaults(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
+    let d = PyDict::new(py);
+    d.set_item("afr_pct", defaults::AFR * 100.0)?;
+    d.set_item("weibull_shape", defaults::WEIBULL_SHAPE)?;
+    d.set_item("uber", defaults::UBER)?;
+    d.set_item("uber_desktop", defaults::UBER_DESKTOP)?;
+    d.set_item("mission_years", defaults::MISSION_YEARS)?;
+    d.set_item("repair_hours", defaults::REPAIR_HOURS)?;
+    d.set_item("scrub_days", defaults::SCRUB_DAYS)?;
+    d.set_item("trials", defaults::TRIALS)?;
+    d.set_item("hours_per_year", HOURS_PER_YEAR)?;
+    Ok(d)
+}
+
+/// MTTF hours from an AFR in percent (λ = −ln(1 − AFR)/8760).
+#[pyfunction]
+pub fn reliability_mttf_from_afr(afr_pct: f64) -> PyResult<f64> {
+    reliability::mttf_from_afr(afr_pct / 100.0).map_err(errors::to_py)
+}
+
+/// Runs the analysis. Keys: level, devices, layout (or None), chunk_kib, member_kib, mttf_hours,
+/// weibull_shape, repair_hours, policy, repair_distribution, uber, lse_per_hour, scrub_hours (or
+/// None), mission_hours, ure_aborts_rebuild, trials, seed.
+#[pyfunction]
+pub fn reliability_analyze<'py>(py: Python<'py>, config: &Bound<'py, PyDict>) -> PyResult<Bound<'py, PyDict>> {
+    let level = Level::parse(&field::<String>(config, "level")?).map_err(errors::to_py)?;
+    let layout = match field::<Option<String>>(config, "layout")? {
+        Some(name) => Some(Layout::parse(level, &name).map_err(errors::to_py)?),
+        None => None,
+    };
+    let devices: usize = field(config, "devices")?;
+    if devices > raidlab_core::layout::MAX_DEVICES {
+        return Err(errors::to_py(Error::array(format!(
+            "raidlab models at most {} devices in one array, got {devices}",
+            raidlab_core::layout::MAX_DEVICES
+        ))));
+    }
+    let member_kib: u64 = field(config, "member_kib")?;
+    let spec = ArraySpec { level, layout, chunk_kib: field(config, "chunk_kib")?, member_kib: vec![member_kib; devices] };
+    let array = Array::new(&spec).map_err(errors::to_py)?;
+    let inputs = Inputs {
+        mttf_hours: field(config, "mttf_hours")?,
+        weibull_shape: field(config, "weibull_shape")?,
+        repair_hours: field(config, "repair_hours")?,
+        policy: RepairPolicy::parse(&field::<String>(config, "policy")?).map_err(errors::to_py)?,
+        repair_distribution: RepairDistribution::parse(&field::<String>(config, "repair_distribution")?)
+            .map_err(errors::to_py)?,
+        uber: field(config, "uber")?,
+        lse_per_hour: field(config, "lse_per_hour")?,
+        scrub_hours: field(config, "scrub_hours")?,
+        mission_hours: field(config, "mission_hours")?,
+        ure_aborts_rebuild: field(config, "ure_aborts_rebuild")?,
+        trials: field(config, "trials")?,
+        seed: field(config, "seed")?,
+    };
+    let report = py.allow_threads(|| reliability::analyze(&array, &inputs)).map_err(errors::to_py)?;
+
+    let d = PyDict::new(py);
+    d.set_item("level", level.number())?;
+    d.set_item("layout", match array.layout() {
+        Layout::Mirror => None,
+        other => Some(other.name()),
+    })?;
+    d.set_item("devices", report.devices)?;
+    d.set_item("capacity_bytes", report.capacity_bytes)?;
+    d.set_item("member_used_bytes", array.member_used_sectors(0) * raidlab_core::SECTOR_BYTES)?;
+    d.set_item("fatal_depth", report.fatal_depth)?;
+    d.set_item("lumping", match report.lumping {
+        reliability::structure::Lumping::Count => "count",
+        reliability::structure::Lumping::Groups => "groups",
+        reliability::structure::Lumping::Sets => "sets",
+    })?;
+    d.set_item("states", report.states)?;
+    d.set_item("depth_cap", report.depth_cap)?;
+    d.set_item("second_failure_loss_fraction", report.second_failure_loss_fraction)?;
+    d.set_item("third_failure_loss_fraction", report.third_failure_loss_fraction)?;
+    d.set_item("rebuild_read_bytes", report.rebuild_read_bytes)?;
+    d.set_item("p_ure_rebuild", report.p_ure_rebuild)?;
+    d.set_item("critical_read_bytes", report.critical_read_bytes)?;
+    d.set_item("p_sector_fault_critical_rebuild", report.p_sector_fault_critical_rebuild)?;
+    d.set_item("mttdl_hours", report.mttdl_hours)?;
+    d.set_item("mttdl_hours_optimistic", report.mttdl_hours_optimistic)?;
+    d.set_item("mttdl_hours_approx", report.mttdl_hours_approx)?;
+    d.set_item("p_array_loss", report.p_array_loss)?;
+    d.set_item("p_sector_loss", report.p_sector_loss)?;
+    d.set_item("expected_bytes_lost", report.expected_bytes_lost)?;
+    d.set_item("expected_bytes_lost_per_year", report.expected_bytes_lost_per_year)?;
+    d.set_item("uniformization_steps", report.uniformization_steps)?;
+    d.set_item("loss_curve", report.loss_curve.clone())?;
+    match &report.monte_carlo {
+        Some(mc) => {
+            let m = PyDict::new(py);
+            m.set_item("trials", mc.trials)?;
+            m.set_item("seed", mc.seed)?;
+            m.set_item("rng", raidlab_core::sim::Prng::ALGORITHM)?;
+            m.set_item("p_array_loss", estimate(py, &mc.p_array_loss)?)?;
+            m.set_item("p_sector_loss", estimate(py, &mc.p_sector_loss)?)?;
+            m.set_item("bytes_lost", estimate(py, &mc.bytes_lost)?)?;
+            m.set_item("trials_exposed", mc.trials_exposed)?;
+            d.set_item("monte_carlo", m)?;
+        }
+        None => d.set_item("monte_carlo", py.None())?,
+    }
+    Ok(d)
+}

@@ -1,0 +1,230 @@
+"""`raidlab reliability`: the probability an array loses data, from its layout.
+
+The option names are a contract: scripts outside the project use them.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from typing import Any, Dict, Optional, Tuple
+
+import click
+
+from raidlab import reliability as rel
+from raidlab.errors import ConfigError
+from raidlab.report import html as html_report
+from raidlab.report import table
+
+
+def _sim_options(pairs: Tuple[str, ...]) -> Dict[str, Any]:
+    """KEY=VALUE pairs for the rebuild simulator; numbers become numbers."""
+    options: Dict[str, Any] = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        key = key.strip().replace("-", "_")
+        if not sep or not key.isidentifier():
+            raise click.BadParameter(f"{pair!r} is not KEY=VALUE", param_hint="--sim-opt")
+        text = value.strip()
+        parsed: Any = text
+        for convert in (int, float):
+            try:
+                parsed = convert(text)
+                break
+            except ValueError:
+                continue
+        options[key] = parsed
+    return options
+
+
+def _pct(p: Optional[float]) -> str:
+    if p is None:
+        return "-"
+    if p == 0:
+        return "0"
+    if p >= 1e-3:
+        return f"{p * 100:.3g} %"
+    return f"{p:.3e}"
+
+
+def _bytes(value: Optional[float]) -> str:
+    if value is None:
+        return "-"
+    for unit, size in (("TB", 1e12), ("GB", 1e9), ("MB", 1e6), ("kB", 1e3)):
+        if value >= size:
+            return f"{value / size:.3g} {unit}"
+    return f"{value:.3g} B"
+
+
+def _years(value: Optional[float]) -> str:
+    if value is None:
+        return "never"
+    return f"{value:,.0f} y" if value < 1e7 else f"{value:.4g} y"
+
+
+def _with_ci(estimate: Optional[Dict[str, Any]], fmt) -> str:
+    if estimate is None:
+        return "-"
+    low, high = estimate["ci95"]
+    return f"{fmt(estimate['mean'])} [{fmt(low)}, {fmt(high)}]"
+
+
+def render_text(doc: Dict[str, Any]) -> str:
+    """The default output: what was modelled, then exact and Monte Carlo results side by side."""
+    inputs, layout, rebuild = doc["inputs"], doc["layout"], doc["rebuild"]
+    repair = inputs["repair"]
+    name = f"raid{layout['level']}" + (f" {layout['layout']}" if layout["layout"] else "")
+    implied_afr = -math.expm1(-rel.HOURS_PER_YEAR / inputs["mttf_hours"]) * 100
+    drives = (f"AFR {inputs['afr_pct']:g} %/y" if inputs["afr_pct"] is not None
+              else f"AFR {implied_afr:.3g} %/y from the MTTF")
+    mission = inputs["mission_years"]
+    lines = [
+        f"raidlab reliability: {name}, {layout['devices']} x {inputs['capacity_tb']:g} TB "
+        f"({_bytes(layout['capacity_bytes'])} usable), mission {mission:g} y",
+        f"drives: {drives} (MTTF {inputs['mttf_hours']:,.0f} h), Weibull shape "
+        f"{inputs['weibull_shape']:g}; repair {repair['total_hours']:g} h (rebuild "
+        f"{repair['rebuild_hours']:g} h from {repair['rebuild_source']}, detect "
+        f"{repair['detect_hours']:g} h, replace {repair['replace_hours']:g} h), "
+        f"{inputs['repair_policy']} policy",
+        f"sector errors: UBER {inputs['uber']:g} per bit read; latent errors "
+        + (f"{inputs['lse_per_disk_year']:g} per disk-year, scrub every "
+           + (f"{inputs['scrub_days']:g} days" if inputs["scrub_days"] else "never")
+           if inputs["lse_per_disk_year"] else "off"),
+        "",
+    ]
+    mc = doc["monte_carlo"]
+    mc_header = "Monte Carlo, 95 % CI" if mc else "Monte Carlo (off)"
+    rows = [
+        ["MTTDL", _years(doc["mttdl_years"]), "-"],
+        ["MTTDL, textbook approximation", _years(doc["mttdl_years_approx"]), "-"],
+        [f"P(array loss in {mission:g} y)", _pct(doc["p_array_loss"]),
+         _with_ci(mc and mc["p_array_loss"], _pct)],
+        [f"P(any sector lost in {mission:g} y)", _pct(doc["p_sector_loss"]),
+         _with_ci(mc and mc["p_sector_loss"], _pct)],
+        ["expected bytes lost per year", _bytes(doc["expected_bytes_lost_per_year"]),
+         _with_ci(mc and mc["expected_bytes_lost_per_year"], _bytes)],
+    ]
+    lines.append(table.render(["", "exact chain (exponential)", mc_header], rows))
+    lines.append("")
+    survivors = layout["devices"] - 1
+    fraction = layout["second_failure_loss_fraction"]
+    lines.append(f"layout: data is lost after {layout['failures_to_lose_data']} failure(s) at the "
+                 f"earliest; after one failure, {fraction * survivors:.3g} of {survivors} "
+                 f"survivors' loss would lose data ({fraction * 100:.3g} %)")
+    if layout["third_failure_loss_fraction"] is not None and layout["failures_to_lose_data"] >= 2:
+        lines.append(f"        after two, {layout['third_failure_loss_fraction'] * 100:.3g} % "
+                     "of the next failures would")
+    if rebuild["read_bytes"]:
+        lines.append(f"rebuild after one failure reads {_bytes(rebuild['read_bytes'])}: "
+                     f"P(at least one URE) {_pct(rebuild['p_ure'])}")
+    if rebuild["critical_read_bytes"]:
+        lines.append(f"reads with no redundancy left, one failure short of loss: "
+                     f"{_bytes(rebuild['critical_read_bytes'])}, P(sector lost) "
+                     f"{_pct(rebuild['p_sector_fault_critical'])} (md records a bad block and "
+                     "carries on)")
+    model = doc["exact_model"]
+    if model["depth_cap"] is not None:
+        lines.append(f"note: the chain keeps up to {model['depth_cap']} failed members "
+                     f"({model['states']} states); deeper failures count as loss (MTTDL bound "
+                     f"{_years(doc['mttdl_years_optimistic'])} if they never happened)")
+    if mc:
+        lines.append(f"Monte Carlo: {mc['trials']} trials, seed {mc['seed']}, {mc['model']}")
+    lines.append(f"raidlab {doc['version']}")
+    return "\n".join(lines)
+
+
+@click.command("reliability")
+@click.option("--level", required=True, metavar="LEVEL", help="RAID level: 0, 1, 4, 5, 6 or 10.")
+@click.option("--devices", required=True, type=int, help="Members in the array.")
+@click.option("--layout", metavar="NAME", help="mdadm layout name [default: mdadm's].")
+@click.option("--chunk-kib", type=int, default=rel.DEFAULT_CHUNK_KIB, show_default=True,
+              help="Chunk size in KiB (power of two).")
+@click.option("--capacity-tb", type=float, default=rel.DEFAULT_CAPACITY_TB, show_default=True,
+              help="Size of each member in decimal TB.")
+@click.option("--afr-pct", type=float,
+              help=f"Annualized failure rate of one drive, %. [default: {rel.DEFAULT_AFR_PCT:g}, "
+                   "Backblaze fleet 2023-2025]")
+@click.option("--mttf-hours", type=float, help="Mean time to failure of one drive (instead of --afr-pct).")
+@click.option("--weibull-shape", type=float, default=rel.DEFAULT_WEIBULL_SHAPE, show_default=True,
+              help="Weibull shape of drive lifetimes for the Monte Carlo (1 = exponential; "
+                   "Elerath & Pecht 2009 fit 1.12).")
+@click.option("--mttr-hours", type=float,
+              help=f"Rebuild time in hours. [default: {rel.DEFAULT_REBUILD_HOURS:g}]")
+@click.option("--rebuild-from-sim", is_flag=True,
+              help="Take the rebuild time from the rebuild simulator (with --drive and --sim-opt).")
+@click.option("--drive", metavar="PRESET|FILE.toml", help="Drive model for --rebuild-from-sim.")
+@click.option("--sim-opt", "sim_opts", multiple=True, metavar="KEY=VALUE",
+              help="Foreground workload / md option for --rebuild-from-sim (repeatable).")
+@click.option("--detect-hours", type=float, default=0.0, show_default=True,
+              help="Hours until a failure is noticed, added to the rebuild time.")
+@click.option("--replace-hours", type=float, default=0.0, show_default=True,
+              help="Hours until a replacement starts rebuilding (0: hot spare).")
+@click.option("--uber", type=float, default=rel.DEFAULT_UBER, show_default=True,
+              help="Unrecoverable bit error rate per bit read (desktop drives: 1e-14).")
+@click.option("--lse-per-disk-year", type=float, default=0.0, show_default=True,
+              help="Latent sector errors per disk-year (Elerath & Pecht 2009 fit: 0.95; 0 = off).")
+@click.option("--scrub-days", type=float, default=rel.DEFAULT_SCRUB_DAYS, show_default=True,
+              help="Days between scrubs, which clear latent errors (0 = never).")
+@click.option("--mission-years", type=float, default=rel.DEFAULT_MISSION_YEARS, show_default=True,
+              help="Mission time in years.")
+@click.option("--repair-policy", type=click.Choice(rel.REPAIR_POLICIES), default="md",
+              show_default=True,
+              help="md: one recovery pass rebuilds all missing members and restarts on a new "
+                   "failure; serial: one at a time; parallel: independently.")
+@click.option("--repair-dist", "repair_distribution", type=click.Choice(rel.REPAIR_DISTRIBUTIONS),
+              default="fixed", show_default=True,
+              help="Repair time distribution in the Monte Carlo (the exact chain is exponential).")
+@click.option("--ure-fails-array", is_flag=True,
+              help="An unreadable sector during a rebuild loses the array (controllers that abort "
+                   "the rebuild) instead of a few KiB (md).")
+@click.option("--trials", type=int, default=rel.DEFAULT_TRIALS, show_default=True,
+              help="Monte Carlo trials (0: exact chain only).")
+@click.option("--seed", type=int, default=1, show_default=True, help="Monte Carlo seed.")
+@click.option("--json", "as_json", is_flag=True, help="Print the JSON document instead of text.")
+@click.option("--html", "html_out", metavar="PATH",
+              help="Also write a self-contained HTML report (tiles and the P(loss) curve).")
+def reliability_command(level: str, devices: int, layout: Optional[str], chunk_kib: int,
+                        capacity_tb: float, afr_pct: Optional[float], mttf_hours: Optional[float],
+                        weibull_shape: float, mttr_hours: Optional[float], rebuild_from_sim: bool,
+                        drive: Optional[str], sim_opts: Tuple[str, ...], detect_hours: float,
+                        replace_hours: float, uber: float, lse_per_disk_year: float,
+                        scrub_days: float, mission_years: float, repair_policy: str,
+                        repair_distribution: str, ure_fails_array: bool, trials: int, seed: int,
+                        as_json: bool, html_out: Optional[str]) -> None:
+    """Probability of data loss: MTTDL, P(array loss), P(any sector lost), bytes lost per year.
+
+    The exact Markov chain (exponential lifetimes) and the textbook approximation come from the
+    layout: which failed sets lose data and which rebuild reads have no redundancy left. The Monte
+    Carlo uses Weibull lifetimes and fixed repair times. Unreadable sectors (UBER per bit read,
+    latent errors between scrubs) in a rebuild lose sectors, not the array: md records a bad block.
+    """
+    if afr_pct is not None and mttf_hours is not None:
+        raise click.UsageError("--afr-pct and --mttf-hours cannot be used together")
+    if mttr_hours is not None and rebuild_from_sim:
+        raise click.UsageError("--mttr-hours and --rebuild-from-sim cannot be used together")
+    if (drive is not None or sim_opts) and not rebuild_from_sim:
+        raise click.UsageError("--drive and --sim-opt only apply with --rebuild-from-sim")
+    result = rel.analyze(
+        level=level, devices=devices, layout=layout, chunk_kib=chunk_kib, capacity_tb=capacity_tb,
+        afr_pct=afr_pct, mttf_hours=mttf_hours, weibull_shape=weibull_shape,
+        mttr_hours=mttr_hours, rebuild_from_sim=rebuild_from_sim, drive=drive,
+        sim_options=_sim_options(sim_opts), detect_hours=detect_hours,
+        replace_hours=replace_hours, uber=uber, lse_per_disk_year=lse_per_disk_year,
+        scrub_days=scrub_days, mission_years=mission_years, repair_policy=repair_policy,
+        repair_distribution=repair_distribution, ure_fails_array=ure_fails_array,
+        trials=trials, seed=seed)
+    document = result.to_dict()
+    if html_out:
+        layout_doc = document["layout"]
+        title = (f"raidlab reliability: raid{layout_doc['level']}"
+                 + (f" {layout_doc['layout']}" if layout_doc["layout"] else "")
+                 + f", {layout_doc['devices']} x {capacity_tb:g} TB")
+        try:
+            with open(html_out, "w", encoding="utf-8") as out:
+                out.write(html_report.render_html(title, [], reliability=document))
+        except OSError as error:
+            raise ConfigError(f"cannot write {html_out}: {error.strerror}") from None
+    if as_json:
+        click.echo(json.dumps(document, indent=2))
+    else:
+        click.echo(render_text(document))
