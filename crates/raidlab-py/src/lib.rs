@@ -7,6 +7,7 @@ use pyo3::prelude::*;
 use raidlab_core::layout::{Layout, Level, DEFAULT_CHUNK_KIB, MAX_DEVICES};
 
 mod array;
+mod disksim;
 mod errors;
 mod sim;
 
@@ -79,6 +80,8 @@ fn _core(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_class::<array::CoreArray>()?;
     module.add_class::<sim::CoreSimulation>()?;
     module.add_function(wrap_pyfunction!(drive_presets, module)?)?;
+    module.add_function(wrap_pyfunction!(disksim::disksim_import, module)?)?;
+    module.add_function(wrap_pyfunction!(disksim::disksim_replay, module)?)?;
     module.add_function(wrap_pyfunction!(drive_parameters, module)?)?;
     module.add_function(wrap_pyfunction!(parse_level, module)?)?;
     module.add_function(wrap_pyfunction!(default_layout, module)?)?;
