@@ -18,8 +18,9 @@ from raidlab import _core
 from raidlab.array import DEFAULT_CHUNK_KIB, DEFAULT_MEMBER_KIB, Array
 from raidlab.errors import RaidlabError
 from raidlab.commands.compare import compare_command
-from raidlab.commands.sim import drives_command, sim_command
 from raidlab.commands.replay import replay_command
+from raidlab.commands.sim import drives_command, sim_command
+from raidlab.commands.reliability import reliability_command
 from raidlab.commands.plan import plan_command
 from raidlab.commands.align import align_command
 from raidlab.commands.calibrate import calibrate_command
@@ -190,9 +191,10 @@ def layout_command(
 
 
 cli.add_command(compare_command)
+cli.add_command(replay_command)
 cli.add_command(sim_command)
 cli.add_command(drives_command)
-cli.add_command(replay_command)
+cli.add_command(reliability_command)
 cli.add_command(plan_command)
 cli.add_command(align_command)
 cli.add_command(measure_command)

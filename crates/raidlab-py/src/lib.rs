@@ -9,6 +9,7 @@ use raidlab_core::layout::{Layout, Level, DEFAULT_CHUNK_KIB, MAX_DEVICES};
 mod array;
 mod disksim;
 mod errors;
+mod reliability;
 mod sim;
 
 /// Every drive preset: name, kind, rpm, capacity_bytes, interface, description, source.
@@ -87,6 +88,9 @@ fn _core(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_function(wrap_pyfunction!(default_layout, module)?)?;
     module.add_function(wrap_pyfunction!(layout_choices, module)?)?;
     module.add_function(wrap_pyfunction!(mdadm_data_offset_sectors, module)?)?;
+    module.add_function(wrap_pyfunction!(reliability::reliability_analyze, module)?)?;
+    module.add_function(wrap_pyfunction!(reliability::reliability_defaults, module)?)?;
+    module.add_function(wrap_pyfunction!(reliability::reliability_mttf_from_afr, module)?)?;
     module.add("MAX_DEVICES", MAX_DEVICES)?;
     module.add("DEFAULT_CHUNK_KIB", DEFAULT_CHUNK_KIB)?;
     module.add("__version__", env!("CARGO_PKG_VERSION"))?;
