@@ -22,7 +22,7 @@ pub enum RmwLevel {
 }
 
 /// What one request does to one 4 KiB row, as masks over the row's data indices.
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 struct RowTouch {
     touched: u64,
     overwritten: u64,
@@ -37,14 +37,23 @@ pub fn plan_rows(array: &Array, failed_mask: u64, rmw_level: RmwLevel, request: 
     for row in first_row..=last_row {
         let stripe = array.stripe(row).expect("raid4/5/6 has stripes");
         let (page_first, page_last) = touched_pages(request, row, chunk, k);
-        for page in page_first..=page_last {
+        // Consecutive pages the request touches alike get the same decisions, so they are
+        // planned as one run: the merged plan is the same as page by page, with less work.
+        let mut page = page_first;
+        while page <= page_last {
             let touch = row_touch(request, row, page, chunk, k);
+            let mut pages = 1;
+            while page + pages <= page_last && row_touch(request, row, page + pages, chunk, k) == touch {
+                pages += 1;
+            }
+            let first = page;
+            page += pages;
             if touch.touched == 0 {
                 continue;
             }
-            let sector = row * chunk + page * PAGE_SECTORS;
-            plan.counts.rows_cached += 1;
-            let row_plan = RowPlan { array, stripe: &stripe, failed_mask, sector };
+            let sector = row * chunk + first * PAGE_SECTORS;
+            plan.counts.rows_cached += pages as u32;
+            let row_plan = RowPlan { array, stripe: &stripe, failed_mask, sector, pages };
             if request.write {
                 row_plan.write(touch, rmw_level, plan);
             } else {
@@ -91,8 +100,10 @@ struct RowPlan<'a> {
     array: &'a Array,
     stripe: &'a Stripe,
     failed_mask: u64,
-    /// Member sector of this 4 KiB row (the same on every member).
+    /// Member sector of the first 4 KiB row (the same on every member).
     sector: u64,
+    /// Consecutive 4 KiB rows planned alike.
+    pages: u64,
 }
 
 impl RowPlan<'_> {
@@ -102,7 +113,7 @@ impl RowPlan<'_> {
 
     fn page(&self, member: u32, kind: IoKind) -> MemberIo {
         assert!(!self.failed(member), "no I/O to failed member {member}");
-        MemberIo { member, kind, sector: self.sector, sectors: PAGE_SECTORS }
+        MemberIo { member, kind, sector: self.sector, sectors: self.pages * PAGE_SECTORS }
     }
 
     fn parity_members(&self) -> impl Iterator<Item = u32> + '_ {
@@ -133,7 +144,7 @@ impl RowPlan<'_> {
             }
         }
         if needs_reconstruct {
-            plan.counts.rows_degraded += 1;
+            plan.counts.rows_degraded += self.pages as u32;
             self.read_all_live(IoKind::ReconstructRead, requested_live, plan);
         }
     }
@@ -163,15 +174,15 @@ impl RowPlan<'_> {
         };
         if rmw.min(rcw) >= impossible {
             // A partially written block on a failed member: compute it from every survivor.
-            plan.counts.rows_degraded += 1;
+            plan.counts.rows_degraded += self.pages as u32;
             self.read_all_live(IoKind::ReconstructRead, 0, plan);
         } else if use_rmw {
-            plan.counts.rows_rmw += 1;
+            plan.counts.rows_rmw += self.pages as u32;
             rmw_set().for_each(|m| plan.push(self.page(m, IoKind::RmwRead)));
         } else if rcw == 0 {
-            plan.counts.rows_full += 1;
+            plan.counts.rows_full += self.pages as u32;
         } else {
-            plan.counts.rows_rcw += 1;
+            plan.counts.rows_rcw += self.pages as u32;
             rcw_set().for_each(|m| plan.push(self.page(m, IoKind::RcwRead)));
         }
         self.write_new(touch, plan);

@@ -93,6 +93,8 @@ pub struct Simulation {
     cache: Option<WriteCache>,
     results: results::Recorder,
     plan_scratch: Plan,
+    /// Emptied member I/O vectors of finished operations, reused so operations allocate nothing.
+    spare_ios: Vec<Vec<MemberIo>>,
     done_scratch: Vec<u64>,
     truncated: Option<String>,
     started: bool,
@@ -159,6 +161,7 @@ impl Simulation {
             cache,
             results,
             plan_scratch: Plan::new(),
+            spare_ios: Vec::new(),
             done_scratch: Vec::with_capacity(64),
             truncated: None,
             started: false,
@@ -314,18 +317,19 @@ impl Simulation {
 
     /// Turns the plan in `plan_scratch` into an array operation and starts it.
     fn submit_planned(&mut self, owner: Owner, thread: u32, flush: bool) {
+        let (mut reads, mut writes) = (self.spare_ios.pop().unwrap_or_default(), self.spare_ios.pop().unwrap_or_default());
+        reads.extend_from_slice(&self.plan_scratch.reads);
+        writes.extend_from_slice(&self.plan_scratch.writes);
         let mut array_op = ArrayOp {
             owner,
             thread,
             flush,
-            reads: Vec::new(),
-            writes: Vec::new(),
+            reads,
+            writes,
             pending: 0,
             in_writes: false,
             stripe_heads: 0,
         };
-        array_op.reads.extend_from_slice(&self.plan_scratch.reads);
-        array_op.writes.extend_from_slice(&self.plan_scratch.writes);
         if let ControllerConfig::Md(md) = self.config.controller {
             array_op.stripe_heads = self.plan_scratch.counts.rows_cached.min(md.stripe_cache_entries);
         }
@@ -443,7 +447,12 @@ impl Simulation {
     }
 
     fn finish_op(&mut self, id: u32) {
-        let op = self.ops.remove(id);
+        let mut op = self.ops.remove(id);
+        // Keep the (empty) member I/O vectors for the next operation.
+        for mut ios in [std::mem::take(&mut op.reads), std::mem::take(&mut op.writes)] {
+            ios.clear();
+            self.spare_ios.push(ios);
+        }
         if op.stripe_heads > 0 {
             self.stripe_heads_free += op.stripe_heads;
             self.start_stripe_waiters();

@@ -119,6 +119,64 @@ impl IdSet {
     }
 }
 
+/// Entries a merge index keeps in a plain vector before it moves them to a hash table.
+const SMALL_INDEX: usize = 16;
+
+/// A map from merge key to slot. Queues are usually short, so it starts as a vector searched
+/// linearly and becomes a hash table only while it holds more than [`SMALL_INDEX`] keys; either
+/// way it is the same map (lookups only: nothing depends on its order).
+#[derive(Default)]
+struct MergeIndex {
+    small: Vec<(MergeKey, u32)>,
+    big: IntMap<MergeKey, u32>,
+    spilled: bool,
+}
+
+impl MergeIndex {
+    fn get(&self, key: MergeKey) -> Option<u32> {
+        if self.spilled {
+            self.big.get(&key).copied()
+        } else {
+            self.small.iter().find(|(k, _)| *k == key).map(|&(_, slot)| slot)
+        }
+    }
+    /// Maps `key` to `slot` unless the key is already mapped (the first holder stays).
+    fn insert_if_absent(&mut self, key: MergeKey, slot: u32) {
+        if self.spilled {
+            self.big.entry(key).or_insert(slot);
+        } else if !self.small.iter().any(|(k, _)| *k == key) {
+            if self.small.len() == SMALL_INDEX {
+                self.big.extend(self.small.drain(..));
+                self.big.insert(key, slot);
+                self.spilled = true;
+            } else {
+                self.small.push((key, slot));
+            }
+        }
+    }
+    /// Unmaps `key` if it maps to `slot`.
+    fn remove_if(&mut self, key: MergeKey, slot: u32) {
+        if self.spilled {
+            use std::collections::hash_map::Entry;
+            if let Entry::Occupied(e) = self.big.entry(key) {
+                if *e.get() == slot {
+                    e.remove();
+                    if self.big.is_empty() {
+                        self.spilled = false;
+                    }
+                }
+            }
+        } else if let Some(i) = self.small.iter().position(|&(k, s)| k == key && s == slot) {
+            self.small.swap_remove(i);
+        }
+    }
+    fn iter(&self) -> impl Iterator<Item = (&MergeKey, u32)> + '_ {
+        let small = self.small.iter().map(|(k, s)| (k, *s));
+        let big = self.big.iter().map(|(k, s)| (k, *s));
+        small.chain(big)
+    }
+}
+
 /// Queued nodes in `(start sector, seq)` order: the elevators' sort lists (the kernel's rb-tree
 /// `sort_list`). A sorted vector: queues hold at most `nr_requests` nodes, and for such sizes a
 /// binary search and a short move beat a B-tree's node walks and allocations.
@@ -283,8 +341,8 @@ pub(crate) struct Pool {
     free_nodes: Vec<u32>,
     links: Vec<IdLink>,
     free_links: Vec<u32>,
-    by_end: IntMap<MergeKey, u32>,
-    by_start: IntMap<MergeKey, u32>,
+    by_end: MergeIndex,
+    by_start: MergeIndex,
     /// Ids of queued block requests: catches an id queued twice or dispatched twice.
     queued_ids: IdSet,
     live_nodes: usize,
@@ -300,8 +358,8 @@ impl Pool {
             free_nodes: Vec::new(),
             links: Vec::new(),
             free_links: Vec::new(),
-            by_end: IntMap::default(),
-            by_start: IntMap::default(),
+            by_end: MergeIndex::default(),
+            by_start: MergeIndex::default(),
             queued_ids: IdSet::default(),
             live_nodes: 0,
             next_seq: 0,
@@ -342,7 +400,7 @@ impl Pool {
         let end = request.sector.checked_add(request.sectors as u64).expect("request end overflows");
 
         // Back merge: a queued request ends where this one starts.
-        if let Some(&a) = self.by_end.get(&MergeKey::new(qkey, request.op, request.sector)) {
+        if let Some(a) = self.by_end.get(MergeKey::new(qkey, request.op, request.sector)) {
             if self.fits(a, request.sectors) {
                 let a_orig = self.nodes[a as usize].sector;
                 self.unindex(a);
@@ -350,7 +408,7 @@ impl Pool {
                 self.append_link(a, link);
                 self.nodes[a as usize].sectors += request.sectors;
                 let a_end = self.nodes[a as usize].end();
-                let b = self.by_start.get(&MergeKey::new(qkey, request.op, a_end)).copied();
+                let b = self.by_start.get(MergeKey::new(qkey, request.op, a_end));
                 let joined = match b {
                     Some(b) if b != a && self.fits(a, self.nodes[b as usize].sectors) => {
                         let b_sector = self.nodes[b as usize].sector;
@@ -366,7 +424,7 @@ impl Pool {
         }
 
         // Front merge: a queued request starts where this one ends.
-        if let Some(&b) = self.by_start.get(&MergeKey::new(qkey, request.op, end)) {
+        if let Some(b) = self.by_start.get(MergeKey::new(qkey, request.op, end)) {
             if self.fits(b, request.sectors) {
                 let b_orig = self.nodes[b as usize].sector;
                 self.unindex(b);
@@ -375,7 +433,7 @@ impl Pool {
                 let node = &mut self.nodes[b as usize];
                 node.sector = request.sector;
                 node.sectors += request.sectors;
-                let a = self.by_end.get(&MergeKey::new(qkey, request.op, request.sector)).copied();
+                let a = self.by_end.get(MergeKey::new(qkey, request.op, request.sector));
                 let joined = match a {
                     Some(a) if a != b && self.fits(b, self.nodes[a as usize].sectors) => {
                         let a_sector = self.nodes[a as usize].sector;
@@ -607,25 +665,16 @@ impl Pool {
         let node = &self.nodes[slot as usize];
         let (start, end) =
             (MergeKey::new(node.qkey, node.op, node.sector), MergeKey::new(node.qkey, node.op, node.end()));
-        self.by_start.entry(start).or_insert(slot);
-        self.by_end.entry(end).or_insert(slot);
+        self.by_start.insert_if_absent(start, slot);
+        self.by_end.insert_if_absent(end, slot);
     }
 
     fn unindex(&mut self, slot: u32) {
-        use std::collections::hash_map::Entry;
         let node = &self.nodes[slot as usize];
         let (start, end) =
             (MergeKey::new(node.qkey, node.op, node.sector), MergeKey::new(node.qkey, node.op, node.end()));
-        if let Entry::Occupied(e) = self.by_start.entry(start) {
-            if *e.get() == slot {
-                e.remove();
-            }
-        }
-        if let Entry::Occupied(e) = self.by_end.entry(end) {
-            if *e.get() == slot {
-                e.remove();
-            }
-        }
+        self.by_start.remove_if(start, slot);
+        self.by_end.remove_if(end, slot);
     }
 
     /// Full consistency check, O(queued): for tests and debugging.
@@ -657,14 +706,14 @@ impl Pool {
         }
         assert_eq!(live, self.live_nodes, "live node count");
         assert_eq!(ids, self.queued_ids.len(), "queued id count");
-        for (key, &slot) in self.by_start.iter().chain(self.by_end.iter()) {
+        for (key, slot) in self.by_start.iter().chain(self.by_end.iter()) {
             let node = &self.nodes[slot as usize];
             assert!(node.live && node.qkey == key.qkey && node.op != Op::Flush, "stale merge index entry");
         }
-        for (key, &slot) in &self.by_start {
+        for (key, slot) in self.by_start.iter() {
             assert_eq!(self.nodes[slot as usize].sector, key.sector, "by_start key");
         }
-        for (key, &slot) in &self.by_end {
+        for (key, slot) in self.by_end.iter() {
             assert_eq!(self.nodes[slot as usize].end(), key.sector, "by_end key");
         }
     }
