@@ -81,3 +81,15 @@ def test_html_report(tmp_path, capsys):
     html = out.read_text()
     assert html.count("<svg") >= 3 and "RAID10" in html and "degraded" in html
     assert "http://" not in html.split("<body", 1)[0] and "<script src" not in html
+
+
+def test_png_charts(tmp_path, capsys):
+    out = tmp_path / "charts"
+    status, _, err = run(["--preset", "wal", "--runtime-s", "1", "--states", "optimal,rebuilding", "--png", str(out)], capsys)
+    assert status == 0, err
+    names = sorted(p.name for p in out.iterdir())
+    assert {"iops.png", "latency_p99.png", "latency_cdf.png", "member_utilisation.png"} <= set(names)
+    assert any(n.startswith("timeline_") for n in names)
+    for path in out.iterdir():
+        data = path.read_bytes()
+        assert data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) > 5000

@@ -313,3 +313,15 @@ def test_md_small_write_cost_is_cheaper_on_small_arrays():
     assert [formulas.md_write_cost(5, n) for n in (3, 4, 6, 12)] == [3, 4, 4, 4]
     assert [formulas.md_write_cost(6, n) for n in (4, 5, 6, 12)] == [4, 5, 6, 6]
     assert formulas.md_write_cost(5, 6, 5) == 6 and formulas.md_write_cost(6, 6, 4) == 6
+
+
+def test_pareto_front_in_html_and_png(tmp_path):
+    html = tmp_path / "plan.html"
+    pngs = tmp_path / "pngs"
+    run = run_cli(["plan", "--capacity-tb", "1", *SMALL, "--min-iops", "900", "--jobs", "1",
+                   "--html", str(html), "--png", str(pngs)])
+    assert run.status == 0, run.stderr
+    text = html.read_text()
+    assert "Pareto" in text and "<svg" in text
+    data = (pngs / "pareto.png").read_bytes()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) > 5000

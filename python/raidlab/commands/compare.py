@@ -69,8 +69,9 @@ def _csv(rows) -> str:
 @click.option("--json", "json_out", metavar="OUT", help="Write every run's fio-shaped JSON (- for stdout).")
 @click.option("--csv", "csv_out", metavar="OUT", help="Write the table as CSV (- for stdout).")
 @click.option("--html", "html_out", metavar="OUT", help="Write a self-contained HTML report with charts.")
+@click.option("--png", "png_dir", metavar="DIR", help="Write the same charts as PNG files into DIR (matplotlib).")
 def compare_command(designs_file, fio_job, sysbench, preset, states, runtime_s, seed, json_out, csv_out,
-                    html_out) -> None:
+                    html_out, png_dir) -> None:
     """Compare array designs on one workload in optimal, degraded and rebuilding states.
 
     With no arguments: six 10k RPM SCSI drives behind a RAID controller with a 256 MB
@@ -105,6 +106,12 @@ def compare_command(designs_file, fio_job, sysbench, preset, states, runtime_s, 
         comparison = [{"design": f"{r.design} · {r.case}" if several else r.design, "state": r.state,
                        "document": r.document} for r in rows]
         _write(html_out, render_html("raidlab compare", runs=[], comparison=comparison))
+    if png_dir:
+        from raidlab.report.png import write_pngs
+
+        several = len({r.case for r in rows}) > 1
+        write_pngs(png_dir, [{"design": f"{r.design} · {r.case}" if several else r.design, "state": r.state,
+                              "document": r.document} for r in rows])
     if json_out == "-" or csv_out == "-":
         return
     click.echo(_table(rows))

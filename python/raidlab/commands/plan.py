@@ -128,12 +128,14 @@ def render_text(result: PlanResult, top: int) -> str:
               help="Simulations run in parallel [default: the number of CPUs]. Does not change the answer.")
 @click.option("--top", type=click.IntRange(1, 1000), default=12, show_default=True,
               help="Pareto designs shown in the text table.")
+@click.option("--html", "html_out", metavar="OUT", help="Write a self-contained HTML report with the Pareto front.")
+@click.option("--png", "png_dir", metavar="DIR", help="Write the Pareto front as a PNG into DIR (matplotlib).")
 @click.option("--json", "json_out", is_flag=False, flag_value="-", default=None, metavar="[OUT]",
               help="Print the plan as JSON (to OUT if given).")
 def plan_command(capacity_tb, fio_job, sysbench, preset, min_iops, max_p99_ms, min_degraded_iops,
                  max_rebuild_hours, max_drives, drives, budget, spares, levels, chunks_kib,
                  raid10_layouts, durability, mission_years, sim_seconds, extra, seed, jobs, top,
-                 json_out) -> None:
+                 html_out, png_dir, json_out) -> None:
     """Plan an md array: the cheapest design that holds --capacity-tb and meets the targets.
 
     Enumerates levels, device counts, chunk sizes and drive models, drops what is too small or
@@ -155,6 +157,19 @@ def plan_command(capacity_tb, fio_job, sysbench, preset, min_iops, max_p99_ms, m
     finally:
         for bar in bars:
             bar.__exit__(None, None, None)
+    points = result.document["points"]
+    if html_out:
+        from raidlab.report.html import render_html
+
+        try:
+            with open(html_out, "w") as out:
+                out.write(render_html("raidlab plan", runs=[], pareto=points))
+        except OSError as error:
+            raise ConfigError(f"cannot write {html_out}: {error.strerror}") from None
+    if png_dir:
+        from raidlab.report.png import write_pareto_png
+
+        write_pareto_png(png_dir, points)
     if json_out is None:
         click.echo(render_text(result, top))
         return

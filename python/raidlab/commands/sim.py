@@ -96,6 +96,7 @@ def _progress(enabled: bool):
               metavar="PCT", help="Hardware controller rebuild rate: percent of drive time under load.")
 @click.option("--log-prefix", metavar="PREFIX",
               help="Also write the 1 s time series as fio logs: PREFIX_iops.1.log, PREFIX_clat.1.log, ...")
+@click.option("--png", "png_dir", metavar="DIR", help="Write the report's charts as PNG files into DIR (matplotlib).")
 @click.option("--json", "json_out", is_flag=False, flag_value="-", default=None, metavar="[OUT]",
               help="Print fio-shaped JSON (to OUT if given) instead of a table.")
 @click.option("--html", "html_out", metavar="PATH",
@@ -103,7 +104,7 @@ def _progress(enabled: bool):
 def sim_command(level, devices, layout, chunk_kib, drive, controller, cache_mib, bbu, read_ahead,
                 scheduler, stripe_cache_size, rmw_level, nr_requests, max_sectors_kb, failed,
                 fio_job, sysbench, preset, runtime_s, seed, max_time_s, fail_at, replace_at, spare,
-                speed_limit_min, speed_limit_max, rebuild_priority, log_prefix, json_out, html_out) -> None:
+                speed_limit_min, speed_limit_max, rebuild_priority, log_prefix, png_dir, json_out, html_out) -> None:
     """Simulate an array of drives under a workload: IOPS, bandwidth, latency, per-member load.
 
     Give one workload: --fio JOB.fio, --sysbench "fileio options", or --preset NAME. Bad days:
@@ -134,6 +135,11 @@ def sim_command(level, devices, layout, chunk_kib, drive, controller, cache_mib,
         if bar is not None:
             bar.__exit__(None, None, None)
     document = result.to_dict()
+    if png_dir:
+        from raidlab.report.png import write_pngs
+
+        state = "rebuilding" if document.get("rebuild") else ("degraded" if failed_members else "optimal")
+        write_pngs(png_dir, [{"design": f"raid{level} x{devices}", "state": state, "document": document}])
     if log_prefix:
         try:
             timeline_report.write_fio_logs(result.raw, log_prefix)

@@ -1,0 +1,182 @@
+"""The report's charts as PNG files (matplotlib, Agg backend): for slides and tickets.
+
+Same data as the HTML report: IOPS and p99 latency per design and state, latency CDFs,
+per-member utilisation, the rebuild timeline, and the planner's Pareto front.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Dict, List, Optional, Sequence
+
+from raidlab.errors import ConfigError
+
+PERCENTILE_KEYS = ("1.000000", "5.000000", "10.000000", "20.000000", "30.000000", "40.000000", "50.000000",
+                   "60.000000", "70.000000", "80.000000", "90.000000", "95.000000", "99.000000", "99.500000",
+                   "99.900000", "99.950000", "99.990000")
+STATE_COLOURS = {"optimal": "#3a9d4a", "degraded": "#e8a317", "rebuilding": "#e8604c"}
+
+
+def _pyplot():
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        raise ConfigError("--png needs matplotlib: pip install matplotlib") from None
+    return plt
+
+
+def _totals(document: Dict[str, Any]) -> Dict[str, float]:
+    iops, p99 = 0.0, 0.0
+    for job in document["jobs"]:
+        for direction in ("read", "write"):
+            stats = job[direction]
+            if stats["total_ios"]:
+                iops += stats["iops"]
+                p99 = max(p99, stats["clat_ns"]["percentile"]["99.000000"] / 1e6)
+    return {"iops": iops, "p99_ms": p99}
+
+
+def _save(figure, directory: Path, name: str, written: List[Path]) -> None:
+    path = directory / name
+    figure.tight_layout()
+    figure.savefig(path, dpi=110)
+    written.append(path)
+
+
+def _bars(plt, entries: Sequence[Dict[str, Any]], metric: str, label: str, directory: Path, name: str, written):
+    designs = list(dict.fromkeys(e["design"] for e in entries))
+    states = list(dict.fromkeys(e["state"] for e in entries))
+    figure, axes = plt.subplots(figsize=(max(6, 1.6 * len(designs)), 4))
+    width = 0.8 / max(len(states), 1)
+    for s_index, state in enumerate(states):
+        values = [next((_totals(e["document"])[metric] for e in entries if e["design"] == d and e["state"] == state), 0)
+                  for d in designs]
+        positions = [d + (s_index - (len(states) - 1) / 2) * width for d in range(len(designs))]
+        axes.bar(positions, values, width, label=state, color=STATE_COLOURS.get(state))
+    axes.set_xticks(range(len(designs)), designs, rotation=20, ha="right")
+    axes.set_ylabel(label)
+    axes.set_title(f"{label} by design and state")
+    axes.legend()
+    _save(figure, directory, name, written)
+    plt.close(figure)
+
+
+def _cdf(plt, entries, directory: Path, written) -> None:
+    figure, axes = plt.subplots(figsize=(7, 4.5))
+    for entry in entries:
+        for job in entry["document"]["jobs"]:
+            for direction in ("read", "write"):
+                stats = job[direction]
+                if not stats["total_ios"]:
+                    continue
+                pct = stats["clat_ns"]["percentile"]
+                xs = [pct[k] / 1e6 for k in PERCENTILE_KEYS]
+                ys = [float(k) for k in PERCENTILE_KEYS]
+                axes.plot(xs, ys, marker=".", label=f"{entry['design']} {entry['state']} {direction}")
+    axes.set_xscale("log")
+    axes.set_xlabel("completion latency (ms, log scale)")
+    axes.set_ylabel("I/Os completed (percentile)")
+    axes.set_title("Latency CDF")
+    axes.legend(fontsize=7)
+    _save(figure, directory, "latency_cdf.png", written)
+    plt.close(figure)
+
+
+def _members(plt, entries, directory: Path, written) -> None:
+    figure, axes = plt.subplots(figsize=(7, 4))
+    for index, entry in enumerate(entries):
+        utils = [d["util"] for d in entry["document"]["disk_util"]]
+        axes.plot(range(len(utils)), utils, marker="o", label=f"{entry['design']} {entry['state']}")
+    axes.set_xlabel("member")
+    axes.set_ylabel("utilisation (%)")
+    axes.set_ylim(0, 105)
+    axes.set_title("Per-member utilisation")
+    axes.legend(fontsize=7)
+    _save(figure, directory, "member_utilisation.png", written)
+    plt.close(figure)
+
+
+def _timeline(plt, entry, directory: Path, written) -> None:
+    series = entry["document"].get("timeline") or []
+    if not series:
+        return
+    t = [p["t_s"] for p in series]
+    figure, (top, middle, bottom) = plt.subplots(3, 1, figsize=(8, 6.5), sharex=True)
+    top.plot(t, [p["read_iops"] + p["write_iops"] for p in series], color="#2f6db5")
+    top.set_ylabel("IOPS")
+    middle.plot(t, [p["latency_ms_p99"] for p in series], color="#e8604c", label="p99")
+    middle.plot(t, [p["latency_ms_p50"] for p in series], color="#555555", label="p50")
+    middle.set_ylabel("latency (ms)")
+    middle.legend(fontsize=7)
+    bottom.plot(t, [p["rebuild_pct"] for p in series], color="#3a9d4a")
+    bottom.set_ylabel("rebuild (%)")
+    bottom.set_xlabel("simulated time (s)")
+    for phase in entry["document"].get("phases", []):
+        for axes in (top, middle, bottom):
+            axes.axvspan(phase["start_s"], phase["end_s"], alpha=0.08,
+                         color=STATE_COLOURS.get(phase["name"], "#999999"))
+    for axes in (top, middle, bottom):
+        axes.ticklabel_format(axis="y", useOffset=False, style="plain")
+    top.set_title(f"Timeline: {entry['design']} {entry['state']} (each point is a 1 s window from its start)")
+    safe = "".join(c if c.isalnum() else "_" for c in f"{entry['design']}_{entry['state']}")
+    _save(figure, directory, f"timeline_{safe}.png", written)
+    plt.close(figure)
+
+
+def _pareto(plt, points, directory: Path, written) -> None:
+    figure, axes = plt.subplots(figsize=(7, 4.5))
+    xs = [p["cost"] for p in points]
+    ys = [p["iops"] for p in points]
+    risks = [p.get("risk") or 0 for p in points]
+    scatter = axes.scatter(xs, ys, c=risks, cmap="viridis_r", s=30)
+    front = sorted((p for p in points if p.get("pareto")), key=lambda p: p["cost"])
+    if front:
+        axes.plot([p["cost"] for p in front], [p["iops"] for p in front], "--", color="#333333", label="Pareto front")
+    for p in points:
+        if p.get("chosen"):
+            axes.scatter([p["cost"]], [p["iops"]], s=160, facecolors="none", edgecolors="#e8604c", linewidths=2,
+                         label=f"chosen: {p['label']}")
+    axes.set_xlabel("cost")
+    axes.set_ylabel("IOPS")
+    axes.set_title("Planner: cost vs performance (colour: risk)")
+    figure.colorbar(scatter, ax=axes, label="P(loss)")
+    axes.legend(fontsize=7)
+    _save(figure, directory, "pareto.png", written)
+    plt.close(figure)
+
+
+def write_pngs(directory: str, comparison: Sequence[Dict[str, Any]],
+               pareto: Optional[Sequence[Dict[str, Any]]] = None) -> List[Path]:
+    """Writes the charts for ``comparison`` entries ({design, state, document}) into directory."""
+    plt = _pyplot()
+    target = Path(directory)
+    try:
+        target.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise ConfigError(f"cannot create {directory}: {error.strerror}") from None
+    written: List[Path] = []
+    _bars(plt, comparison, "iops", "IOPS (read + write)", target, "iops.png", written)
+    _bars(plt, comparison, "p99_ms", "p99 latency (ms)", target, "latency_p99.png", written)
+    _cdf(plt, comparison, target, written)
+    _members(plt, comparison, target, written)
+    for entry in comparison:
+        _timeline(plt, entry, target, written)
+    if pareto:
+        _pareto(plt, pareto, target, written)
+    return written
+
+
+def write_pareto_png(directory: str, points: Sequence[Dict[str, Any]]) -> List[Path]:
+    """The planner's Pareto front alone (``raidlab plan --png DIR``)."""
+    plt = _pyplot()
+    target = Path(directory)
+    try:
+        target.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise ConfigError(f"cannot create {directory}: {error.strerror}") from None
+    written: List[Path] = []
+    _pareto(plt, points, target, written)
+    return written
