@@ -3,7 +3,7 @@
 //! reads ahead, always choosing its next piece of work when it becomes free.
 
 use super::cache::{DirtySet, ReadCache};
-use super::mech::{FastMod, HeadPos, Mechanics, Target};
+use super::mech::{FastMod, HeadPos, Mechanics, SeekTable, Target};
 use super::queue::{self, CommandQueue, Done, Parked, Pending, Wait};
 use super::spec::{HddSpec, QueuePolicy};
 use crate::device::{Command, Completion, Drive, DriveInfo, Op};
@@ -145,6 +145,7 @@ impl Hdd {
             .unwrap_or_else(|e| panic!("invalid HddSpec: {e}"));
         let rev = geo.rev_ns();
         let mech = Mechanics {
+            seek_table: SeekTable::new(&seek, geo.cylinders()),
             seek,
             rev,
             rev_mod: FastMod::new(rev as u32),
@@ -392,10 +393,7 @@ impl Hdd {
         self.dirty.window(self.pos.lba, DESTAGE_WINDOW, &mut window, |lba| {
             mech.target(&mech.geo.locate(lba))
         });
-        let pick = match self.mech.seek.lee() {
-            Some(lee) => earliest(&self.mech, |d| lee.nanos(d), t, &self.pos, &window),
-            None => earliest(&self.mech, |d| self.mech.seek.nanos(d), t, &self.pos, &window),
-        };
+        let pick = earliest(&self.mech, t, &self.pos, &window);
         let (start, end, _) = window[pick];
         let sectors = (end - start).min(DESTAGE_MAX_SECTORS);
         self.scratch = window;
@@ -701,25 +699,13 @@ impl Hdd {
 }
 
 /// Index of the first window entry whose first sector the heads (at `from`, writing) reach
-/// soonest from `t`. Entries whose seek-free bound cannot beat the best so far are skipped.
-#[inline(always)]
-fn earliest(
-    mech: &Mechanics,
-    seek: impl Fn(u32) -> Nanos,
-    t: Nanos,
-    from: &HeadPos,
-    window: &[(u64, u64, Target)],
-) -> usize {
+/// soonest from `t` (ties keep the earlier entry).
+fn earliest(mech: &Mechanics, t: Nanos, from: &HeadPos, window: &[(u64, u64, Target)]) -> usize {
     assert!(!window.is_empty(), "destage with dirty data");
     let angle_t = mech.angle_at(t);
     let (mut best, mut best_time) = (0, Nanos::MAX);
     for (i, (_, _, target)) in window.iter().enumerate() {
-        if mech.rotation_bound(t, angle_t, target) >= best_time {
-            continue;
-        }
-        // Only a strictly earlier time replaces the best (ties keep the earlier entry).
-        let ready =
-            mech.positioned_with(&seek, t, angle_t, from, target, true, 0, best_time.saturating_sub(1));
+        let ready = mech.positioned(t, angle_t, from, target, true, 0);
         if ready < best_time {
             (best, best_time) = (i, ready);
         }

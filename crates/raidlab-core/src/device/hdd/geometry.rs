@@ -61,11 +61,57 @@ impl Location {
     }
 }
 
+/// Exact division of 32-bit numbers by a fixed divisor with multiplications (Lemire, Kaser &
+/// Kurz, "Faster remainder by direct computation", 2019: with `m = ⌈2^64 / d⌉`, the quotient is
+/// the high word of `m·n` and the remainder the high word of `(m·n mod 2^64)·d`, exact for every
+/// 32-bit `n`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Divisor {
+    d: u32,
+    m: u64,
+}
+
+impl Divisor {
+    fn new(d: u32) -> Divisor {
+        assert!(d >= 1);
+        // For d = 1, m wraps to 0; `div_rem` special-cases it.
+        Divisor { d, m: (u64::MAX / d as u64).wrapping_add(1) }
+    }
+    #[inline(always)]
+    fn div_rem(self, n: u32) -> (u32, u32) {
+        if self.d == 1 {
+            return (n, 0);
+        }
+        let product = self.m as u128 * n as u128;
+        let low = product as u64;
+        ((product >> 64) as u32, ((low as u128 * self.d as u128) >> 64) as u32)
+    }
+}
+
+/// What [`Geometry::locate`] needs of a zone, precomputed and packed together.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct ZoneMap {
+    first_lba: u64,
+    first_cylinder: u32,
+    spt: Divisor,
+    track_skew: u32,
+    cylinder_skew: u32,
+    first_sector_offset: u32,
+}
+
 /// The whole drive's layout.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Geometry {
     surfaces: u32,
     zones: Vec<Zone>,
+    /// Per zone, the figures `locate` uses (derived from `zones`).
+    maps: Vec<ZoneMap>,
+    /// Zone index of the first sector of each `2^bucket_shift`-sector bucket: buckets are
+    /// smaller than zones, so `locate` finds a sector's zone from its bucket's in at most one
+    /// step instead of a binary search.
+    bucket_zone: Vec<u32>,
+    bucket_shift: u32,
+    surfaces_div: Divisor,
     rev_ns: Nanos,
     /// Sectors the drive exposes (may be fewer than the zones hold: spares, rounding).
     capacity_sectors: u64,
@@ -112,8 +158,33 @@ impl Geometry {
                 first_lba * 512
             )));
         }
+        let maps = built
+            .iter()
+            .map(|z| ZoneMap {
+                first_lba: z.first_lba,
+                first_cylinder: z.spec.first_cylinder,
+                spt: Divisor::new(z.spec.sectors_per_track),
+                track_skew: z.spec.track_skew_sectors,
+                cylinder_skew: z.spec.cylinder_skew_sectors,
+                first_sector_offset: z.spec.first_sector_offset,
+            })
+            .collect();
+        // At least as many buckets as the largest zone count allows, rounded to a power of two:
+        // with buckets no larger than the smallest zone, a bucket spans at most one boundary.
+        let smallest = built.iter().map(|z| z.sectors).filter(|&s| s > 0).min().unwrap_or(1);
+        let mut bucket_shift = 63 - smallest.leading_zeros();
+        while (first_lba >> bucket_shift) > 1 << 16 {
+            bucket_shift += 1;
+        }
+        let bucket_zone = (0..=first_lba >> bucket_shift)
+            .map(|b| (built.partition_point(|z| z.first_lba <= b << bucket_shift) - 1) as u32)
+            .collect();
         Ok(Geometry {
             surfaces,
+            maps,
+            bucket_zone,
+            bucket_shift,
+            surfaces_div: Divisor::new(surfaces),
             zones: built,
             rev_ns,
             capacity_sectors,
@@ -137,9 +208,15 @@ impl Geometry {
         self.zones.last().map_or(0, |z| z.spec.last_cylinder + 1)
     }
 
-    /// Zone index holding `lba` (binary search over the zone table).
+    /// Zone index holding `lba`.
+    #[inline]
     pub fn zone_of(&self, lba: u64) -> usize {
-        self.zones.partition_point(|z| z.first_lba <= lba) - 1
+        let mut zone = self.bucket_zone[(lba >> self.bucket_shift) as usize] as usize;
+        while self.maps.get(zone + 1).is_some_and(|z| z.first_lba <= lba) {
+            zone += 1;
+        }
+        debug_assert_eq!(zone, self.maps.partition_point(|z| z.first_lba <= lba) - 1);
+        zone
     }
 
     /// Maps a logical sector to its physical place. Panics outside the zones (a caller bug).
@@ -150,26 +227,39 @@ impl Geometry {
             self.capacity_sectors
         );
         let zone_index = self.zone_of(lba);
-        let zone = &self.zones[zone_index];
-        let spt = zone.spec.sectors_per_track as u64;
+        let zone = &self.maps[zone_index];
         let offset = lba - zone.first_lba;
-        let track = offset / spt;
-        let sector = offset % spt;
-        let cylinder_in_zone = track / self.surfaces as u64;
-        let head = track % self.surfaces as u64;
+        let spt = zone.spt.d as u64;
+        // Zones hold fewer than 2^32 sectors in practice; then every step divides 32-bit
+        // numbers by multiplication. The general path below gives the same results.
+        let (track, sector, cylinder_in_zone, head) = if offset <= u32::MAX as u64 {
+            let (track, sector) = zone.spt.div_rem(offset as u32);
+            let (cylinder, head) = self.surfaces_div.div_rem(track);
+            (track as u64, sector as u64, cylinder as u64, head as u64)
+        } else {
+            let track = offset / spt;
+            let surfaces = self.surfaces as u64;
+            (track, offset % spt, track / surfaces, track % surfaces)
+        };
         // Every track of the zone before this one was entered by either a cylinder switch or a
         // head switch, and each shifted the first sector by that switch's skew.
         let head_switches = track - cylinder_in_zone;
-        let skew = cylinder_in_zone * zone.spec.cylinder_skew_sectors as u64
-            + head_switches * zone.spec.track_skew_sectors as u64
-            + zone.spec.first_sector_offset as u64;
+        let skewed = sector
+            + cylinder_in_zone * zone.cylinder_skew as u64
+            + head_switches * zone.track_skew as u64
+            + zone.first_sector_offset as u64;
+        let slot = if skewed <= u32::MAX as u64 {
+            zone.spt.div_rem(skewed as u32).1
+        } else {
+            (skewed % spt) as u32
+        };
         Location {
             lba,
-            cylinder: zone.spec.first_cylinder + cylinder_in_zone as u32,
+            cylinder: zone.first_cylinder + cylinder_in_zone as u32,
             head: head as u32,
             zone: zone_index as u32,
             sector: sector as u32,
-            slot: ((sector + skew) % spt) as u32,
+            slot,
             sectors_per_track: spt as u32,
         }
     }
@@ -279,4 +369,81 @@ pub fn linear_zone_track_sum(zones: u32, spt_outer: u32, spt_inner: u32) -> u64 
         .iter()
         .map(|&(_, _, spt)| spt as u64)
         .sum()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sim::Prng;
+
+    #[test]
+    fn divisor_is_exact() {
+        let mut prng = Prng::new(7);
+        for d in [1u32, 2, 3, 7, 8, 457, 938, 4248, 65_537, u32::MAX - 1, u32::MAX] {
+            let div = Divisor::new(d);
+            for n in [0u32, 1, d - 1, d, d.wrapping_add(1), u32::MAX - 1, u32::MAX] {
+                assert_eq!(div.div_rem(n), (n / d, n % d), "{n} / {d}");
+            }
+            for _ in 0..10_000 {
+                let n = prng.below(1 << 32) as u32;
+                assert_eq!(div.div_rem(n), (n / d, n % d), "{n} / {d}");
+            }
+        }
+    }
+
+    /// The textbook mapping, in 64-bit arithmetic throughout.
+    fn reference(geo: &Geometry, lba: u64) -> Location {
+        let zone_index = geo.zones.partition_point(|z| z.first_lba <= lba) - 1;
+        let zone = &geo.zones[zone_index];
+        let spt = zone.spec.sectors_per_track as u64;
+        let offset = lba - zone.first_lba;
+        let (track, sector) = (offset / spt, offset % spt);
+        let surfaces = geo.surfaces as u64;
+        let (cylinder_in_zone, head) = (track / surfaces, track % surfaces);
+        let skew = cylinder_in_zone * zone.spec.cylinder_skew_sectors as u64
+            + (track - cylinder_in_zone) * zone.spec.track_skew_sectors as u64
+            + zone.spec.first_sector_offset as u64;
+        Location {
+            lba,
+            cylinder: zone.spec.first_cylinder + cylinder_in_zone as u32,
+            head: head as u32,
+            zone: zone_index as u32,
+            sector: sector as u32,
+            slot: ((sector + skew) % spt) as u32,
+            sectors_per_track: spt as u32,
+        }
+    }
+
+    #[test]
+    fn locate_matches_the_reference_mapping_including_huge_zones() {
+        // A zone of more than 2^32 sectors exercises the 64-bit path.
+        let zones = [
+            ZoneSpec {
+                first_cylinder: 0,
+                last_cylinder: 9,
+                sectors_per_track: 100,
+                track_skew_sectors: 7,
+                cylinder_skew_sectors: 13,
+                first_sector_offset: 3,
+            },
+            ZoneSpec {
+                first_cylinder: 12,
+                last_cylinder: 3_000_011,
+                sectors_per_track: 4001,
+                track_skew_sectors: 4000,
+                cylinder_skew_sectors: 3999,
+                first_sector_offset: 17,
+            },
+        ];
+        for surfaces in [1, 3] {
+            let total: u64 = 10 * 100 * surfaces as u64 + 3_000_000 * 4001 * surfaces as u64;
+            assert!(total > 1 << 33);
+            let geo = Geometry::new(surfaces, &zones, 6_000_000, total).unwrap();
+            let mut prng = Prng::new(surfaces as u64);
+            let edges = [0, 1, 999, 1000, 1001, (1u64 << 32) + 1000, total - 1];
+            for lba in edges.into_iter().chain((0..20_000).map(|_| prng.below(total))) {
+                assert_eq!(geo.locate(lba), reference(&geo, lba), "lba {lba}");
+            }
+        }
+    }
 }

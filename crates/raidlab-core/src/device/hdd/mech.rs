@@ -8,6 +8,7 @@
 use super::geometry::{Geometry, Location};
 use super::seek::SeekCurve;
 use crate::sim::Nanos;
+use std::sync::Arc;
 
 /// Where the heads are: cylinder, surface, and the sector after the last one transferred.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -65,11 +66,42 @@ impl FastMod {
     }
 }
 
+/// Seek time in whole nanoseconds for every cylinder distance the drive can move, evaluated
+/// once from the curve when the drive is built (a pure function of distance: the table holds
+/// exactly what [`SeekCurve::nanos`] returns), so positioning does no floating point. Shared
+/// by clones.
+#[derive(Clone)]
+pub struct SeekTable(Arc<[u32]>);
+
+impl SeekTable {
+    pub fn new(seek: &SeekCurve, cylinders: u32) -> SeekTable {
+        let table = (0..cylinders.max(1))
+            .map(|d| {
+                let ns = seek.nanos(d);
+                u32::try_from(ns).unwrap_or_else(|_| panic!("seek of {d} cylinders takes {ns} ns"))
+            })
+            .collect();
+        SeekTable(table)
+    }
+    #[inline(always)]
+    pub fn nanos(&self, distance: u32) -> Nanos {
+        self.0[distance as usize] as Nanos
+    }
+}
+
+impl std::fmt::Debug for SeekTable {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "SeekTable({} distances)", self.0.len())
+    }
+}
+
 /// Mechanical timing for one drive.
 #[derive(Clone, Debug)]
 pub struct Mechanics {
     pub geo: Geometry,
     pub seek: SeekCurve,
+    /// `seek` tabulated by distance (what every movement uses).
+    pub seek_table: SeekTable,
     pub rev: Nanos,
     pub rev_mod: FastMod,
     pub phase: Nanos,
@@ -98,23 +130,10 @@ impl Mechanics {
     /// settling delay"; Ruemmler & Wilkes: writes settle longer than reads).
     #[inline(always)]
     pub fn move_ns(&self, from: &HeadPos, cylinder: u32, head: u32, write: bool) -> Nanos {
-        self.move_with(|d| self.seek.nanos(d), from, cylinder, head, write)
-    }
-
-    /// [`Mechanics::move_ns`] with the seek curve passed in (the same curve, by value).
-    #[inline(always)]
-    fn move_with(
-        &self,
-        seek: impl Fn(u32) -> Nanos,
-        from: &HeadPos,
-        cylinder: u32,
-        head: u32,
-        write: bool,
-    ) -> Nanos {
         let distance = from.cylinder.abs_diff(cylinder);
         let settle = if write { self.write_settle } else { 0 };
         if distance > 0 {
-            seek(distance) + settle
+            self.seek_table.nanos(distance) + settle
         } else if from.head != head {
             self.head_switch + settle
         } else {
@@ -144,17 +163,6 @@ impl Mechanics {
         }) as Nanos
     }
 
-    /// A lower bound on [`Mechanics::positioned`] that needs no seek: whatever the movement,
-    /// the heads meet the target's first sector at `t + delta + k·rev` for some k ≥ 0, where
-    /// `delta` is the rotation from the platter's angle at `t` to the target's angle.
-    #[inline(always)]
-    pub fn rotation_bound(&self, t: Nanos, angle_t: u32, target: &Target) -> Nanos {
-        let rev = self.rev as u32;
-        let delta = target.angle + rev - angle_t;
-        let delta = if delta >= rev { delta - rev } else { delta };
-        t + delta as Nanos
-    }
-
     /// When the first sector of `target` would start under the head if the arm moves at `t`
     /// and the transfer may not begin before `not_before` (write data still arriving).
     /// `angle_t` must be [`Mechanics::angle_at`]`(t)`, computed once for many targets.
@@ -168,41 +176,8 @@ impl Mechanics {
         write: bool,
         not_before: Nanos,
     ) -> Nanos {
-        self.positioned_with(
-            |d| self.seek.nanos(d),
-            t,
-            angle_t,
-            from,
-            target,
-            write,
-            not_before,
-            Nanos::MAX,
-        )
-    }
-
-    /// [`Mechanics::positioned`] with the seek curve passed in (SPTF hands in a copy of Lee's
-    /// coefficients so its loop keeps them in registers; results are bit-identical) and a
-    /// bound: if the heads cannot even arrive by `bound`, returns `Nanos::MAX` without working
-    /// out the rotation, since this target cannot beat one already found.
-    #[allow(clippy::too_many_arguments)]
-    #[inline(always)]
-    pub fn positioned_with(
-        &self,
-        seek: impl Fn(u32) -> Nanos,
-        t: Nanos,
-        angle_t: u32,
-        from: &HeadPos,
-        target: &Target,
-        write: bool,
-        not_before: Nanos,
-        bound: Nanos,
-    ) -> Nanos {
         debug_assert_eq!(angle_t, self.angle_at(t));
-        let ready =
-            (t + self.move_with(seek, from, target.cylinder, target.head, write)).max(not_before);
-        if ready > bound {
-            return Nanos::MAX;
-        }
+        let ready = (t + self.move_ns(from, target.cylinder, target.head, write)).max(not_before);
         let offset = ready - t;
         // angle_t < rev < 2^25, so the sum fits 32 bits whenever the offset is below 2^31.
         let now = if offset < 1 << 31 {

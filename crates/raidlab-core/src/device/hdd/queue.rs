@@ -116,60 +116,29 @@ pub fn select(
     mech: &Mechanics,
 ) -> Option<usize> {
     match policy {
-        QueuePolicy::Fcfs => best_by(queue, t, |_, _| 0),
-        QueuePolicy::Sstf => best_by(queue, t, |p, _| {
+        QueuePolicy::Fcfs => best_by(queue, t, |_| 0),
+        QueuePolicy::Sstf => best_by(queue, t, |p| {
             pos.cylinder.abs_diff(p.target.cylinder) as Nanos
         }),
         QueuePolicy::Sptf => {
+            // Every candidate is costed in full: with the seek tabulated that is a few integer
+            // operations, cheaper than branching on a bound whose outcome is a coin toss.
             let angle_t = mech.angle_at(t);
-            // A command whose seek-free lower bound already exceeds the best time found can
-            // neither win nor tie, so its seek is not evaluated.
-            let beyond = |p: &Pending, best: Nanos| mech.rotation_bound(t, angle_t, &p.target) > best;
-            match mech.seek.lee() {
-                Some(lee) => best_by(queue, t, |p, best| {
-                    if beyond(p, best) {
-                        return Nanos::MAX;
-                    }
-                    mech.positioned_with(
-                        |d| lee.nanos(d),
-                        t,
-                        angle_t,
-                        pos,
-                        &p.target,
-                        p.write,
-                        p.data_ready,
-                        best,
-                    )
-                }),
-                None => best_by(queue, t, |p, best| {
-                    if beyond(p, best) {
-                        return Nanos::MAX;
-                    }
-                    mech.positioned_with(
-                        |d| mech.seek.nanos(d),
-                        t,
-                        angle_t,
-                        pos,
-                        &p.target,
-                        p.write,
-                        p.data_ready,
-                        best,
-                    )
-                }),
-            }
+            best_by(queue, t, |p| {
+                mech.positioned(t, angle_t, pos, &p.target, p.write, p.data_ready)
+            })
         }
     }
 }
 
 #[inline(always)]
-/// `cost(p, best)` may return `Nanos::MAX` for a command it can tell cannot beat `best`.
-fn best_by(queue: &[Pending], t: Nanos, cost: impl Fn(&Pending, Nanos) -> Nanos) -> Option<usize> {
+fn best_by(queue: &[Pending], t: Nanos, cost: impl Fn(&Pending) -> Nanos) -> Option<usize> {
     let (mut best, mut best_cost, mut best_seq) = (usize::MAX, Nanos::MAX, u64::MAX);
     for (i, p) in queue.iter().enumerate() {
         if p.eligible > t {
             continue;
         }
-        let c = cost(p, best_cost);
+        let c = cost(p);
         if c < best_cost || (c == best_cost && p.seq < best_seq) {
             (best, best_cost, best_seq) = (i, c, p.seq);
         }

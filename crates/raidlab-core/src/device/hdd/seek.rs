@@ -34,8 +34,8 @@ enum Curve {
     Table { distance: Vec<u32>, ms: Vec<f64> },
 }
 
-/// Lee's curve `a·√(x−1) + b·(x−1) + c` (ms). Copyable, so the SPTF loop can hold it in
-/// registers; [`SeekCurve::nanos`] delegates here, so both give bit-identical results.
+/// Lee's curve `a·√(x−1) + b·(x−1) + c` (ms). [`SeekCurve::nanos`] delegates here, so both
+/// give bit-identical results (the drive tabulates them per distance: `mech::SeekTable`).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Lee {
     pub a: f64,
