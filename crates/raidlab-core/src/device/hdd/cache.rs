@@ -186,13 +186,31 @@ impl ReadCache {
     }
 }
 
-/// One dirty extent `[start, end)`, and the physical place of its first sector once destage has
-/// asked for it (computed at most once per extent start, not once per destage decision).
+/// One dirty extent `[start, start + len)`, and the physical place of its first sector once
+/// destage has asked for it (computed at most once per extent start, not once per destage
+/// decision; [`UNPLACED`] until then). 24 bytes, so the sorted vector stays short in memory.
 #[derive(Clone, Copy, Debug)]
 struct Extent {
     start: u64,
-    end: u64,
-    target: Option<Target>,
+    len: u32,
+    target: Target,
+}
+
+/// A target angle no revolution reaches (angles are below `rev_ns < u32::MAX`): not yet placed.
+const UNPLACED: Target = Target {
+    cylinder: 0,
+    head: 0,
+    angle: u32::MAX,
+};
+
+impl Extent {
+    fn new(start: u64, end: u64, target: Target) -> Extent {
+        let len = u32::try_from(end - start).expect("dirty extents are shorter than the buffer");
+        Extent { start, len, target }
+    }
+    fn end(&self) -> u64 {
+        self.start + self.len as u64
+    }
 }
 
 /// Acknowledged writes not yet on media: disjoint, non-adjacent extents coalesced on insert,
@@ -247,28 +265,27 @@ impl DirtySet {
     /// Adds `[start, end)`, merging with overlapping or adjacent extents.
     pub fn insert(&mut self, start: u64, end: u64) {
         assert!(start < end);
-        let mut new = Extent {
-            start,
-            end,
-            target: None,
-        };
+        let (mut start, mut end, mut target) = (start, end, UNPLACED);
         let mut lo = self.after(start);
         // An extent that starts at or before `start` and reaches it keeps its start (and target).
-        if lo > 0 && self.extents[lo - 1].end >= start {
+        if lo > 0 && self.extents[lo - 1].end() >= start {
             lo -= 1;
             let left = self.extents[lo];
-            new.start = left.start;
-            new.end = new.end.max(left.end);
-            new.target = left.target;
+            start = left.start;
+            end = end.max(left.end());
+            target = left.target;
         }
         // Extents are disjoint with gaps between them, so those merged are exactly the ones
         // starting within the (possibly grown) range.
-        let hi = lo + self.extents[lo..].partition_point(|e| e.start <= new.end);
-        for e in &self.extents[lo..hi] {
-            self.sectors -= e.end - e.start;
-            new.end = new.end.max(e.end);
+        let mut hi = lo;
+        while self.extents.get(hi).is_some_and(|e| e.start <= end) {
+            let e = self.extents[hi];
+            self.sectors -= e.len as u64;
+            end = end.max(e.end());
+            hi += 1;
         }
-        self.sectors += new.end - new.start;
+        self.sectors += end - start;
+        let new = Extent::new(start, end, target);
         match hi - lo {
             0 => self.extents.insert(lo, new),
             1 => self.extents[lo] = new,
@@ -282,7 +299,7 @@ impl DirtySet {
     /// True if `[start, end)` is entirely dirty (a read can be served from the buffer).
     pub fn covers(&self, start: u64, end: u64) -> bool {
         let i = self.after(start);
-        i > 0 && self.extents[i - 1].end >= end
+        i > 0 && self.extents[i - 1].end() >= end
     }
 
     /// Up to `limit` extents `(start, end, target of start)` in LBA order from `from`, wrapping
@@ -299,8 +316,11 @@ impl DirtySet {
         let split = self.extents.partition_point(|e| e.start < from);
         let (behind, ahead) = self.extents.split_at_mut(split);
         for e in ahead.iter_mut().chain(behind.iter_mut()).take(limit) {
-            let target = *e.target.get_or_insert_with(|| target_of(e.start));
-            out.push((e.start, e.end, target));
+            if e.target.angle == UNPLACED.angle {
+                e.target = target_of(e.start);
+                assert!(e.target.angle != UNPLACED.angle, "a target angle within the revolution");
+            }
+            out.push((e.start, e.end(), e.target));
         }
     }
 
@@ -310,14 +330,10 @@ impl DirtySet {
             .extents
             .binary_search_by_key(&start, |e| e.start)
             .expect("destage of an extent that is not dirty");
-        let end = self.extents[i].end;
+        let end = self.extents[i].end();
         assert!(sectors > 0 && start + sectors <= end);
         if start + sectors < end {
-            self.extents[i] = Extent {
-                start: start + sectors,
-                end,
-                target: None,
-            };
+            self.extents[i] = Extent::new(start + sectors, end, UNPLACED);
         } else {
             self.extents.remove(i);
         }
@@ -376,5 +392,72 @@ mod tests {
         assert_eq!((s.start, s.valid, s.target), (40, 90, 140));
         assert!(cache.invalidate(100, 101));
         assert_eq!(cache.pending(), None);
+    }
+
+    /// The dirty set against a plain model (a B-tree of coalesced extents) under random
+    /// inserts, destages and lookups.
+    #[test]
+    fn dirty_set_matches_a_btree_model() {
+        use std::collections::BTreeMap;
+        let place = |lba: u64| Target {
+            cylinder: (lba / 1000) as u32,
+            head: (lba % 7) as u32,
+            angle: (lba % 997) as u32,
+        };
+        let mut prng = crate::sim::Prng::new(11);
+        for round in 0..20 {
+            let mut dirty = DirtySet::new(u32::MAX as u64);
+            let mut model: BTreeMap<u64, u64> = BTreeMap::new();
+            let span = 200 + 400 * round;
+            let mut window = Vec::new();
+            for _ in 0..3000 {
+                match prng.below(10) {
+                    0..=3 => {
+                        let start = prng.below(span);
+                        let end = start + 1 + prng.below(20);
+                        dirty.insert(start, end);
+                        let (mut s, mut e) = (start, end);
+                        let overlapping: Vec<(u64, u64)> = model
+                            .range(..=end)
+                            .filter(|&(&a, &b)| b >= start && a <= end)
+                            .map(|(&a, &b)| (a, b))
+                            .collect();
+                        for (a, b) in overlapping {
+                            model.remove(&a);
+                            s = s.min(a);
+                            e = e.max(b);
+                        }
+                        model.insert(s, e);
+                    }
+                    4..=6 if !model.is_empty() => {
+                        let from = prng.below(span);
+                        dirty.window(from, 16, &mut window, place);
+                        let expected: Vec<(u64, u64, Target)> = model
+                            .range(from..)
+                            .chain(model.range(..from))
+                            .take(16)
+                            .map(|(&a, &b)| (a, b, place(a)))
+                            .collect();
+                        assert_eq!(window, expected);
+                        let (start, end, _) = window[prng.below(window.len() as u64) as usize];
+                        let sectors = 1 + prng.below(end - start);
+                        dirty.take(start, sectors);
+                        dirty.landed(sectors);
+                        model.remove(&start);
+                        if start + sectors < end {
+                            model.insert(start + sectors, end);
+                        }
+                    }
+                    _ => {
+                        let start = prng.below(span);
+                        let end = start + 1 + prng.below(8);
+                        let covered = model.range(..=start).next_back().is_some_and(|(_, &b)| b >= end);
+                        assert_eq!(dirty.covers(start, end), covered, "[{start}, {end})");
+                    }
+                }
+                assert_eq!(dirty.extents(), model.len());
+                assert_eq!(dirty.sectors(), model.iter().map(|(a, b)| b - a).sum::<u64>());
+            }
+        }
     }
 }

@@ -95,7 +95,7 @@ impl Member {
     }
 
     fn refill(&mut self, now: Nanos) {
-        while self.scheduler.queued() < self.nr_requests {
+        while !self.overflow.is_empty() && self.scheduler.queued() < self.nr_requests {
             let Some(request) = self.overflow.pop_front() else { return };
             self.scheduler.insert(now, request);
         }
