@@ -207,3 +207,28 @@ fn a_counted_job_ends_at_its_last_completion_not_after_background_destage() {
     assert!(job.runtime_ns < 5_000_000, "runtime {} ns", job.runtime_ns);
     assert!(result.end_ns > 20_000_000, "destage ran after the job: end {} ns", result.end_ns);
 }
+
+/// FNV-1a of a result's debug text: a fingerprint of every number the run produced.
+fn fingerprint(result: &SimResult) -> u64 {
+    let text = format!("{result:?}");
+    text.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| (h ^ b as u64).wrapping_mul(0x0100_0000_01b3))
+}
+
+#[test]
+fn results_are_pinned_across_machines_and_releases() {
+    // Same inputs and seed must give the same bytes on any machine. The values below change
+    // only when a model changes on purpose: update them in that commit, and say why.
+    use raidlab_core::device::catalog::DriveChoice;
+    use raidlab_core::sim::Prng;
+    let drive = DriveChoice::resolve(Some("cheetah-10k7"), None, &Default::default()).unwrap();
+    let mut c = config(Level::Raid5, None, 6, job(0.6, true, 16384, 16, 2), md());
+    c.workload.jobs[0].runtime_ns = 500_000_000;
+    c.array.member_kib = vec![drive.capacity_bytes() / 1024 - 2048; 6];
+    c.scheduler = SchedulerKind::mq_deadline_default();
+    let drives = (0..6).map(|i| drive.build(Prng::derive(c.seed, "drive", i), None)).collect();
+    let result = Simulation::new(c, drives).unwrap().run();
+    assert!(result.jobs[0].read.ios > 100);
+    assert_eq!(fingerprint(&result), PINNED_RAID5_CHEETAH);
+}
+
+const PINNED_RAID5_CHEETAH: u64 = 1295478264003673296;
