@@ -65,6 +65,9 @@ impl Error {
     pub fn data_loss(message: impl Into<String>) -> Error {
         Error::new(ErrorKind::DataLoss, message)
     }
+    pub fn device(message: impl Into<String>) -> Error {
+        Error::new(ErrorKind::InvalidDevice, message)
+    }
 }
 
 impl fmt::Display for Error {

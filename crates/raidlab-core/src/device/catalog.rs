@@ -3,7 +3,7 @@
 
 use super::params::{ParamDecl, ParamValues};
 use super::{empirical, hdd, null, ssd, Drive};
-use crate::error::{Error, ErrorKind, Result};
+use crate::error::{Error, Result};
 use crate::sim::Prng;
 
 /// The model families.
@@ -23,7 +23,7 @@ impl DriveKind {
             "ssd" => Ok(DriveKind::Ssd),
             "null" => Ok(DriveKind::Null),
             "empirical" => Ok(DriveKind::Empirical),
-            _ => Err(invalid(format!("unknown drive kind '{text}': expected hdd, ssd, null or empirical"))),
+            _ => Err(Error::device(format!("unknown drive kind '{text}': expected hdd, ssd, null or empirical"))),
         }
     }
     pub fn name(self) -> &'static str {
@@ -45,9 +45,6 @@ impl DriveKind {
     }
 }
 
-fn invalid(message: String) -> Error {
-    Error::new(ErrorKind::InvalidDevice, message)
-}
 
 /// A preset as `raidlab drives` lists it.
 #[derive(Clone, Debug, PartialEq)]
@@ -102,12 +99,12 @@ impl DriveChoice {
             Some(name) => {
                 let found = presets().into_iter().find(|p| p.name == name).ok_or_else(|| {
                     let names: Vec<&str> = presets().iter().map(|p| p.name).collect();
-                    invalid(format!("unknown drive preset '{name}': expected one of {}", names.join(", ")))
+                    Error::device(format!("unknown drive preset '{name}': expected one of {}", names.join(", ")))
                 })?;
                 (found.kind, found.values, found.interface.to_string(), Some(name.to_string()))
             }
             None => {
-                let kind = DriveKind::parse(kind.ok_or_else(|| invalid("a drive needs a preset or a kind".into()))?)?;
+                let kind = DriveKind::parse(kind.ok_or_else(|| Error::device("a drive needs a preset or a kind"))?)?;
                 (kind, ParamValues::new(), "unspecified".to_string(), None)
             }
         };

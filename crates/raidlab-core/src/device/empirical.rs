@@ -30,7 +30,7 @@
 
 use super::params::{self, get, ParamDecl, ParamValues};
 use super::{Command, Completion, Drive, DriveInfo, Op};
-use crate::error::{Error, ErrorKind, Result};
+use crate::error::{Error, Result};
 use crate::sim::{Nanos, Prng};
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, VecDeque};
@@ -125,24 +125,14 @@ pub struct EmpiricalSpec {
     pub flush_ns: Nanos,
 }
 
-fn invalid(message: String) -> Error {
-    Error::new(ErrorKind::InvalidDevice, message)
-}
 
-fn whole(values: &ParamValues, name: &str) -> Result<u64> {
-    let v = get(values, name);
-    if v.fract() != 0.0 {
-        return Err(invalid(format!("{name} = {v} must be a whole number")));
-    }
-    Ok(v as u64)
-}
 
 fn quantiles(values: &ParamValues, direction: &str) -> Result<[f64; 18]> {
     let mut out = [0.0; 18];
     for (i, suffix) in QUANTILES.iter().enumerate() {
         out[i] = get(values, &format!("{direction}_us_{suffix}")) * 1e3;
         if i > 0 && out[i] < out[i - 1] {
-            return Err(invalid(format!(
+            return Err(Error::device(format!(
                 "{direction}_us_{suffix} = {} is below {direction}_us_{} = {}: quantiles must not decrease",
                 out[i] / 1e3,
                 QUANTILES[i - 1],
@@ -161,19 +151,19 @@ impl EmpiricalSpec {
         let fs = |name: &str| (1e9 / get(&v, name)).round().max(1.0) as u64;
         let capacity_bytes = get(&v, "capacity_bytes") as u64 / crate::SECTOR_BYTES * crate::SECTOR_BYTES;
         if capacity_bytes == 0 {
-            return Err(invalid("capacity_bytes must be at least 512".into()));
+            return Err(Error::device("capacity_bytes must be at least 512"));
         }
         Ok(EmpiricalSpec {
             capacity_bytes,
-            queue_depth: whole(&v, "queue_depth")? as u32,
+            queue_depth: params::whole(&v, "queue_depth")? as u32,
             read_quantiles_ns: quantiles(&v, "read")?,
             write_quantiles_ns: quantiles(&v, "write")?,
             read_shape: get(&v, "read_shape"),
             write_shape: get(&v, "write_shape"),
             read_contention: get(&v, "read_contention"),
             write_contention: get(&v, "write_contention"),
-            read_parallelism: whole(&v, "read_parallelism")? as u32,
-            write_parallelism: whole(&v, "write_parallelism")? as u32,
+            read_parallelism: params::whole(&v, "read_parallelism")? as u32,
+            write_parallelism: params::whole(&v, "write_parallelism")? as u32,
             read_fs_per_byte: fs("read_mb_s"),
             write_fs_per_byte: fs("write_mb_s"),
             flush_ns: (get(&v, "flush_us") * 1e3).round() as Nanos,

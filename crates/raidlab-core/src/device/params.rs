@@ -41,10 +41,7 @@ impl ParamDecl {
 pub fn resolve(decls: &[ParamDecl], values: &ParamValues, what: &str) -> Result<ParamValues> {
     for name in values.keys() {
         if !decls.iter().any(|d| d.name == name) {
-            return Err(Error::new(
-                crate::error::ErrorKind::InvalidDevice,
-                format!("unknown {what} parameter '{name}'"),
-            ));
+            return Err(Error::device(format!("unknown {what} parameter '{name}'")));
         }
     }
     let mut resolved = ParamValues::new();
@@ -58,4 +55,13 @@ pub fn resolve(decls: &[ParamDecl], values: &ParamValues, what: &str) -> Result<
 /// Reads a resolved value; panics if `resolve` did not produce it (a programming error).
 pub fn get(values: &ParamValues, name: &str) -> f64 {
     *values.get(name).unwrap_or_else(|| panic!("parameter {name} was not resolved"))
+}
+
+/// Reads a resolved value that must be a whole number; the error names the parameter.
+pub fn whole(values: &ParamValues, name: &str) -> Result<u64> {
+    let value = get(values, name);
+    if value.fract() != 0.0 {
+        return Err(Error::device(format!("{name} = {value} must be a whole number")));
+    }
+    Ok(value as u64)
 }

@@ -17,7 +17,7 @@ use std::collections::BTreeMap;
 
 use self::parse::{Block, Field, Item, Pos, Value};
 use super::hdd::{HddSpec, QueuePolicy, SeekSpec, ZoneSpec};
-use crate::error::{Error, ErrorKind, Result};
+use crate::error::{Error, Result};
 
 pub use replay::{demerit_ms, parse_trace, replay, ReplayResult, TraceRecord};
 
@@ -33,12 +33,9 @@ pub struct Imported {
     pub files: BTreeMap<String, String>,
 }
 
-fn invalid(message: String) -> Error {
-    Error::new(ErrorKind::InvalidDevice, message)
-}
 
 fn at(pos: &Pos, what: impl std::fmt::Display) -> Error {
-    invalid(format!("{pos}: {what}"))
+    Error::device(format!("{pos}: {what}"))
 }
 
 /// A block being read: fields are taken by name; what is left over becomes warnings.
@@ -164,7 +161,7 @@ impl<'r> Files<'r> {
         }
         let text = (self.read)(name).ok_or_else(|| match from {
             Some(pos) => at(pos, format!("cannot read '{name}'")),
-            None => invalid(format!("{name}: cannot read the file")),
+            None => Error::device(format!("{name}: cannot read the file")),
         })?;
         self.texts.insert(name.to_string(), text.clone());
         Ok(text)
@@ -212,7 +209,7 @@ pub fn import(entry: &str, read: &mut dyn FnMut(&str) -> Option<String>) -> Resu
         .iter()
         .find(|b| b.name.as_ref().is_some_and(|n| instantiated.contains(&n)))
         .or(disks.first())
-        .ok_or_else(|| invalid(format!("{entry}: no disksim_disk block (looked through its 'source' includes too)")))?;
+        .ok_or_else(|| Error::device(format!("{entry}: no disksim_disk block (looked through its 'source' includes too)")))?;
     let mut warnings = Vec::new();
     if disks.len() > 1 {
         warnings.push(format!(
@@ -792,30 +789,30 @@ pub fn parse_seek_file(file: &str, text: &str) -> Result<Vec<(u32, f64)>> {
         }
         if let Some(rest) = code.strip_prefix("Seek distances measured:") {
             expected = Some(rest.trim().parse::<usize>().map_err(|_| {
-                invalid(format!("{file}:{line}: expected a count after 'Seek distances measured:'"))
+                Error::device(format!("{file}:{line}: expected a count after 'Seek distances measured:'"))
             })?);
             continue;
         }
         let mut parts = code.split(|c: char| c == ',' || c.is_whitespace()).filter(|s| !s.is_empty());
         let (Some(d), Some(t), None) = (parts.next(), parts.next(), parts.next()) else {
-            return Err(invalid(format!("{file}:{line}: expected 'distance, milliseconds'")));
+            return Err(Error::device(format!("{file}:{line}: expected 'distance, milliseconds'")));
         };
         let (Ok(d), Ok(t)) = (d.parse::<u32>(), t.parse::<f64>()) else {
-            return Err(invalid(format!("{file}:{line}: expected 'distance, milliseconds', found '{code}'")));
+            return Err(Error::device(format!("{file}:{line}: expected 'distance, milliseconds', found '{code}'")));
         };
         if d == 0 || points.last().is_some_and(|p: &(u32, f64)| p.0 >= d) || !(t.is_finite() && t > 0.0) {
-            return Err(invalid(format!(
+            return Err(Error::device(format!(
                 "{file}:{line}: seek distances must increase from 1 and times be positive"
             )));
         }
         points.push((d, t));
     }
     if points.is_empty() {
-        return Err(invalid(format!("{file}: no seek points")));
+        return Err(Error::device(format!("{file}: no seek points")));
     }
     if let Some(n) = expected {
         if n != points.len() {
-            return Err(invalid(format!("{file}: header says {n} seek distances, found {}", points.len())));
+            return Err(Error::device(format!("{file}: header says {n} seek distances, found {}", points.len())));
         }
     }
     Ok(points)

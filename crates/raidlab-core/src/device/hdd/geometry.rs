@@ -11,7 +11,7 @@
 //! Angles are measured in nanoseconds of rotation, `0..rev_ns`, so the platter angle at time `t`
 //! is the integer `(t + phase) % rev_ns` and no floating point enters positioning.
 
-use crate::error::{Error, ErrorKind, Result};
+use crate::error::{Error, Result};
 use crate::sim::Nanos;
 
 /// One recording zone as a DiskSim model file describes it (all counts in 512-byte sectors).
@@ -117,9 +117,6 @@ pub struct Geometry {
     capacity_sectors: u64,
 }
 
-fn invalid(message: String) -> Error {
-    Error::new(ErrorKind::InvalidDevice, message)
-}
 
 impl Geometry {
     /// Builds and checks a layout; errors name the offending zone.
@@ -130,7 +127,7 @@ impl Geometry {
         capacity_sectors: u64,
     ) -> Result<Geometry> {
         if surfaces == 0 || zones.is_empty() {
-            return Err(invalid("surfaces and zones must be at least 1".into()));
+            return Err(Error::device("surfaces and zones must be at least 1"));
         }
         assert!(
             rev_ns > 0 && rev_ns < u32::MAX as u64,
@@ -152,7 +149,7 @@ impl Geometry {
             next_cylinder = spec.last_cylinder + 1;
         }
         if first_lba < capacity_sectors {
-            return Err(invalid(format!(
+            return Err(Error::device(format!(
                 "capacity_bytes = {} does not fit: the zones hold only {} bytes",
                 capacity_sectors * 512,
                 first_lba * 512
@@ -305,14 +302,14 @@ impl Geometry {
 fn check_zone(index: usize, zone: &ZoneSpec, next_cylinder: u32) -> Result<()> {
     let name = format!("zone {index}");
     if zone.first_cylinder < next_cylinder || zone.last_cylinder < zone.first_cylinder {
-        return Err(invalid(format!(
+        return Err(Error::device(format!(
             "{name}: cylinders {}..={} overlap or run backwards",
             zone.first_cylinder, zone.last_cylinder
         )));
     }
     let spt = zone.sectors_per_track;
     if spt == 0 {
-        return Err(invalid(format!(
+        return Err(Error::device(format!(
             "{name}: sectors_per_track must be at least 1"
         )));
     }
@@ -320,7 +317,7 @@ fn check_zone(index: usize, zone: &ZoneSpec, next_cylinder: u32) -> Result<()> {
         || zone.cylinder_skew_sectors >= spt
         || zone.first_sector_offset >= spt
     {
-        return Err(invalid(format!(
+        return Err(Error::device(format!(
             "{name}: skews and offset must be below sectors_per_track = {spt}"
         )));
     }

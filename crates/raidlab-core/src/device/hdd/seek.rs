@@ -12,7 +12,7 @@
 //!
 //! Floating point is used inside one seek-time evaluation and rounded once to nanoseconds.
 
-use crate::error::{Error, ErrorKind, Result};
+use crate::error::{Error, Result};
 use crate::sim::Nanos;
 
 /// How a drive's seek curve is specified.
@@ -75,9 +75,6 @@ pub struct SeekCurve {
     cylinders: u32,
 }
 
-fn invalid(message: String) -> Error {
-    Error::new(ErrorKind::InvalidDevice, message)
-}
 
 /// Probability of cylinder distance `d` for two independent uniform cylinders in `0..n`.
 fn distance_probability(d: u32, n: u32) -> f64 {
@@ -104,12 +101,12 @@ impl SeekCurve {
     /// Lee's equation through t(1) = `single`, t(N−1) = `full`, and mean over random pairs = `avg`.
     pub fn fit_three_point(single: f64, avg: f64, full: f64, cylinders: u32) -> Result<SeekCurve> {
         if !(single > 0.0 && single < avg && avg < full) {
-            return Err(invalid(format!(
+            return Err(Error::device(format!(
                 "seek_ms_single_cylinder < seek_ms_average < seek_ms_full_stroke is required, got {single} / {avg} / {full}"
             )));
         }
         if cylinders < 3 {
-            return Err(invalid(format!(
+            return Err(Error::device(format!(
                 "cylinders = {cylinders}: a three-point seek fit needs at least 3"
             )));
         }
@@ -141,8 +138,7 @@ impl SeekCurve {
         let first = self.ms(2) - self.ms(1);
         let last = self.ms(n - 1) - self.ms(n - 2);
         if first < 0.0 || last < 0.0 {
-            return Err(invalid(
-                "seek_ms_average is inconsistent with the single-cylinder and full-stroke times: the fitted seek curve would not increase with distance".into(),
+            return Err(Error::device("seek_ms_average is inconsistent with the single-cylinder and full-stroke times: the fitted seek curve would not increase with distance",
             ));
         }
         Ok(())
@@ -151,12 +147,12 @@ impl SeekCurve {
     /// A measured curve; a distance beyond the last point takes the last point's time.
     pub fn from_table(points: &[(u32, f64)], cylinders: u32) -> Result<SeekCurve> {
         if points.is_empty() {
-            return Err(invalid("seek table is empty".into()));
+            return Err(Error::device("seek table is empty"));
         }
         let mut previous = 0u32;
         for &(distance, ms) in points {
             if distance <= previous || !(ms.is_finite() && ms > 0.0) {
-                return Err(invalid(format!(
+                return Err(Error::device(format!(
                     "seek table point ({distance}, {ms}): distances must increase from 1 and times be positive"
                 )));
             }

@@ -5,7 +5,7 @@
 use super::geometry::{self, Geometry, ZoneSpec};
 use super::seek::{SeekCurve, SeekSpec};
 use crate::device::params::{self, ParamDecl, ParamValues};
-use crate::error::{Error, ErrorKind, Result};
+use crate::error::{Error, Result};
 use crate::sim::time::NANOS_PER_MILLI;
 
 /// How the drive orders its command queue.
@@ -269,18 +269,7 @@ pub struct HddSpec {
     pub overhead_ms_after_write: Option<[f64; 3]>,
 }
 
-fn invalid(message: String) -> Error {
-    Error::new(ErrorKind::InvalidDevice, message)
-}
 
-/// Reads a resolved parameter that must be a whole number.
-fn whole(values: &ParamValues, name: &str) -> Result<u64> {
-    let value = params::get(values, name);
-    if value.fract() != 0.0 {
-        return Err(invalid(format!("{name} = {value} must be a whole number")));
-    }
-    Ok(value as u64)
-}
 
 fn ms_to_ns(ms: f64) -> u64 {
     (ms * NANOS_PER_MILLI as f64).round() as u64
@@ -291,26 +280,26 @@ impl HddSpec {
     pub fn from_params(values: &ParamValues) -> Result<HddSpec> {
         let v = params::resolve(DECLARATIONS, values, "hdd")?;
         let rpm = params::get(&v, "rpm");
-        let capacity_bytes = whole(&v, "capacity_bytes")?;
+        let capacity_bytes = params::whole(&v, "capacity_bytes")?;
         if capacity_bytes % 512 != 0 {
-            return Err(invalid(format!(
+            return Err(Error::device(format!(
                 "capacity_bytes = {capacity_bytes} is not a multiple of 512"
             )));
         }
-        let surfaces = whole(&v, "surfaces")? as u32;
+        let surfaces = params::whole(&v, "surfaces")? as u32;
         let (outer, inner) = (
-            whole(&v, "sectors_per_track_outer")? as u32,
-            whole(&v, "sectors_per_track_inner")? as u32,
+            params::whole(&v, "sectors_per_track_outer")? as u32,
+            params::whole(&v, "sectors_per_track_inner")? as u32,
         );
         if inner > outer {
-            return Err(invalid(format!(
+            return Err(Error::device(format!(
                 "sectors_per_track_inner = {inner} exceeds sectors_per_track_outer = {outer}"
             )));
         }
-        let zone_count = whole(&v, "zones")? as u32;
+        let zone_count = params::whole(&v, "zones")? as u32;
         let capacity_sectors = capacity_bytes / 512;
         let cylinders = cylinder_count(
-            whole(&v, "cylinders")?,
+            params::whole(&v, "cylinders")?,
             zone_count,
             surfaces,
             outer,
@@ -340,11 +329,11 @@ impl HddSpec {
             cache_segments: 0,
             cache_segment_sectors: 0,
             read_ahead_sectors: 0,
-            write_cache: whole(&v, "write_cache")? == 1,
+            write_cache: params::whole(&v, "write_cache")? == 1,
             write_buffer_sectors: 0,
-            queue_depth: whole(&v, "queue_depth")? as u32,
-            queue_policy: QueuePolicy::from_code(whole(&v, "queue_policy")? as u32)
-                .ok_or_else(|| invalid("queue_policy must be 0, 1 or 2".into()))?,
+            queue_depth: params::whole(&v, "queue_depth")? as u32,
+            queue_policy: QueuePolicy::from_code(params::whole(&v, "queue_policy")? as u32)
+                .ok_or_else(|| Error::device("queue_policy must be 0, 1 or 2"))?,
             read_transfer_watermark: 0.0,
             overhead_ms_after_write: None,
         };
@@ -373,13 +362,13 @@ impl HddSpec {
     /// walks every cylinder, so the model builds them once, here).
     pub fn checked_parts(&self) -> Result<(Geometry, SeekCurve)> {
         if !(self.rpm.is_finite() && (3600.0..=20000.0).contains(&self.rpm)) {
-            return Err(invalid(format!(
+            return Err(Error::device(format!(
                 "rpm = {} is out of range: expected 3600 to 20000 rpm",
                 self.rpm
             )));
         }
         if self.capacity_sectors == 0 {
-            return Err(invalid("capacity_bytes must be positive".into()));
+            return Err(Error::device("capacity_bytes must be positive"));
         }
         let parts = (self.geometry()?, self.seek_curve()?);
         let times = [
@@ -397,13 +386,13 @@ impl HddSpec {
         ]);
         for (name, ms) in times {
             if !(ms.is_finite() && (0.0..=1000.0).contains(&ms)) {
-                return Err(invalid(format!(
+                return Err(Error::device(format!(
                     "{name} = {ms} is out of range: expected 0 to 1000 ms"
                 )));
             }
         }
         if !(self.interface_mb_s.is_finite() && self.interface_mb_s > 0.0) {
-            return Err(invalid(format!(
+            return Err(Error::device(format!(
                 "interface_mb_s = {} must be positive",
                 self.interface_mb_s
             )));
@@ -414,30 +403,28 @@ impl HddSpec {
 
     fn validate_cache_and_queue(&self) -> Result<()> {
         if self.read_ahead_sectors > self.cache_segment_sectors {
-            return Err(invalid(format!(
+            return Err(Error::device(format!(
                 "read_ahead_kib = {} exceeds cache_segment_kib = {}",
                 self.read_ahead_sectors / 2,
                 self.cache_segment_sectors / 2
             )));
         }
         if self.cache_segments > 0 && self.cache_segment_sectors == 0 {
-            return Err(invalid(
-                "cache_segment_kib must be positive when cache_segments > 0".into(),
+            return Err(Error::device("cache_segment_kib must be positive when cache_segments > 0",
             ));
         }
         if self.write_cache && self.write_buffer_sectors == 0 {
-            return Err(invalid(
-                "write_cache = 1 needs buffer space: cache_kib must exceed cache_segments × cache_segment_kib".into(),
+            return Err(Error::device("write_cache = 1 needs buffer space: cache_kib must exceed cache_segments × cache_segment_kib",
             ));
         }
         if !(0.0..=1.0).contains(&self.read_transfer_watermark) {
-            return Err(invalid(format!(
+            return Err(Error::device(format!(
                 "read transfer watermark = {} is out of range: expected 0 to 1",
                 self.read_transfer_watermark
             )));
         }
         if !(1..=1024).contains(&self.queue_depth) {
-            return Err(invalid(format!(
+            return Err(Error::device(format!(
                 "queue_depth = {} is out of range: expected 1 to 1024",
                 self.queue_depth
             )));
@@ -472,7 +459,7 @@ fn cylinder_count(
 ) -> Result<u32> {
     if given > 0 {
         if given < zones as u64 {
-            return Err(invalid(format!(
+            return Err(Error::device(format!(
                 "cylinders = {given} is fewer than zones = {zones}"
             )));
         }
@@ -483,7 +470,7 @@ fn cylinder_count(
     let per_zone = capacity.div_ceil(per_band_cylinder);
     let cylinders = per_zone * zones as u64;
     if cylinders > 5_000_000 {
-        return Err(invalid(format!(
+        return Err(Error::device(format!(
             "capacity_bytes needs {cylinders} cylinders with these sectors per track; raise sectors_per_track_*"
         )));
     }
@@ -519,18 +506,18 @@ fn derived_zones(
 }
 
 fn cache_from_params(v: &ParamValues, spec: &mut HddSpec) -> Result<()> {
-    let cache_kib = whole(v, "cache_kib")?;
-    let segments = whole(v, "cache_segments")?;
-    let segment_kib = whole(v, "cache_segment_kib")?;
-    let read_ahead_kib = whole(v, "read_ahead_kib")?;
+    let cache_kib = params::whole(v, "cache_kib")?;
+    let segments = params::whole(v, "cache_segments")?;
+    let segment_kib = params::whole(v, "cache_segment_kib")?;
+    let read_ahead_kib = params::whole(v, "read_ahead_kib")?;
     let read_part = segments * segment_kib;
     if read_part > cache_kib {
-        return Err(invalid(format!(
+        return Err(Error::device(format!(
             "cache_segments × cache_segment_kib = {read_part} KiB exceeds cache_kib = {cache_kib}"
         )));
     }
     if read_ahead_kib > segment_kib {
-        return Err(invalid(format!(
+        return Err(Error::device(format!(
             "read_ahead_kib = {read_ahead_kib} exceeds cache_segment_kib = {segment_kib}"
         )));
     }

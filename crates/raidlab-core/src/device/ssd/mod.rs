@@ -79,7 +79,7 @@ pub use presets::{preset, preset_info, Preset, PRESETS, PRESET_NAMES};
 
 use super::params::{self, get, ParamDecl, ParamValues};
 use super::{Command, Completion, Drive, DriveInfo, Op};
-use crate::error::{Error, ErrorKind, Result};
+use crate::error::{Error, Result};
 use crate::sim::{Nanos, Prng};
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, VecDeque};
@@ -287,18 +287,7 @@ pub struct SsdSpec {
     pub interface: String,
 }
 
-fn invalid(message: String) -> Error {
-    Error::new(ErrorKind::InvalidDevice, message)
-}
 
-/// Whole count from a resolved value; the error names the parameter.
-fn whole(values: &ParamValues, name: &str) -> Result<u64> {
-    let v = get(values, name);
-    if v.fract() != 0.0 {
-        return Err(invalid(format!("{name} = {v} must be a whole number")));
-    }
-    Ok(v as u64)
-}
 
 fn nanos_us(values: &ParamValues, name: &str) -> Nanos {
     (get(values, name) * 1e3).round() as Nanos
@@ -317,7 +306,7 @@ impl SsdSpec {
         let capacity_bytes = (get(&v, "capacity_bytes") as u64) / SECTOR * SECTOR;
         let page_sectors = get(&v, "page_kib") * 2.0;
         if page_sectors.fract() != 0.0 {
-            return Err(invalid(format!(
+            return Err(Error::device(format!(
                 "page_kib = {} must be a whole number of 512-byte sectors",
                 get(&v, "page_kib")
             )));
@@ -325,35 +314,35 @@ impl SsdSpec {
         let page_bytes = page_sectors as u64 * SECTOR;
         let write_buffer_bytes = (get(&v, "write_buffer_mib") * 1048576.0).round() as u64;
         if write_buffer_bytes < page_bytes {
-            return Err(invalid(format!(
+            return Err(Error::device(format!(
                 "write_buffer_mib = {} is smaller than one flash page (page_kib = {})",
                 get(&v, "write_buffer_mib"),
                 get(&v, "page_kib")
             )));
         }
         if capacity_bytes < page_bytes {
-            return Err(invalid(format!(
+            return Err(Error::device(format!(
                 "capacity_bytes = {capacity_bytes} is smaller than one flash page"
             )));
         }
         let read_ns = nanos_us(&v, "read_us_page");
         let read_spread_ns = nanos_us(&v, "read_us_spread");
         if read_spread_ns > read_ns {
-            return Err(invalid(format!(
+            return Err(Error::device(format!(
                 "read_us_spread = {} exceeds read_us_page = {}",
                 get(&v, "read_us_spread"),
                 get(&v, "read_us_page")
             )));
         }
         let over_provisioning = get(&v, "over_provisioning_fraction");
-        let full_duplex = whole(&v, "interface_full_duplex")? == 1;
+        let full_duplex = params::whole(&v, "interface_full_duplex")? == 1;
         let interface_mb_s = get(&v, "interface_mb_s");
         Ok(SsdSpec {
             capacity_bytes,
-            channels: whole(&v, "channels")? as u32,
-            dies_per_channel: whole(&v, "dies_per_channel")? as u32,
+            channels: params::whole(&v, "channels")? as u32,
+            dies_per_channel: params::whole(&v, "dies_per_channel")? as u32,
             page_bytes,
-            pages_per_block: whole(&v, "pages_per_block")?,
+            pages_per_block: params::whole(&v, "pages_per_block")?,
             read_ns,
             read_spread_ns,
             program_ns: nanos_us(&v, "program_us_page"),
@@ -364,7 +353,7 @@ impl SsdSpec {
             controller_ns: nanos_us(&v, "controller_us_per_command"),
             overhead_read_ns: nanos_us(&v, "overhead_us_read"),
             overhead_write_ns: nanos_us(&v, "overhead_us_write"),
-            queue_depth: whole(&v, "queue_depth")? as u32,
+            queue_depth: params::whole(&v, "queue_depth")? as u32,
             write_buffer_bytes,
             over_provisioning,
             write_amplification_random: gc::write_amplification_uniform(over_provisioning),
@@ -386,7 +375,7 @@ impl SsdSpec {
     /// The spec of a named preset, with the preset's interface label.
     pub fn from_preset(name: &str) -> Result<SsdSpec> {
         let info =
-            preset_info(name).ok_or_else(|| invalid(format!("unknown ssd preset '{name}'")))?;
+            preset_info(name).ok_or_else(|| Error::device(format!("unknown ssd preset '{name}'")))?;
         let mut spec = SsdSpec::from_params(&info.values())?;
         spec.interface = info.interface.to_string();
         Ok(spec)
