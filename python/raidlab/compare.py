@@ -9,12 +9,14 @@ benchmarks of the mid-2000s asked: six 10k RPM SCSI drives behind a RAID control
 from __future__ import annotations
 
 import sys
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Dict, List, Optional, Sequence
 
+from raidlab import _core
+from raidlab.array import Array
 from raidlab.errors import ConfigError
-from raidlab.sim import build_config, resolve_workload, run_config
+from raidlab.sim import build_config, load_drive, resolve_workload, run_config
 from raidlab.workload import Workload, parse_sysbench
 
 if sys.version_info >= (3, 11):
@@ -63,7 +65,6 @@ class Row:
         """IOPS, MiB/s and p50/p99 latency (ms) over reads and writes of every job."""
         iops = bw = 0.0
         p50 = p99 = 0.0
-        weight = 0
         for job in self.document["jobs"]:
             for direction in ("read", "write"):
                 stats = job[direction]
@@ -74,7 +75,6 @@ class Row:
                 pct = stats["clat_ns"]["percentile"]
                 p50 = max(p50, pct["50.000000"] / 1e6)
                 p99 = max(p99, pct["99.000000"] / 1e6)
-                weight += stats["total_ios"]
         return {"iops": iops, "mib_s": bw, "p50_ms": p50, "p99_ms": p99}
 
     def rebuild_hours(self) -> Optional[float]:
@@ -156,9 +156,6 @@ def run_one(design: Design, case: Case, state: str, seed: int, runtime_s: Option
         speed_limit_min=settings["speed_limit_min"], speed_limit_max=settings["speed_limit_max"],
         rebuild_priority_pct=settings["rebuild_priority"])
     result = run_config(config, workload)
-    from raidlab.array import Array
-    from raidlab import _core
-
     capacity = _member_capacity(settings)
     array = Array(level=settings["level"], devices=settings["devices"], chunk_kib=settings["chunk_kib"],
                   layout=settings["layout"], member_kib=capacity)
@@ -167,9 +164,6 @@ def run_one(design: Design, case: Case, state: str, seed: int, runtime_s: Option
 
 def _member_capacity(settings: Dict[str, Any]) -> int:
     """Member size in KiB as the simulation uses it (the drive's capacity)."""
-    from raidlab.sim import load_drive
-    from raidlab import _core
-
     drive = load_drive(settings["drive"])
     if "params" in drive and "capacity_bytes" in drive["params"]:
         return int(drive["params"]["capacity_bytes"]) // 1024

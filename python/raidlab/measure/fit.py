@@ -525,7 +525,7 @@ def _fit_ssd(observations: Sequence[Observation], span: int, max_evals: int) -> 
 
 
 def _fit_hdd(observations: Sequence[Observation], span: int, max_evals: int) -> Fit:
-    r1, w1 = _qd1(observations, "randread"), _qd1(observations, "randwrite")
+    r1 = _qd1(observations, "randread")
     seq = max(_max_bw([o for o in observations if not o.point.random], True), r1.bw_bytes, 1e6)
     link = max(300.0, 1.2 * max(_max_bw(observations, True), _max_bw(observations, False)) / 1e6)
     zones = 1.0 if span < (10 << 30) else 16.0
