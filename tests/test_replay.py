@@ -77,3 +77,30 @@ def test_sim_runs_an_imported_drive():
     assert result.status == 0, result.stderr
     document = json.loads(result.stdout)
     assert document["jobs"][0]["read"]["iops"] > 0
+
+
+def test_html_report_shows_both_cdfs_their_distance_and_the_published_figure(tmp_path):
+    out = tmp_path / "replay.html"
+    result = run_cli(["replay", "--disksim", str(DATA / "ibm18es.parv"), str(DATA / "ibm18es.trace"),
+                      "--limit", "500", "--html", str(out), "--published-ms", "0.135", "--json"])
+    assert result.status == 0, result.stderr
+    demerit = json.loads(result.stdout)["demerit_ms"]
+    page = out.read_text()
+    assert page.count("<svg") == 2
+    assert "service-time CDFs" in page and "horizontal distance between the CDFs" in page
+    assert "measured on the drive" in page and "simulated by raidlab" in page
+    # The table holds raidlab's demerit, DiskSim's, and their ratio, as printed by --json.
+    assert f"{demerit:.3f}" in page and "0.135" in page and f"{demerit / 0.135:.2f}×" in page
+    assert "http://" not in page.replace("http://www.w3.org/2000/svg", "")
+
+
+def test_html_report_is_deterministic_and_unwritable_paths_are_one_line(tmp_path):
+    args = ["replay", "--disksim", str(DATA / "atlas10k.parv"), str(DATA / "atlas10k.trace"), "--limit", "300"]
+    pages = []
+    for name in ("a.html", "b.html"):
+        assert run_cli(args + ["--html", str(tmp_path / name)]).status == 0
+        pages.append((tmp_path / name).read_text())
+    assert pages[0] == pages[1]
+    result = run_cli(args + ["--html", str(tmp_path / "missing" / "r.html")])
+    assert result.status == 2
+    assert result.stderr.startswith("raidlab: error: cannot write ") and result.stderr.count("\n") == 1

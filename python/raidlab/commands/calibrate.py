@@ -11,6 +11,7 @@ from typing import Optional
 
 import click
 
+from raidlab.commands import write_output
 from raidlab.commands.measure import ProgressBar, write_json
 from raidlab.errors import ConfigError
 from raidlab.measure import calibrate as calibration
@@ -95,11 +96,7 @@ def calibrate_command(target: Optional[str], size: Optional[str], quick: bool, r
                                            on_fit=lambda k: (bar.close(), say(f"fitting {k} model")))
         finally:
             bar.close()
-    try:
-        with open(out, "w") as handle:
-            handle.write(result.to_toml())
-    except OSError as error:
-        raise ConfigError(f"cannot write {out}: {error.strerror}") from None
+    write_output(out, result.to_toml())
     if json_out is not None:
         document = result.to_dict()
         document["out"] = out

@@ -9,22 +9,12 @@ import sys
 
 import click
 
+from raidlab.commands import write_output
 from raidlab import _core
 from raidlab.compare import STATES, Case, classic, compare, load_designs, verdicts
 from raidlab.errors import ConfigError
 from raidlab.report.table import render
 from raidlab.sim import resolve_workload
-
-
-def _write(path: str, text: str) -> None:
-    if path == "-":
-        click.echo(text)
-        return
-    try:
-        with open(path, "w") as out:
-            out.write(text if text.endswith("\n") else text + "\n")
-    except OSError as error:
-        raise ConfigError(f"cannot write {path}: {error.strerror}") from None
 
 
 def _ms(value: float) -> str:
@@ -96,16 +86,16 @@ def compare_command(designs_file, fio_job, sysbench, preset, states, runtime_s, 
     if json_out:
         docs = [{"design": r.design, "state": r.state, "workload": r.case, "capacity_bytes": r.capacity_bytes,
                  "document": r.document} for r in rows]
-        _write(json_out, json.dumps({"raidlab": {"version": _core.__version__, "seed": seed}, "runs": docs}, indent=2))
+        write_output(json_out, json.dumps({"raidlab": {"version": _core.__version__, "seed": seed}, "runs": docs}, indent=2))
     if csv_out:
-        _write(csv_out, _csv(rows))
+        write_output(csv_out, _csv(rows))
     if html_out:
         from raidlab.report.html import render_html
 
         several = len({r.case for r in rows}) > 1
         comparison = [{"design": f"{r.design} · {r.case}" if several else r.design, "state": r.state,
                        "document": r.document} for r in rows]
-        _write(html_out, render_html("raidlab compare", runs=[], comparison=comparison))
+        write_output(html_out, render_html("raidlab compare", runs=[], comparison=comparison))
     if png_dir:
         from raidlab.report.png import write_pngs
 

@@ -11,22 +11,14 @@ from typing import Any, Dict, Optional
 
 import click
 
-from raidlab.errors import ConfigError
+from raidlab.commands import write_output
 from raidlab.measure import importer, measurement
 from raidlab.measure.report import summary
 
 
 def write_json(document: Any, json_out: str) -> None:
     """``--json`` (stdout) or ``--json OUT`` (a file), as ``raidlab sim`` does."""
-    text = json.dumps(document, indent=2, sort_keys=False)
-    if json_out == "-":
-        click.echo(text)
-        return
-    try:
-        with open(json_out, "w") as out:
-            out.write(text + "\n")
-    except OSError as error:
-        raise ConfigError(f"cannot write {json_out}: {error.strerror}") from None
+    write_output(json_out, json.dumps(document, indent=2, sort_keys=False))
 
 
 class ProgressBar:
@@ -116,11 +108,7 @@ def write_html(documents, title: str, html_out: str) -> None:
     """The HTML report of ``raidlab sim --html``, with these runs side by side."""
     from raidlab.report import html as html_report
 
-    try:
-        with open(html_out, "w", encoding="utf-8") as out:
-            out.write(html_report.render_html(title, runs=list(documents)))
-    except OSError as error:
-        raise ConfigError(f"cannot write {html_out}: {error.strerror}") from None
+    write_output(html_out, html_report.render_html(title, runs=list(documents)))
 
 
 @click.command("import")

@@ -10,7 +10,7 @@ from typing import Any, List, Optional
 
 import click
 
-from raidlab.errors import ConfigError
+from raidlab.commands import write_output
 from raidlab.planner import PlanResult, plan
 from raidlab.planner import setup as setup_mod
 from raidlab.planner.candidates import (DEFAULT_CHUNKS_KIB, DEFAULT_LEVELS, DEFAULT_MAX_DRIVES,
@@ -161,11 +161,7 @@ def plan_command(capacity_tb, fio_job, sysbench, preset, min_iops, max_p99_ms, m
     if html_out:
         from raidlab.report.html import render_html
 
-        try:
-            with open(html_out, "w") as out:
-                out.write(render_html("raidlab plan", runs=[], pareto=points))
-        except OSError as error:
-            raise ConfigError(f"cannot write {html_out}: {error.strerror}") from None
+        write_output(html_out, render_html("raidlab plan", runs=[], pareto=points))
     if png_dir:
         from raidlab.report.png import write_pareto_png
 
@@ -173,12 +169,4 @@ def plan_command(capacity_tb, fio_job, sysbench, preset, min_iops, max_p99_ms, m
     if json_out is None:
         click.echo(render_text(result, top))
         return
-    text = json.dumps(result.document, indent=2, allow_nan=False)
-    if json_out == "-":
-        click.echo(text)
-        return
-    try:
-        with open(json_out, "w") as out:
-            out.write(text + "\n")
-    except OSError as error:
-        raise ConfigError(f"cannot write {json_out}: {error.strerror}") from None
+    write_output(json_out, json.dumps(result.document, indent=2, allow_nan=False))

@@ -11,8 +11,8 @@ from typing import Any, Dict, Optional, Tuple
 
 import click
 
+from raidlab.commands import write_output
 from raidlab import reliability as rel
-from raidlab.errors import ConfigError
 from raidlab.report import html as html_report
 from raidlab.report import table
 
@@ -219,11 +219,7 @@ def reliability_command(level: str, devices: int, layout: Optional[str], chunk_k
         title = (f"raidlab reliability: raid{layout_doc['level']}"
                  + (f" {layout_doc['layout']}" if layout_doc["layout"] else "")
                  + f", {layout_doc['devices']} x {capacity_tb:g} TB")
-        try:
-            with open(html_out, "w", encoding="utf-8") as out:
-                out.write(html_report.render_html(title, [], reliability=document))
-        except OSError as error:
-            raise ConfigError(f"cannot write {html_out}: {error.strerror}") from None
+        write_output(html_out, html_report.render_html(title, [], reliability=document))
     if as_json:
         click.echo(json.dumps(document, indent=2))
     else:

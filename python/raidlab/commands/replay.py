@@ -8,7 +8,9 @@ from typing import Optional
 
 import click
 
+from raidlab.commands import write_output
 from raidlab import disksim
+from raidlab.report.html import render_html
 
 
 @click.command("replay")
@@ -20,14 +22,23 @@ from raidlab import disksim
 @click.option("--limit", type=click.IntRange(1), metavar="N", help="Replay only the first N requests.")
 @click.option("--seed", type=click.IntRange(0), default=42, show_default=True, help="Seed of the platter's starting angle.")
 @click.option("--png", metavar="FILE.png", help="Plot both service-time CDFs (needs matplotlib).")
+@click.option("--html", "html_path", metavar="FILE.html",
+              help="Write a self-contained HTML report: demerit table, both CDFs, their distance.")
+@click.option("--published-ms", type=click.FloatRange(0, min_open=True), metavar="MS",
+              help="DiskSim's own demerit on this trace, shown beside raidlab's in the HTML report.")
 @click.option("--warnings", "show_warnings", is_flag=True, help="List the DiskSim parameters raidlab does not model.")
 def replay_command(config: str, trace: str, as_json: bool, limit: Optional[int], seed: int,
-                   png: Optional[str], show_warnings: bool) -> None:
+                   png: Optional[str], html_path: Optional[str], published_ms: Optional[float],
+                   show_warnings: bool) -> None:
     """Replay a DiskSim validation TRACE on the drive CONFIG describes; report the demerit
     (RMS horizontal distance between measured and simulated service-time CDFs)."""
     result = disksim.replay(config, trace, limit=limit, seed=seed)
     if png and not disksim.plot_cdfs(result, png, title=f"{result['name']}: measured vs raidlab"):
         click.echo("raidlab: warning: matplotlib is not installed; no PNG written", err=True)
+    if html_path:
+        result["published_demerit_ms"] = published_ms
+        page = render_html(f"DiskSim replay: {result['name']}", [], replays=[result])
+        write_output(html_path, page)
     if as_json:
         click.echo(json.dumps(disksim.summary(result)))
     else:

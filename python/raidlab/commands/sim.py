@@ -11,6 +11,7 @@ from typing import Optional, Tuple
 
 import click
 
+from raidlab.commands import write_output
 from raidlab import _core
 from raidlab.errors import ConfigError
 from raidlab.report import html as html_report
@@ -146,22 +147,10 @@ def sim_command(level, devices, layout, chunk_kib, drive, controller, cache_mib,
         except OSError as error:
             raise ConfigError(f"cannot write logs with prefix {log_prefix}: {error.strerror}") from None
     if html_out:
-        try:
-            with open(html_out, "w", encoding="utf-8") as out:
-                out.write(html_report.render_html(f"raidlab sim: {html_report.run_label(document)}",
-                                                  runs=[document]))
-        except OSError as error:
-            raise ConfigError(f"cannot write {html_out}: {error.strerror}") from None
+        write_output(html_out, html_report.render_html(f"raidlab sim: {html_report.run_label(document)}",
+                                                       runs=[document]))
     if json_out is not None:
-        text = json.dumps(document, indent=2, sort_keys=False)
-        if json_out == "-":
-            click.echo(text)
-        else:
-            try:
-                with open(json_out, "w") as out:
-                    out.write(text + "\n")
-            except OSError as error:
-                raise ConfigError(f"cannot write {json_out}: {error.strerror}") from None
+        write_output(json_out, json.dumps(document, indent=2, sort_keys=False))
         return
     described = workload.describe() if workload is not None else "idle"
     title = (f"raid{config['array']['level']} x{devices} {layout or 'default layout'}, "

@@ -633,6 +633,57 @@ def reliability_section(data: Dict[str, Any]) -> str:
     return html
 
 
+def _quantiles(values: Sequence[float], count: int) -> List[float]:
+    """``values`` at the evenly spaced probabilities (i + ½)/count, as the demerit samples them."""
+    ordered = sorted(values)
+    n = len(ordered)
+    return [ordered[min(int((i + 0.5) / count * n), n - 1)] for i in range(count)] if n else []
+
+
+def replay_section(replays: Sequence[Dict[str, Any]], quantiles: int = 200) -> str:
+    """DiskSim validation replays (:func:`raidlab.disksim.replay` results): the demerit table,
+    then per drive both service-time CDFs and, below them, the horizontal distance between the
+    CDFs at each quantile (the demerit is the RMS of that distance over 10 000 quantiles)."""
+    rows = []
+    for r in replays:
+        published = r.get("published_demerit_ms")
+        ratio = r["demerit_ms"] / published if finite(published) and published > 0 else None
+        rows.append([r.get("name", "drive"), f"{r['requests']:,}", _num(r["mean_measured_ms"], 3),
+                     _num(r["mean_simulated_ms"], 3), _num(r["demerit_ms"], 3), f"{_num(r['demerit_pct'], 2)} %",
+                     _num(published, 3) if finite(published) else "–", f"{ratio:.2f}×" if ratio else "–"])
+    html = _table(["drive", "requests", "measured mean (ms)", "raidlab mean (ms)", "demerit (ms)",
+                   "demerit (%)", "DiskSim's (ms)", "ratio"], rows,
+                  caption="Demerit: RMS horizontal distance between the measured and simulated "
+                          "service-time CDFs (Ruemmler & Wilkes 1994); ratio: raidlab's over DiskSim's.")
+    figures = []
+    for r in replays:
+        measured, simulated = _quantiles(r["measured_ms"], quantiles), _quantiles(r["simulated_ms"], quantiles)
+        percent = [(i + 0.5) / quantiles * 100 for i in range(quantiles)]
+        cdfs = Panel(Axis("requests completed (%)", lo=0.0, hi=100.0), [
+            Series("measured on the drive", "#1f2328", list(zip(measured, percent)), unit="%", x_unit="ms",
+                   markers=False),
+            Series("simulated by raidlab", "#4269d0", list(zip(simulated, percent)), dash="6 3", unit="%",
+                   x_unit="ms", markers=False)], height=240)
+        chart = svg.line_chart(f"{r.get('name', 'drive')}: service-time CDFs",
+                               Axis("service time (ms)", lo=0.0), [cdfs], width=WIDE)
+        distance = [(p, s - m) for p, s, m in zip(percent, simulated, measured)]
+        low = min([d for _, d in distance] + [0.0])
+        gap = Panel(Axis("raidlab − measured (ms)", lo=low), [
+            Series("simulated − measured at the same quantile", "#d6336c", distance, unit="ms", x_unit="%",
+                   markers=False)], height=150)
+        gap_chart = svg.line_chart(f"{r.get('name', 'drive')}: horizontal distance between the CDFs",
+                                   Axis("quantile (%)", lo=0.0, hi=100.0), [gap], width=WIDE)
+        caption = (f"{r['requests']:,} requests replayed one at a time; demerit {_num(r['demerit_ms'], 3)} ms "
+                   f"({_num(r['demerit_pct'], 2)} % of the measured mean).")
+        figures.append(_figure(chart, caption, wide=True) + _figure(gap_chart, wide=True))
+        warnings = r.get("warnings") or []
+        if warnings:
+            items = "".join(f"<li>{esc(w)}</li>" for w in warnings)
+            figures.append(f"<details><summary>{len(warnings)} DiskSim parameters raidlab does not model "
+                           f"(or approximates)</summary><ul>{items}</ul></details>")
+    return html + f'<div class="grid">{"".join(figures)}</div>'
+
+
 # --- the page -----------------------------------------------------------------------------------
 
 CSS = """
@@ -705,7 +756,7 @@ footer{margin-top:40px;color:var(--muted);font-size:.85rem;border-top:1px solid 
 
 
 def render_html(title: str, runs: list, comparison: Optional[list] = None, pareto: Optional[list] = None,
-                reliability: Optional[dict] = None) -> str:
+                reliability: Optional[dict] = None, replays: Optional[list] = None) -> str:
     """The whole report as one HTML string (UTF-8, no external resources)."""
     runs = list(runs or [])
     comparison = list(comparison or [])
@@ -737,6 +788,8 @@ def render_html(title: str, runs: list, comparison: Optional[list] = None, paret
         sections.append(("plan", "Planner: Pareto front", pareto_section(pareto)))
     if reliability:
         sections.append(("reliability", "Reliability", reliability_section(reliability)))
+    if replays:
+        sections.append(("replay", "DiskSim validation replay", replay_section(replays)))
     if len(run_entries) > 1:
         sections.append(("overview", "Runs side by side", runs_overview(run_entries)))
     if run_entries:
@@ -753,6 +806,8 @@ def render_html(title: str, runs: list, comparison: Optional[list] = None, paret
     meta = []
     if docs:
         meta.append(f"{len(docs)} simulation{'s' if len(docs) != 1 else ''}")
+    if replays:
+        meta.append(f"{len(replays)} trace replay{'s' if len(replays) != 1 else ''}")
     if versions:
         meta.append("raidlab " + ", ".join(versions))
     if seeds:
