@@ -61,7 +61,7 @@ def drive_choice(config: Union[str, Path]) -> Dict[str, Any]:
 
 
 def replay(config: Union[str, Path], trace: Union[str, Path], limit: Optional[int] = None,
-           seed: int = 42) -> Dict[str, Any]:
+           seed: Optional[int] = None) -> Dict[str, Any]:
     """Replays ``trace`` on the drive of ``config``; the result's headline keys are those of
     ``raidlab replay --json`` plus per-request ``measured_ms``/``simulated_ms`` and ``warnings``."""
     path = _check(config)

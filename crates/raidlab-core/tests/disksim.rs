@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 
 use raidlab_core::device::disksim::{self, Imported};
-use raidlab_core::device::hdd::SeekSpec;
+use raidlab_core::device::hdd::{ReadAheadBound, SeekSpec};
 use raidlab_core::ErrorKind;
 
 const DRIVES: &[(&str, &str)] = &[
@@ -62,9 +62,12 @@ fn imports_the_five_validated_drives() {
     assert!(matches!(&s.seek, SeekSpec::Table(p) if p.len() == 138 && p[0] == (1, 1.245)));
     assert!((s.head_switch_ms - 0.176).abs() < 1e-12 && (s.write_settle_ms - 0.487).abs() < 1e-12);
     assert!(s.write_cache && s.cache_segments == 10 && s.cache_segment_sectors == 374);
-    assert_eq!(s.read_ahead_sectors, 354);
+    // "Buffer continuous read" = 4: to the end of the next track, whatever the maximum says.
+    assert_eq!((s.read_ahead_bound, s.read_ahead_sectors), (ReadAheadBound::NextTrack, 374));
     assert!((s.interface_mb_s - 0.512 / 0.099).abs() < 1e-9);
-    assert!(atlas.warnings.iter().any(|w| w.contains("Read any free blocks")), "{:#?}", atlas.warnings);
+    assert!(s.read_free_blocks && s.zero_latency_reads && s.zero_latency_writes && !s.read_ahead_on_idle_hit);
+    assert!(s.writes_share_segments && s.read_hits_on_write_data);
+    assert!(!atlas.warnings.iter().any(|w| w.contains("Read any free blocks")), "{:#?}", atlas.warnings);
     // HPL + first ten seek times (HP C2247A): d = 1 from the table, d = 300 from the linear law.
     let hp = import_file("hp_c2247a.parv").unwrap();
     let curve = hp.spec.seek_curve().unwrap();
@@ -74,9 +77,11 @@ fn imports_the_five_validated_drives() {
     assert!(!hp.spec.write_cache);
     // The .parv's disk-side bus (0.17010 ms per block read) sets the transfer rate.
     assert!((hp.spec.interface_mb_s - 0.512 / 0.17010).abs() < 1e-9);
-    // DEC RZ26: the negative write settle is listed, not silently clamped.
+    // DEC RZ26: the negative write settle is kept (writes settle faster than reads) and
+    // shortens write moves, which never become negative.
     let dec = import_file("dec_rz26.parv").unwrap();
-    assert!(dec.warnings.iter().any(|w| w.contains("write settling delay")));
+    assert!((dec.spec.write_settle_ms + 0.483).abs() < 1e-12);
+    assert!(!dec.warnings.iter().any(|w| w.contains("write settling delay")));
 }
 
 const MODEL: &str = "dm_disk M {
@@ -155,7 +160,7 @@ fn replays_validation_traces_with_a_finite_demerit() {
         let text = std::fs::read_to_string(data_dir().join(format!("{stem}.trace"))).unwrap();
         let records = disksim::parse_trace(&format!("{stem}.trace"), &text).unwrap();
         let n = records.len();
-        let result = disksim::replay(&imported.spec, &records[..n], 42).unwrap();
+        let result = disksim::replay(&imported.spec, &records[..n], None).unwrap();
         let demerit = result.demerit_ms(10_000);
         assert!(demerit.is_finite() && demerit >= 0.0);
         println!(

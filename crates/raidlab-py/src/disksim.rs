@@ -42,7 +42,7 @@ pub fn disksim_replay<'py>(
     read: &Bound<'py, PyAny>,
     trace_name: &str,
     trace_text: &str,
-    seed: u64,
+    seed: Option<u64>,
     limit: Option<usize>,
     quantiles: usize,
 ) -> PyResult<Bound<'py, PyDict>> {

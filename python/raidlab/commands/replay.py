@@ -20,14 +20,16 @@ from raidlab.report.html import render_html
 @click.option("--json", "as_json", is_flag=True,
               help="Print {requests, mean_measured_ms, mean_simulated_ms, demerit_ms, demerit_pct}.")
 @click.option("--limit", type=click.IntRange(1), metavar="N", help="Replay only the first N requests.")
-@click.option("--seed", type=click.IntRange(0), default=42, show_default=True, help="Seed of the platter's starting angle.")
+@click.option("--seed", type=click.IntRange(0), metavar="N",
+              help="Start the platter at a random angle drawn from N (default: angle 0 at time 0, "
+                   "as DiskSim's validation runs do).")
 @click.option("--png", metavar="FILE.png", help="Plot both service-time CDFs (needs matplotlib).")
 @click.option("--html", "html_path", metavar="FILE.html",
               help="Write a self-contained HTML report: demerit table, both CDFs, their distance.")
 @click.option("--published-ms", type=click.FloatRange(0, min_open=True), metavar="MS",
               help="DiskSim's own demerit on this trace, shown beside raidlab's in the HTML report.")
 @click.option("--warnings", "show_warnings", is_flag=True, help="List the DiskSim parameters raidlab does not model.")
-def replay_command(config: str, trace: str, as_json: bool, limit: Optional[int], seed: int,
+def replay_command(config: str, trace: str, as_json: bool, limit: Optional[int], seed: Optional[int],
                    png: Optional[str], html_path: Optional[str], published_ms: Optional[float],
                    show_warnings: bool) -> None:
     """Replay a DiskSim validation TRACE on the drive CONFIG describes; report the demerit

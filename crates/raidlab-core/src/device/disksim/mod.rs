@@ -16,7 +16,7 @@ pub mod replay;
 use std::collections::BTreeMap;
 
 use self::parse::{Block, Field, Item, Pos, Value};
-use super::hdd::{HddSpec, QueuePolicy, SeekSpec, ZoneSpec};
+use super::hdd::{HddSpec, QueuePolicy, ReadAheadBound, SeekSpec, ZoneSpec};
 use crate::error::{Error, Result};
 
 pub use replay::{demerit_ms, parse_trace, replay, ReplayResult, TraceRecord};
@@ -357,35 +357,35 @@ fn import_disk(
     }
     let read_segments = if separate_write { segments.saturating_sub(1) } else { segments };
     spec.cache_segments = if caching { read_segments as u32 } else { 0 };
+    // Without a separate write segment a write takes a buffer segment like a read miss does
+    // (DiskSim's write-segment choice prefers a segment the write overlaps, then an empty one,
+    // then the least recently used clean one), and its data stays readable there if allowed.
+    spec.writes_share_segments = caching && !separate_write && read_segments > 0;
+    spec.read_hits_on_write_data = d.count_or("Allow read hits on write data", 0)? != 0;
     spec.cache_segment_sectors = segment_sectors;
-    // "Buffer continuous read" (manual §3.4.3) says where prefetching stops: 0 none, 1 end of
-    // the track holding the request's last sector, 2 end of its cylinder, 3 segment full, 4 end
-    // of the next track when a sequential stream is detected. raidlab reads ahead a fixed
-    // count, so 1 and 2 become the expected count to that boundary (half a track or cylinder
-    // beyond the request, zone-averaged), capped by "Maximum read-ahead". Scheme 4 keeps the
-    // maximum: capping it at 1.5 tracks made the Cheetah 9LP replay worse (demerit 0.19 → 0.27
-    // ms), so its stream detection is listed as unmodelled instead.
+    // "Buffer continuous read" (manual §3.4.3; meanings as DiskSim's disk controller code
+    // implements them) says where read-ahead stops: 0 none; 1 and 2 "Maximum read-ahead" past
+    // the request but never across a track (1) or cylinder (2) boundary; 3 "Maximum
+    // read-ahead" past the request; 4 the end of the track after the request (one more track
+    // when the buffered data began before it), whatever "Maximum read-ahead" says.
     let continuous = d.count_or("Buffer continuous read", 3)?;
-    let track = mean_track_sectors(&spec);
-    let scheme_limit = match continuous {
-        0 => 0,
-        1 => track / 2,
-        2 => track * spec.surfaces as u64 / 2,
-        _ => u64::MAX,
+    spec.read_ahead_bound = match continuous {
+        1 => ReadAheadBound::Track,
+        2 => ReadAheadBound::Cylinder,
+        4 => ReadAheadBound::NextTrack,
+        _ => ReadAheadBound::Count,
     };
-    if continuous == 4 {
-        warnings.push(format!(
-            "disksim_disk {name}: 'Buffer continuous read' = 4 (prefetch one track ahead of detected sequential streams) modelled as read-ahead up to 'Maximum read-ahead'"
-        ));
-    }
-    if matches!(continuous, 1 | 2) {
-        warnings.push(format!(
-            "disksim_disk {name}: 'Buffer continuous read' = {continuous} (prefetch to a track/cylinder boundary) approximated by a fixed read-ahead of {} sectors",
-            scheme_limit.min(max_read_ahead).min(segment_sectors)
-        ));
-    }
-    spec.read_ahead_sectors = if caching { max_read_ahead.min(segment_sectors).min(scheme_limit) } else { 0 };
-    if max_read_ahead > segment_sectors {
+    let read_ahead = match continuous {
+        0 => 0,
+        4 => segment_sectors,
+        _ => max_read_ahead.min(segment_sectors),
+    };
+    spec.read_ahead_sectors = if caching { read_ahead } else { 0 };
+    spec.read_ahead_on_idle_hit = d.count_or("Read-ahead on idle hit", 1)? != 0;
+    spec.read_free_blocks = d.count_or("Read any free blocks", 0)? != 0;
+    spec.zero_latency_reads = d.count_or("Immediate buffer read", 0)? != 0;
+    spec.zero_latency_writes = d.count_or("Immediate buffer write", 0)? != 0;
+    if max_read_ahead > segment_sectors && continuous != 4 {
         warnings.push(format!(
             "disksim_disk {name}: 'Maximum read-ahead (blks)' = {max_read_ahead} capped at the segment size {segment_sectors}"
         ));
@@ -464,17 +464,6 @@ fn queue_policy(code: u64, name: &str, warnings: &mut Vec<String>) -> QueuePolic
     }
 }
 
-/// Sectors per track averaged over cylinders.
-fn mean_track_sectors(spec: &HddSpec) -> u64 {
-    let (mut sectors, mut cylinders) = (0u64, 0u64);
-    for z in &spec.zones {
-        let n = (z.last_cylinder - z.first_cylinder + 1) as u64;
-        sectors += n * z.sectors_per_track as u64;
-        cylinders += n;
-    }
-    sectors / cylinders.max(1)
-}
-
 /// A placeholder spec the model import fills in.
 fn blank_spec() -> HddSpec {
     HddSpec {
@@ -499,6 +488,13 @@ fn blank_spec() -> HddSpec {
         queue_policy: QueuePolicy::Fcfs,
         read_transfer_watermark: 0.0,
         overhead_ms_after_write: None,
+        writes_share_segments: false,
+        read_hits_on_write_data: false,
+        read_ahead_bound: ReadAheadBound::Count,
+        read_ahead_on_idle_hit: true,
+        read_free_blocks: false,
+        zero_latency_reads: false,
+        zero_latency_writes: false,
     }
 }
 
@@ -669,13 +665,13 @@ fn import_mech(
         return Err(at(&hpos, "'Head switch time' must not be negative"));
     }
     spec.head_switch_ms = head_switch;
-    let settle = m.num_or("Add. write settling delay", 0.0)?;
-    if settle < 0.0 {
-        warnings.push(format!(
-            "{path}: 'Add. write settling delay' = {settle} ms is negative (writes settle faster than reads); raidlab uses 0"
-        ));
+    // Added to every non-zero write positioning time, negative values included (writes that
+    // settle faster than reads); the sum is never below zero.
+    let (settle, spos) = m.num_opt("Add. write settling delay")?.unwrap_or((0.0, m.block.pos.clone()));
+    if settle < -head_switch {
+        return Err(at(&spos, format!("'Add. write settling delay' = {settle} would make a head switch ({head_switch} ms) negative")));
     }
-    spec.write_settle_ms = settle.max(0.0);
+    spec.write_settle_ms = settle;
 
     let (seek_type, tpos) = m.word("Seek type")?.ok_or_else(|| m.missing("Seek type"))?;
     let single = m.num_opt("Single cylinder seek time")?.map(|v| v.0);

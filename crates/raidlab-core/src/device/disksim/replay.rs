@@ -90,12 +90,17 @@ fn mean(v: &[f64]) -> f64 {
     }
 }
 
-/// Replays the records on a drive built from `spec` (platter phase from `seed`), one request
-/// at a time, each arriving its gap after the previous completion (the first at time 0).
-pub fn replay(spec: &HddSpec, records: &[TraceRecord], seed: u64) -> Result<ReplayResult> {
+/// Replays the records on a drive built from `spec`, one request at a time, each arriving its
+/// gap after the previous completion (the first at time 0). The platter starts at angle 0
+/// (DiskSim's convention: its validation runs start every drive there, with the arm at
+/// cylinder 0) or, with a `seed`, at an angle drawn from it.
+pub fn replay(spec: &HddSpec, records: &[TraceRecord], seed: Option<u64>) -> Result<ReplayResult> {
     spec.validate()?;
     let capacity = spec.capacity_sectors;
-    let mut drive = Hdd::new(spec.clone(), Prng::derive(seed, "drive", 0));
+    let mut drive = Hdd::new(spec.clone(), Prng::derive(seed.unwrap_or(0), "drive", 0));
+    if seed.is_none() {
+        drive.set_phase_ns(0);
+    }
     let mut now = 0u64;
     let mut done = Vec::new();
     let mut result = ReplayResult { measured_ms: Vec::with_capacity(records.len()), simulated_ms: Vec::with_capacity(records.len()) };

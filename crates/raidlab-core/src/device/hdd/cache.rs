@@ -89,20 +89,25 @@ impl ReadCache {
         })
     }
 
-    /// Marks a hit on `[lba, end)`: refreshes LRU and, if this segment may read ahead, moves
-    /// the read-ahead target past the request so a sequential stream keeps streaming.
-    pub fn touch(&mut self, index: usize, end: u64) {
+    /// Whether a hit on segment `index` may (re)start read-ahead there: always while that
+    /// segment is being read ahead into; after read-ahead stopped only if `on_idle_hit`
+    /// (DiskSim's "Read-ahead on idle hit") and no other segment is reading ahead.
+    pub fn may_read_ahead(&self, index: usize, on_idle_hit: bool) -> bool {
+        self.read_ahead_sectors > 0
+            && (self.pending() == Some(index)
+                || (on_idle_hit && (self.active.is_none() || self.active == Some(index))))
+    }
+
+    /// Marks a hit on `[lba, end)`: refreshes LRU and, with a read-ahead `target` (see
+    /// [`ReadCache::may_read_ahead`]), moves the read-ahead target there so a sequential stream
+    /// keeps streaming.
+    pub fn touch(&mut self, index: usize, target: Option<u64>) {
         self.clock += 1;
-        let may_read_ahead = self.active.is_none() || self.active == Some(index);
-        let (ra, seg_len, cap) = (
-            self.read_ahead_sectors,
-            self.segment_sectors,
-            self.capacity_sectors,
-        );
+        let (seg_len, cap) = (self.segment_sectors, self.capacity_sectors);
         let s = &mut self.segments[index];
         s.stamp = self.clock;
-        if may_read_ahead && ra > 0 {
-            s.target = s.target.max((end + ra).min(cap));
+        if let Some(target) = target {
+            s.target = s.target.max(target.min(cap));
             // Keep at most one segment of data: drop what the host has already consumed.
             s.start = s.start.max(s.target.saturating_sub(seg_len)).min(s.valid);
             self.active = Some(index);
@@ -110,8 +115,9 @@ impl ReadCache {
         s.check();
     }
 
-    /// After a media read of `[lba, end)` (a miss): keep its tail and start read-ahead behind it.
-    pub fn fill_after_miss(&mut self, lba: u64, end: u64) {
+    /// After a media read of `[lba, end)` (a miss): keep its tail and read ahead to `target`
+    /// (at most one segment beyond the data; `end` for none).
+    pub fn fill_after_miss(&mut self, lba: u64, end: u64, target: u64) {
         if self.segments.is_empty() {
             return;
         }
@@ -122,7 +128,7 @@ impl ReadCache {
             self.segment_sectors,
             self.capacity_sectors,
         );
-        let target = (end + ra).min(cap);
+        let target = if ra == 0 { end } else { target.clamp(end, cap) };
         let start = lba
             .max(end.saturating_sub(seg_len))
             .max(target.saturating_sub(seg_len))
@@ -134,6 +140,24 @@ impl ReadCache {
             stamp: self.clock,
         };
         self.active = (target > end).then_some(index);
+    }
+
+    /// The segment a write of `[lba, end)` takes, when writes share the read segments (the
+    /// caller drops overlapping segments first, so they are among the empty ones).
+    pub fn write_victim(&self) -> Option<usize> {
+        (0..self.segments.len()).min_by_key(|&i| self.segments[i].stamp)
+    }
+
+    /// Puts a write's data in segment `index`: readable by later reads if `readable`, else it
+    /// only occupies the segment. The segment holds no read-ahead.
+    pub fn hold_write(&mut self, index: usize, lba: u64, end: u64, readable: bool) {
+        self.clock += 1;
+        if self.active == Some(index) {
+            self.active = None;
+        }
+        let start = lba.max(end.saturating_sub(self.segment_sectors));
+        let valid = if readable { end } else { start };
+        self.segments[index] = Segment { start, valid, target: valid, stamp: self.clock };
     }
 
     /// A segment that already covers `lba` (reuse it), else the least recently used one.
@@ -374,7 +398,7 @@ mod tests {
     #[test]
     fn read_ahead_window_slides() {
         let mut cache = ReadCache::new(2, 100, 50, 10_000);
-        cache.fill_after_miss(0, 40);
+        cache.fill_after_miss(0, 40, 90);
         assert_eq!(cache.pending(), Some(0));
         assert_eq!(
             *cache.segment(0),
@@ -387,7 +411,9 @@ mod tests {
         );
         cache.commit(0, 50);
         assert_eq!(cache.full_hit(40, 90), Some(0));
-        cache.touch(0, 90);
+        // Read-ahead reached its target: only a drive that reads ahead on idle hits goes on.
+        assert!(cache.may_read_ahead(0, true) && !cache.may_read_ahead(0, false));
+        cache.touch(0, Some(140));
         let s = *cache.segment(0);
         assert_eq!((s.start, s.valid, s.target), (40, 90, 140));
         assert!(cache.invalidate(100, 101));

@@ -3,9 +3,10 @@
 //! reads ahead, always choosing its next piece of work when it becomes free.
 
 use super::cache::{DirtySet, ReadCache};
+use super::geometry::Location;
 use super::mech::{FastMod, HeadPos, Mechanics, SeekTable, Target};
 use super::queue::{self, CommandQueue, Done, Parked, Pending, Wait};
-use super::spec::{HddSpec, QueuePolicy};
+use super::spec::{HddSpec, QueuePolicy, ReadAheadBound};
 use crate::device::{Command, Completion, Drive, DriveInfo, Op};
 use crate::sim::{Nanos, Prng};
 
@@ -83,6 +84,8 @@ pub(super) enum Work {
         lba: u64,
         sectors: u32,
         write: bool,
+        /// First sector a read leaves in the buffer: `lba`, or earlier with free blocks.
+        keep_from: u64,
     },
     Destage {
         start: Nanos,
@@ -129,6 +132,12 @@ pub struct Hdd {
     scratch: Vec<(u64, u64, Target)>,
     /// The previous host read/write was a write (selects the overhead set).
     last_write: bool,
+    writes_share_segments: bool,
+    read_hits_on_write_data: bool,
+    read_ahead: u64,
+    read_ahead_bound: ReadAheadBound,
+    read_ahead_on_idle_hit: bool,
+    read_free_blocks: bool,
 }
 
 fn ms_ns(ms: f64) -> Nanos {
@@ -151,7 +160,8 @@ impl Hdd {
             rev_mod: FastMod::new(rev as u32),
             phase: prng.below(rev),
             head_switch: ms_ns(spec.head_switch_ms),
-            write_settle: ms_ns(spec.write_settle_ms),
+            write_settle: (spec.write_settle_ms * 1e6).round() as i64,
+            zero_latency: [spec.zero_latency_reads, spec.zero_latency_writes],
             geo,
         };
         let timing = Timing {
@@ -207,6 +217,12 @@ impl Hdd {
             stats: HddStats::default(),
             scratch: Vec::with_capacity(DESTAGE_WINDOW),
             last_write: false,
+            writes_share_segments: spec.writes_share_segments && spec.cache_segments > 0,
+            read_hits_on_write_data: spec.read_hits_on_write_data,
+            read_ahead: spec.read_ahead_sectors,
+            read_ahead_bound: spec.read_ahead_bound,
+            read_ahead_on_idle_hit: spec.read_ahead_on_idle_hit,
+            read_free_blocks: spec.read_free_blocks,
         }
     }
 
@@ -229,6 +245,13 @@ impl Hdd {
     /// Starting platter angle (ns of rotation), drawn from the drive's Prng.
     pub fn phase_ns(&self) -> Nanos {
         self.mech.phase
+    }
+
+    /// Sets the platter angle at time 0 (before any command): e.g. 0, DiskSim's convention.
+    pub fn set_phase_ns(&mut self, phase: Nanos) {
+        assert!(phase < self.mech.rev, "phase {phase} ns is not within one revolution");
+        assert!(self.next_seq == 0, "the phase is set before the first command");
+        self.mech.phase = phase;
     }
 
     // ---- event loop -------------------------------------------------------------------------
@@ -275,6 +298,7 @@ impl Hdd {
                 lba,
                 sectors,
                 write,
+                keep_from,
             } => {
                 assert_eq!(e, end);
                 self.busy += end - start;
@@ -282,7 +306,9 @@ impl Hdd {
                     // A hit may have started read-ahead on another segment meanwhile; reads
                     // waiting on it go to the queue before this miss takes over read-ahead.
                     self.stop_read_ahead(end);
-                    self.cache.fill_after_miss(lba, lba + sectors as u64);
+                    let data_end = lba + sectors as u64;
+                    let target = self.read_ahead_target(keep_from, data_end);
+                    self.cache.fill_after_miss(keep_from, data_end, target);
                 }
                 self.free_at = end;
             }
@@ -371,18 +397,63 @@ impl Hdd {
         } else {
             let media = access.end - access.data_start;
             let start = access.data_start + media * self.timing.read_watermark_permille / 1000;
-            (access.end + self.timing.iface(1)).max(start + self.timing.iface(n))
+            (access.end + self.timing.iface(access.tail as u64)).max(start + self.timing.iface(n))
         };
         self.finish_at(time, p.seq, p.id, p.arrival);
         self.pos = access.pos;
+        let keep_from = if p.write || !self.read_free_blocks {
+            p.lba
+        } else {
+            p.lba - self.free_blocks(&p.location, access.data_start - access.moved) as u64
+        };
         self.work = Work::Host {
             start: t,
             end: access.end,
             lba: p.lba,
             sectors: p.sectors,
             write: p.write,
+            keep_from,
         };
         self.stats.media_ops += 1;
+    }
+
+    /// Sectors of `loc`'s track before it that pass whole under the head during a rotational
+    /// wait of `wait` ns (DiskSim's "Read any free blocks": read while waiting, kept in front of
+    /// the request's data); never before the track's first sector.
+    fn free_blocks(&self, loc: &Location, wait: Nanos) -> u32 {
+        let whole = (wait * loc.sectors_per_track as u64 / self.mech.rev) as u32;
+        whole.min(loc.sector)
+    }
+
+    /// Where read-ahead stops for data buffered over `[start, end)` (see [`ReadAheadBound`]).
+    fn read_ahead_target(&self, start: u64, end: u64) -> u64 {
+        let geo = &self.mech.geo;
+        let cap = geo.capacity_sectors();
+        let count = (end + self.read_ahead).min(cap);
+        match self.read_ahead_bound {
+            ReadAheadBound::Count => count,
+            ReadAheadBound::Track => count.min(self.track_end(end - 1)),
+            ReadAheadBound::Cylinder => {
+                let cylinder = geo.locate(end - 1).cylinder;
+                let mut stop = self.track_end(end - 1);
+                while stop < count && geo.locate(stop).cylinder == cylinder {
+                    stop = self.track_end(stop);
+                }
+                count.min(stop)
+            }
+            ReadAheadBound::NextTrack if end >= cap => cap,
+            ReadAheadBound::NextTrack => {
+                let loc = geo.locate(end);
+                let stop = end + loc.left_on_track() as u64;
+                let began_before = start < end - loc.sector as u64;
+                if began_before { (stop + loc.sectors_per_track as u64).min(cap) } else { stop }
+            }
+        }
+    }
+
+    /// First sector after the track holding `lba`.
+    fn track_end(&self, lba: u64) -> u64 {
+        lba + self.mech.geo.locate(lba).left_on_track() as u64
     }
 
     /// Writes the dirty extent (from a C-LOOK window ahead of the heads) with the shortest
@@ -592,12 +663,13 @@ impl Hdd {
             return self.finish_at(hit_time, seq, command.id, now);
         }
         if let Some(i) = self.cache.full_hit(lba, end) {
-            self.cache.touch(i, end);
+            self.touch_hit(i, end);
             self.stats.read_hits += 1;
             return self.finish_at(hit_time, seq, command.id, now);
         }
-        if let Some(i) = self.cache.stream_hit(lba) {
-            self.cache.touch(i, end);
+        let idle_hit = self.read_ahead_on_idle_hit;
+        if let Some(i) = self.cache.stream_hit(lba).filter(|&i| self.cache.may_read_ahead(i, idle_hit)) {
+            self.touch_hit(i, end);
             self.stats.read_hits += 1;
             self.stats.read_ahead_waits += 1;
             match self.work {
@@ -617,6 +689,15 @@ impl Hdd {
         self.enqueue_media(command, seq, now, now + self.timing.overhead_read);
     }
 
+    /// A hit on segment `index` up to `end`: moves read-ahead on if this segment may read ahead.
+    fn touch_hit(&mut self, index: usize, end: u64) {
+        let target = self
+            .cache
+            .may_read_ahead(index, self.read_ahead_on_idle_hit)
+            .then(|| self.read_ahead_target(self.cache.segment(index).start, end));
+        self.cache.touch(index, target);
+    }
+
     fn submit_write(&mut self, now: Nanos, command: Command, seq: u64) {
         self.stats.writes += 1;
         let (lba, end) = (command.sector, command.sector + command.sectors as u64);
@@ -628,6 +709,9 @@ impl Hdd {
             }
         }
         self.cache.invalidate(lba, end);
+        if self.writes_share_segments {
+            self.hold_write_data(now, lba, end);
+        }
         let fits_buffer = (command.sectors as u64) <= self.dirty.capacity();
         if self.write_cache && fits_buffer {
             if self.parked.iter().any(|p| p.wait == Wait::Flush) {
@@ -643,6 +727,16 @@ impl Hdd {
         } else {
             self.enqueue_media(command, seq, now, now + self.timing.overhead_write);
         }
+    }
+
+    /// The write's data takes a buffer segment (drives without a separate write area); if that
+    /// was the segment being read ahead into, the read-ahead stops first.
+    fn hold_write_data(&mut self, now: Nanos, lba: u64, end: u64) {
+        let Some(victim) = self.cache.write_victim() else { return };
+        if self.cache.active() == Some(victim) {
+            self.preempt_read_ahead(now);
+        }
+        self.cache.hold_write(victim, lba, end, self.read_hits_on_write_data);
     }
 
     fn preempt_read_ahead(&mut self, now: Nanos) {

@@ -38,6 +38,10 @@ pub struct Access {
     pub data_start: Nanos,
     /// When the last sector finished.
     pub end: Nanos,
+    /// Sectors still to cross the interface once the last one is read: 1 when sectors come
+    /// off the media in order; more after a zero-latency read, whose sectors after the landing
+    /// point were buffered first and go out behind the ones picked up last.
+    pub tail: u32,
     pub pos: HeadPos,
 }
 
@@ -106,7 +110,11 @@ pub struct Mechanics {
     pub rev_mod: FastMod,
     pub phase: Nanos,
     pub head_switch: Nanos,
-    pub write_settle: Nanos,
+    /// Extra settle before writing after any movement; may be negative (DiskSim's "Add. write
+    /// settling delay" for drives that settle faster for writes), never making a move negative.
+    pub write_settle: i64,
+    /// Zero-latency access on the first track of a read / a write (see [`Mechanics::access`]).
+    pub zero_latency: [bool; 2],
 }
 
 impl Mechanics {
@@ -131,13 +139,17 @@ impl Mechanics {
     #[inline(always)]
     pub fn move_ns(&self, from: &HeadPos, cylinder: u32, head: u32, write: bool) -> Nanos {
         let distance = from.cylinder.abs_diff(cylinder);
-        let settle = if write { self.write_settle } else { 0 };
-        if distance > 0 {
-            self.seek_table.nanos(distance) + settle
+        let moving = if distance > 0 {
+            self.seek_table.nanos(distance)
         } else if from.head != head {
-            self.head_switch + settle
+            self.head_switch
         } else {
-            0
+            return 0;
+        };
+        if write {
+            moving.saturating_add_signed(self.write_settle)
+        } else {
+            moving
         }
     }
 
@@ -213,6 +225,7 @@ impl Mechanics {
         debug_assert_eq!(start, self.geo.locate(start.lba));
         let (mut time, mut pos, mut lba, mut left) = (t, from, start.lba, sectors);
         let mut first: Option<(Nanos, Nanos)> = None;
+        let mut tail = 1;
         while left > 0 {
             let loc = if first.is_none() {
                 start
@@ -225,9 +238,26 @@ impl Mechanics {
                 time = time.max(not_before);
             }
             let moved = time;
-            time += self.rotational_wait(time, self.geo.angle(loc.slot, loc.sectors_per_track));
-            first.get_or_insert((moved, time));
-            time += self.geo.span(loc.slot, count, loc.sectors_per_track);
+            let landed_inside = if first.is_none() && self.zero_latency[write as usize] {
+                self.landed_inside(time, &loc, count)
+            } else {
+                None
+            };
+            if let Some(passed) = landed_inside {
+                // Zero latency: start at the next sector boundary (the `passed` sectors already
+                // gone by come round again), so the track's part ends one revolution after
+                // that boundary; in-order data begins with the first sector on that lap.
+                let boundary = time + self.geo.span(loc.slot, passed, loc.sectors_per_track)
+                    - self.since_angle(time, &loc);
+                time = boundary + self.rev;
+                first = Some((moved, time - self.geo.span(loc.slot, passed, loc.sectors_per_track)));
+                tail = if count == left { count - passed + 1 } else { 1 };
+            } else {
+                time += self.rotational_wait(time, self.geo.angle(loc.slot, loc.sectors_per_track));
+                first.get_or_insert((moved, time));
+                time += self.geo.span(loc.slot, count, loc.sectors_per_track);
+                tail = 1;
+            }
             lba += count as u64;
             left -= count;
             pos = HeadPos {
@@ -242,7 +272,34 @@ impl Mechanics {
             moved,
             data_start,
             end: time,
+            tail,
             pos,
         }
+    }
+
+    /// Rotation (ns) from the start of `loc`'s sector to the head's angle at `t`.
+    fn since_angle(&self, t: Nanos, loc: &Location) -> Nanos {
+        let (now, a) = (self.angle_at(t) as Nanos, self.geo.angle(loc.slot, loc.sectors_per_track) as Nanos);
+        (now + self.rev - a) % self.rev
+    }
+
+    /// With the heads on `loc`'s track at `t`: if they are inside the `count` sectors from
+    /// `loc` (past the start of the first), how many of those sectors begin before the next
+    /// sector boundary (1..=count), else None.
+    fn landed_inside(&self, t: Nanos, loc: &Location, count: u32) -> Option<u32> {
+        let into = self.since_angle(t, loc);
+        let spt = loc.sectors_per_track;
+        if into == 0 || into >= self.geo.span(loc.slot, count, spt) {
+            return None;
+        }
+        // The estimate can be one off either way on the integer lattice; settle it exactly.
+        let mut passed = ((into * spt as Nanos) / self.rev).max(1) as u32;
+        while self.geo.span(loc.slot, passed, spt) < into {
+            passed += 1;
+        }
+        while passed > 1 && self.geo.span(loc.slot, passed - 1, spt) >= into {
+            passed -= 1;
+        }
+        Some(passed)
     }
 }

@@ -38,6 +38,23 @@ impl QueuePolicy {
     }
 }
 
+/// Where read-ahead after a read stops (DiskSim's "Buffer continuous read", DiskSim 4.0
+/// manual §3.4.3; meanings as its disk controller implements them).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ReadAheadBound {
+    /// `read_ahead_sectors` past the request (DiskSim 3).
+    Count,
+    /// As `Count`, but never beyond the track holding the request's last sector: the drive
+    /// does not switch heads to read ahead (DiskSim 1).
+    Track,
+    /// As `Count`, but never beyond that sector's cylinder (DiskSim 2).
+    Cylinder,
+    /// To the end of the track holding the first sector after the request, or of the track
+    /// after it when the buffered data began on an earlier track; `read_ahead_sectors` is not
+    /// used (DiskSim 4, which DiskSim's code calls its DEC prefetch scheme).
+    NextTrack,
+}
+
 macro_rules! decl {
     ($name:expr, $unit:expr, $default:expr, $min:expr, $max:expr, $doc:expr) => {
         ParamDecl {
@@ -267,6 +284,30 @@ pub struct HddSpec {
     /// DiskSim splits every overhead by the previous command's type ("Read miss over. after
     /// write", ...; DiskSim 4.0 manual §3.4.2). None: the same after reads and writes.
     pub overhead_ms_after_write: Option<[f64; 3]>,
+    /// Writes take a read segment (the least recently used) for their data, as drives whose
+    /// buffer segments serve reads and writes alike do (DiskSim's "Use separate write segment"
+    /// = 0, DiskSim 4.0 manual §3.4.3), so writes evict read-ahead data. False: write data
+    /// lives in a buffer area of its own. Not a scalar parameter (false for presets and TOML
+    /// drives); set by imported models.
+    pub writes_share_segments: bool,
+    /// With `writes_share_segments`, reads may hit the data a write left in its segment
+    /// (DiskSim's "Allow read hits on write data").
+    pub read_hits_on_write_data: bool,
+    /// Where read-ahead stops (`Count` for presets and TOML drives).
+    pub read_ahead_bound: ReadAheadBound,
+    /// A hit on buffered data restarts read-ahead after it had stopped (DiskSim's "Read-ahead
+    /// on idle hit"; true for presets and TOML drives).
+    pub read_ahead_on_idle_hit: bool,
+    /// While waiting for a read's first sector, the drive keeps the sectors of that track that
+    /// pass under the head before it (DiskSim's "Read any free blocks"): they extend the
+    /// read's segment backwards at no cost to the read.
+    pub read_free_blocks: bool,
+    /// Zero-latency access (DiskSim's "Immediate buffer read" / "Immediate buffer write"):
+    /// when the heads land inside a request's sectors on a track, the drive starts at the next
+    /// sector and picks up the ones it missed on the following revolution, instead of waiting
+    /// for the first one.
+    pub zero_latency_reads: bool,
+    pub zero_latency_writes: bool,
 }
 
 
@@ -336,6 +377,13 @@ impl HddSpec {
                 .ok_or_else(|| Error::device("queue_policy must be 0, 1 or 2"))?,
             read_transfer_watermark: 0.0,
             overhead_ms_after_write: None,
+            writes_share_segments: false,
+            read_hits_on_write_data: false,
+            read_ahead_bound: ReadAheadBound::Count,
+            read_ahead_on_idle_hit: true,
+            read_free_blocks: false,
+            zero_latency_reads: false,
+            zero_latency_writes: false,
         };
         spec.interface = format!("{} MB/s", spec.interface_mb_s);
         cache_from_params(&v, &mut spec)?;
@@ -371,8 +419,18 @@ impl HddSpec {
             return Err(Error::device("capacity_bytes must be positive"));
         }
         let parts = (self.geometry()?, self.seek_curve()?);
+        // A negative write settle (writes settle faster than reads, as in some DiskSim models)
+        // may shorten a head switch but not undo it.
+        if !(self.write_settle_ms.is_finite()
+            && -self.head_switch_ms <= self.write_settle_ms
+            && self.write_settle_ms <= 1000.0)
+        {
+            return Err(Error::device(format!(
+                "write_settle_ms = {} is out of range: expected -head_switch_ms ({}) to 1000 ms",
+                self.write_settle_ms, -self.head_switch_ms
+            )));
+        }
         let times = [
-            ("write_settle_ms", self.write_settle_ms),
             ("head_switch_ms", self.head_switch_ms),
             ("overhead_ms_read", self.overhead_ms_read),
             ("overhead_ms_write", self.overhead_ms_write),
