@@ -41,8 +41,8 @@ fn imports_the_five_validated_drives() {
         let via_specs = import_file(&format!("{stem}.diskspecs")).unwrap();
         // The .parv adds the buses' transfer times; everything else must agree.
         let (mut a, mut b) = (via_parv.spec.clone(), via_specs.spec.clone());
-        (a.interface_mb_s, a.interface) = (0.0, String::new());
-        (b.interface_mb_s, b.interface) = (0.0, String::new());
+        (a.interface_mb_s, a.interface, a.bus.write_mb_s) = (0.0, String::new(), None);
+        (b.interface_mb_s, b.interface, b.bus.write_mb_s) = (0.0, String::new(), None);
         assert_eq!(a, b, "{stem}: .parv and .diskspecs disagree");
         let s = &via_parv.spec;
         s.validate().unwrap();
@@ -75,12 +75,21 @@ fn imports_the_five_validated_drives() {
     assert!((curve.ms(100) - (3.81 + 0.33 * 10.0)).abs() < 1e-9);
     assert!((curve.ms(1000) - (7.75 + 0.0059 * 1000.0)).abs() < 1e-9);
     assert!(!hp.spec.write_cache);
-    // The .parv's disk-side bus (0.17010 ms per block read) sets the transfer rate.
+    // The .parv's disk-side bus (0.17010 ms per block read, 0.18686 written) sets the rates.
     assert!((hp.spec.interface_mb_s - 0.512 / 0.17010).abs() < 1e-9);
+    let bus = &hp.spec.bus;
+    assert!((bus.write_mb_s.unwrap() - 0.512 / 0.18686).abs() < 1e-9);
+    assert_eq!((bus.reselect_ms, bus.data_prep_ms), (0.16249, 0.02519));
+    assert_eq!((bus.read_completion_ms, bus.write_completion_ms), (0.05665, 0.05045));
+    assert_eq!((bus.read_disconnect_ms, bus.min_write_seek_ms, bus.write_start_sectors), ([0.02266, 0.04551], 0.6, 10));
+    // Completion overheads come after the data, not before the seek.
+    assert_eq!((hp.spec.overhead_ms_read, hp.spec.overhead_ms_write), (0.55821, 0.82391));
     // DEC RZ26: the negative write settle is kept (writes settle faster than reads) and
     // shortens write moves, which never become negative.
     let dec = import_file("dec_rz26.parv").unwrap();
     assert!((dec.spec.write_settle_ms + 0.483).abs() < 1e-12);
+    // It holds the bus for whole writes: their data is all in before the media write starts.
+    assert_eq!((dec.spec.bus.write_start_sectors, dec.spec.bus.write_completion_ms), (0, 0.113));
     assert!(!dec.warnings.iter().any(|w| w.contains("write settling delay")));
 }
 

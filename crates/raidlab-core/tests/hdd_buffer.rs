@@ -168,3 +168,62 @@ fn a_negative_write_settle_shortens_writes_but_may_not_undo_a_head_switch() {
     assert_eq!(err.kind, ErrorKind::InvalidDevice);
     assert!(err.message.starts_with("write_settle_ms = ") && !err.message.contains('\n'));
 }
+
+/// Service times of the same commands at the same arrival times on two drives.
+fn paired(a: HddSpec, b: HddSpec, op: Op, sectors: u32) -> Vec<(Nanos, Nanos)> {
+    let (mut x, mut y) = (Hdd::new(a, Prng::derive(3, "drive", 0)), Hdd::new(b, Prng::derive(3, "drive", 0)));
+    let mut prng = Prng::new(21);
+    let capacity = x.geometry().capacity_sectors();
+    let mut now = 0;
+    (0..100)
+        .map(|_| {
+            let lba = prng.below(capacity - sectors as u64);
+            let pair = (serve(&mut x, now, op, lba, sectors), serve(&mut y, now, op, lba, sectors));
+            now += 100_000_000;
+            pair
+        })
+        .collect()
+}
+
+#[test]
+fn bus_overheads_add_to_read_misses_exactly_where_the_drive_reconnects_and_completes() {
+    let mut plain = base();
+    plain.cache_segments = 0;
+    plain.read_ahead_sectors = 0;
+    // A slow interface, so the transfer (not the media) decides when the read completes.
+    plain.interface_mb_s = 2.0;
+    let mut bus = plain.clone();
+    bus.bus.reselect_ms = 0.3;
+    bus.bus.data_prep_ms = 0.05;
+    bus.bus.read_completion_ms = 0.02;
+    for (a, b) in paired(plain, bus, Op::Read, 16) {
+        assert_eq!(b - a, 370_000, "reselect + data preparation + completion");
+    }
+}
+
+#[test]
+fn write_through_writes_wait_for_their_data_the_minimum_seek_and_the_reconnection() {
+    let mut plain = base();
+    plain.cache_segments = 0;
+    plain.read_ahead_sectors = 0;
+    let mut bus = plain.clone();
+    bus.bus.write_mb_s = Some(1.0); // 0.512 ms a sector: 64 sectors take 32.8 ms to come in
+    bus.bus.write_start_sectors = 0;
+    bus.bus.reselect_ms = 0.2;
+    bus.bus.write_completion_ms = 0.05;
+    for (a, b) in paired(plain.clone(), bus, Op::Write, 64) {
+        let overhead = (plain.overhead_ms_write * 1e6) as Nanos;
+        // All data first (32.768 ms), then at most a seek and a revolution, then 0.25 ms.
+        assert!(b >= overhead + 32_768_000 + 250_000 && b > a, "{b} ns");
+    }
+    // A write to the track the heads are on needs no positioning, only rotation (under one
+    // revolution, 8.3 ms), unless the drive pads its positioning to a minimum (9 ms here).
+    let mut padded = plain.clone();
+    padded.bus.min_write_seek_ms = 9.0;
+    let [a, b] = [plain, padded].map(|s| {
+        let mut drive = Hdd::new(s, Prng::derive(3, "drive", 0));
+        let first = serve(&mut drive, 0, Op::Write, 0, 8);
+        serve(&mut drive, first + 1_000_000, Op::Write, 8, 8)
+    });
+    assert!(a < 8_400_000 && b >= 9_000_000, "plain {a} ns, padded {b} ns");
+}

@@ -41,21 +41,36 @@ pub(super) struct Timing {
     pub overhead_read: Nanos,
     pub overhead_write: Nanos,
     pub overhead_hit: Nanos,
-    /// Interface time per sector in picoseconds (integer, so sums stay exact).
+    pub read_disconnect: Nanos,
+    /// Interface time per sector in picoseconds (integer, so sums stay exact), reads and writes.
     pub iface_ps_per_sector: u64,
-    /// (read miss, write, read hit) overheads after a read and after a write; `submit` copies
-    /// the set for the previous command's type into the three fields above.
-    pub overheads_by_previous: [[Nanos; 3]; 2],
+    pub iface_write_ps_per_sector: u64,
+    /// (read miss, write, read hit, read disconnect) overheads after a read and after a write;
+    /// `submit` copies the set for the previous command's type into the fields above.
+    pub overheads_by_previous: [[Nanos; 4]; 2],
     /// Read-miss data in the buffer (per mille of the media transfer) before the host transfer
     /// starts; 0 streams (`HddSpec::read_transfer_watermark`).
     pub read_watermark_permille: u64,
+    /// See [`super::spec::BusOverheads`].
+    pub prep: Nanos,
+    pub reselect: Nanos,
+    pub done_read: Nanos,
+    pub done_write: Nanos,
+    pub write_start_sectors: u32,
+    pub min_write_seek: Nanos,
 }
 
 impl Timing {
-    /// Interface transfer time for `sectors`, rounded to nearest ns.
+    /// Interface transfer time for `sectors` read, rounded to nearest ns.
     #[inline]
     pub fn iface(&self, sectors: u64) -> Nanos {
         (sectors * self.iface_ps_per_sector + 500) / 1000
+    }
+
+    /// Interface transfer time for `sectors` written.
+    #[inline]
+    pub fn iface_write(&self, sectors: u64) -> Nanos {
+        (sectors * self.iface_write_ps_per_sector + 500) / 1000
     }
 }
 
@@ -164,18 +179,29 @@ impl Hdd {
             zero_latency: [spec.zero_latency_reads, spec.zero_latency_writes],
             geo,
         };
+        let bus = &spec.bus;
+        // 512 bytes at a rate in 10^6 B/s, in picoseconds.
+        let ps_per_sector = |mb_s: f64| (512.0 * 1e6 / mb_s).round() as u64;
         let timing = Timing {
             overhead_read: ms_ns(spec.overhead_ms_read),
             overhead_write: ms_ns(spec.overhead_ms_write),
             overhead_hit: ms_ns(spec.overhead_ms_cache_hit),
-            // 512 bytes at interface_mb_s × 10^6 B/s, in picoseconds.
-            iface_ps_per_sector: (512.0 * 1e6 / spec.interface_mb_s).round() as u64,
+            read_disconnect: ms_ns(bus.read_disconnect_ms[0]),
+            iface_ps_per_sector: ps_per_sector(spec.interface_mb_s),
+            iface_write_ps_per_sector: ps_per_sector(bus.write_mb_s.unwrap_or(spec.interface_mb_s)),
             overheads_by_previous: {
-                let after_read = [spec.overhead_ms_read, spec.overhead_ms_write, spec.overhead_ms_cache_hit];
-                let after_write = spec.overhead_ms_after_write.unwrap_or(after_read);
-                [after_read.map(ms_ns), after_write.map(ms_ns)]
+                let [read, write, hit] = [spec.overhead_ms_read, spec.overhead_ms_write, spec.overhead_ms_cache_hit];
+                let [r, w, h] = spec.overhead_ms_after_write.unwrap_or([read, write, hit]);
+                let [after_read, after_write] = bus.read_disconnect_ms;
+                [[read, write, hit, after_read].map(ms_ns), [r, w, h, after_write].map(ms_ns)]
             },
             read_watermark_permille: (spec.read_transfer_watermark * 1000.0).round() as u64,
+            prep: ms_ns(bus.data_prep_ms),
+            reselect: ms_ns(bus.reselect_ms),
+            done_read: ms_ns(bus.read_completion_ms),
+            done_write: ms_ns(bus.write_completion_ms),
+            write_start_sectors: bus.write_start_sectors,
+            min_write_seek: ms_ns(bus.min_write_seek_ms),
         };
         let capacity = spec.capacity_sectors;
         let info = DriveInfo {
@@ -384,20 +410,29 @@ impl Hdd {
 
     fn start_host(&mut self, index: usize, t: Nanos) {
         let p = self.queue.take(index);
+        let tm = &self.timing;
+        // DiskSim pads every write's positioning to its "Minimum seek delay" unless it appends
+        // to a write under way, which one command at a time never does.
+        let min_move = if p.write { tm.min_write_seek } else { 0 };
         let access = self
             .mech
-            .access(t, self.pos, p.location, p.sectors, p.write, p.data_ready);
+            .access(t, self.pos, p.location, p.sectors, p.write, p.data_ready, min_move);
         let n = p.sectors as u64;
-        // Reads stream to the host as sectors reach the buffer: done when the last sector has
-        // crossed the interface, which cannot start before the first sector is read.
-        // With a read watermark the transfer starts once that share of the media transfer is
-        // done (DiskSim's high water mark; time-proportional, so track switches count too).
         let time = if p.write {
-            access.end
+            // Done once the last sector is written and all data has come in, after the drive
+            // reconnects to report it.
+            let data_in = p.eligible + tm.prep + tm.iface_write(n);
+            access.end.max(data_in) + tm.reselect + tm.done_write
         } else {
+            // Reads stream to the host as sectors reach the buffer: done when the last sector
+            // has crossed the interface, which cannot start before the first sector is read.
+            // With a read watermark the transfer starts once that share of the media transfer
+            // is done (DiskSim's high water mark; time-proportional, so track switches count
+            // too), and not before the drive has let go of the bus and reconnected.
             let media = access.end - access.data_start;
-            let start = access.data_start + media * self.timing.read_watermark_permille / 1000;
-            (access.end + self.timing.iface(access.tail as u64)).max(start + self.timing.iface(n))
+            let buffered = access.data_start + media * tm.read_watermark_permille / 1000;
+            let start = buffered.max(p.eligible + tm.read_disconnect) + tm.reselect + tm.prep;
+            (access.end + tm.iface(access.tail as u64)).max(start + tm.iface(n)) + tm.done_read
         };
         self.finish_at(time, p.seq, p.id, p.arrival);
         self.pos = access.pos;
@@ -472,7 +507,7 @@ impl Hdd {
         let location = self.mech.geo.locate(start);
         let access = self
             .mech
-            .access(t, self.pos, location, sectors as u32, true, 0);
+            .access(t, self.pos, location, sectors as u32, true, 0, 0);
         self.pos = access.pos;
         self.work = Work::Destage {
             start: t,
@@ -488,7 +523,7 @@ impl Hdd {
         let s = *self.cache.segment(segment);
         let loc = self.mech.geo.locate(s.valid);
         let sectors = (s.target - s.valid).min(loc.left_on_track() as u64) as u32;
-        let access = self.mech.access(t, self.pos, loc, sectors, false, 0);
+        let access = self.mech.access(t, self.pos, loc, sectors, false, 0, 0);
         let chunk = Chunk {
             segment,
             first: s.valid,
@@ -572,7 +607,7 @@ impl Hdd {
     /// A hit on data arriving at `ready`: the host transfer streams behind the media.
     fn stream_hit_time(&self, arrival: Nanos, sectors: u32, ready: Nanos) -> Nanos {
         let t = &self.timing;
-        (arrival + t.overhead_hit + t.iface(sectors as u64)).max(ready + t.iface(1))
+        (arrival + t.overhead_hit + t.prep + t.iface(sectors as u64)).max(ready + t.iface(1)) + t.done_read
     }
 
     // ---- write cache ------------------------------------------------------------------------
@@ -624,7 +659,8 @@ impl Hdd {
     fn accept_write(&mut self, t: Nanos, command: Command, seq: u64, arrival: Nanos) {
         self.dirty
             .insert(command.sector, command.sector + command.sectors as u64);
-        let ack = arrival + self.timing.overhead_write + self.timing.iface(command.sectors as u64);
+        let tm = &self.timing;
+        let ack = arrival + tm.overhead_write + tm.prep + tm.iface_write(command.sectors as u64) + tm.done_write;
         self.finish_at(ack.max(t), seq, command.id, arrival);
         self.stats.writes_cached += 1;
     }
@@ -634,8 +670,14 @@ impl Hdd {
     fn enqueue_media(&mut self, command: Command, seq: u64, arrival: Nanos, eligible: Nanos) {
         let write = command.op == Op::Write;
         let loc = self.mech.geo.locate(command.sector);
+        // Media writing starts once the first `write_start_sectors` (all: 0) are in the buffer.
         let data_ready = if write {
-            eligible + self.timing.iface(command.sectors as u64)
+            let t = &self.timing;
+            let first = match t.write_start_sectors {
+                0 => command.sectors,
+                k => k.min(command.sectors),
+            };
+            eligible + t.prep + t.iface_write(first as u64)
         } else {
             eligible
         };
@@ -657,7 +699,8 @@ impl Hdd {
         self.stats.reads += 1;
         let (lba, n) = (command.sector, command.sectors);
         let end = lba + n as u64;
-        let hit_time = now + self.timing.overhead_hit + self.timing.iface(n as u64);
+        let t = &self.timing;
+        let hit_time = now + t.overhead_hit + t.prep + t.iface(n as u64) + t.done_read;
         if self.dirty.covers(lba, end) {
             self.stats.read_hits += 1;
             return self.finish_at(hit_time, seq, command.id, now);
@@ -828,8 +871,9 @@ impl Drive for Hdd {
         if command.op != Op::Flush {
             // Overheads depend on the previous command's type (exact at queue depth 1; with
             // deeper queues commands processed later use the latest arrival's set).
-            let [read, write, hit] = self.timing.overheads_by_previous[self.last_write as usize];
-            (self.timing.overhead_read, self.timing.overhead_write, self.timing.overhead_hit) = (read, write, hit);
+            let t = &mut self.timing;
+            [t.overhead_read, t.overhead_write, t.overhead_hit, t.read_disconnect] =
+                t.overheads_by_previous[self.last_write as usize];
             self.last_write = command.op == Op::Write;
         }
         let seq = self.next_seq;

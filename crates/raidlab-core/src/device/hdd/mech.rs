@@ -212,6 +212,8 @@ impl Mechanics {
     /// Reads or writes `[lba, lba + sectors)` starting to move at `t`, track by track: each
     /// track boundary costs a head switch or a one-cylinder seek, then waits for the (skewed)
     /// first sector of the next track. `start` is the first sector's location (callers have it).
+    /// The first move takes at least `min_move` (DiskSim's "Minimum seek delay").
+    #[allow(clippy::too_many_arguments)]
     pub fn access(
         &self,
         t: Nanos,
@@ -220,6 +222,7 @@ impl Mechanics {
         sectors: u32,
         write: bool,
         not_before: Nanos,
+        min_move: Nanos,
     ) -> Access {
         assert!(sectors > 0);
         debug_assert_eq!(start, self.geo.locate(start.lba));
@@ -233,9 +236,11 @@ impl Mechanics {
                 self.geo.locate(lba)
             };
             let count = left.min(loc.left_on_track());
-            time += self.move_ns(&pos, loc.cylinder, loc.head, write);
+            let moving = self.move_ns(&pos, loc.cylinder, loc.head, write);
             if first.is_none() {
-                time = time.max(not_before);
+                time = (time + moving.max(min_move)).max(not_before);
+            } else {
+                time += moving;
             }
             let moved = time;
             let landed_inside = if first.is_none() && self.zero_latency[write as usize] {

@@ -55,6 +55,56 @@ pub enum ReadAheadBound {
     NextTrack,
 }
 
+/// Costs of the host connection that DiskSim models (DiskSim 4.0 manual §3.4.2, as its disk
+/// controller applies them) and data sheets rarely give. All zero or absent for presets and
+/// TOML drives, where the per-command overheads stand for them.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct BusOverheads {
+    /// Interface rate for writes when it differs from `interface_mb_s` (which then is reads').
+    pub write_mb_s: Option<f64>,
+    /// Before any data crosses the interface ("Data preparation overhead").
+    pub data_prep_ms: f64,
+    /// Reconnecting to the host after a disconnect: before a read miss's data and before a
+    /// write-through write's completion ("First reselect overhead").
+    pub reselect_ms: f64,
+    /// Before a read miss lets go of the bus, after a read and after a write ("Read
+    /// disconnect afterread/afterwrite"): its data cannot flow back sooner.
+    pub read_disconnect_ms: [f64; 2],
+    /// After a read's last data / a write's end ("Read/Write completion overhead").
+    pub read_completion_ms: f64,
+    pub write_completion_ms: f64,
+    /// Sectors of a write-through write buffered before media writing starts; 0: all of it.
+    pub write_start_sectors: u32,
+    /// Least positioning time for a write that does not continue the previous command
+    /// ("Minimum seek delay").
+    pub min_write_seek_ms: f64,
+}
+
+impl BusOverheads {
+    fn validate(&self) -> Result<()> {
+        let times = [
+            ("data preparation", self.data_prep_ms),
+            ("reselect", self.reselect_ms),
+            ("read disconnect after a read", self.read_disconnect_ms[0]),
+            ("read disconnect after a write", self.read_disconnect_ms[1]),
+            ("read completion", self.read_completion_ms),
+            ("write completion", self.write_completion_ms),
+            ("minimum write seek", self.min_write_seek_ms),
+        ];
+        for (name, ms) in times {
+            if !(ms.is_finite() && (0.0..=1000.0).contains(&ms)) {
+                return Err(Error::device(format!("{name} overhead = {ms} ms is out of range: expected 0 to 1000 ms")));
+            }
+        }
+        match self.write_mb_s {
+            Some(rate) if !(rate.is_finite() && rate > 0.0) => {
+                Err(Error::device(format!("write interface rate = {rate} MB/s must be positive")))
+            }
+            _ => Ok(()),
+        }
+    }
+}
+
 macro_rules! decl {
     ($name:expr, $unit:expr, $default:expr, $min:expr, $max:expr, $doc:expr) => {
         ParamDecl {
@@ -308,6 +358,8 @@ pub struct HddSpec {
     /// for the first one.
     pub zero_latency_reads: bool,
     pub zero_latency_writes: bool,
+    /// Host-connection costs beyond the per-command overheads (none for presets).
+    pub bus: BusOverheads,
 }
 
 
@@ -384,6 +436,7 @@ impl HddSpec {
             read_free_blocks: false,
             zero_latency_reads: false,
             zero_latency_writes: false,
+            bus: BusOverheads::default(),
         };
         spec.interface = format!("{} MB/s", spec.interface_mb_s);
         cache_from_params(&v, &mut spec)?;
@@ -456,6 +509,7 @@ impl HddSpec {
             )));
         }
         self.validate_cache_and_queue()?;
+        self.bus.validate()?;
         Ok(parts)
     }
 
