@@ -53,7 +53,7 @@ def test_import_lists_unmodelled_parameters():
     imported = disksim.import_drive(DATA / "atlas10k.parv")
     assert imported["name"] == "QUANTUM_TORNADO_validate"
     assert imported["rpm"] == 10025 and imported["zones"] == 24
-    assert any("sparing not modelled" in w for w in imported["warnings"])
+    assert any("the zones hold 17966953 LBNs" in w for w in imported["warnings"])  # sparing is modelled
     assert set(imported["files"]) == {"atlas10k.parv", "atlas10k.diskspecs", "atlas10k.model", "atlas10k.seek"}
 
 

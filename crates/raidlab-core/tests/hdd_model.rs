@@ -365,6 +365,7 @@ fn track_switch_costs_exactly_the_skew() {
             track_skew_sectors: 40,
             cylinder_skew_sectors: 60,
             first_sector_offset: 0,
+            sparing: Default::default(),
         },
         ZoneSpec {
             first_cylinder: 101,
@@ -373,6 +374,7 @@ fn track_switch_costs_exactly_the_skew() {
             track_skew_sectors: 30,
             cylinder_skew_sectors: 45,
             first_sector_offset: 7,
+            sparing: Default::default(),
         },
     ];
     let mut spec = spec_with("cheetah-10k7", &[]);

@@ -581,9 +581,10 @@ impl Reader<'_> {
     }
 }
 
-/// `dm_layout_g1`: zones (first/last cylinder, blocks per track, offset, skews). Sparing,
-/// slips, defects and empty space at a zone's front are listed as unmodelled: raidlab places
-/// LBNs without them (each shifts LBNs by at most the spares/slips it covers).
+/// `dm_layout_g1`: zones (first/last cylinder, blocks per track, offset, skews) with their
+/// sparing: the scheme, spares, slips and empty space at a zone's front, and the surface order
+/// (DiskSim 4.0 manual §4; the maths in `hdd::geometry`, from DiskSim's `layout_g1.c`). As
+/// DiskSim's `checknumblocks` (`layout_g1_load.c`) does, the capacity is what the zones hold.
 fn import_layout(layout: &Block, parent: &str, spec: &mut HddSpec, warnings: &mut Vec<String>) -> Result<()> {
     let path = format!("{parent} / Layout Model");
     let mut l = Reader::new(layout, path.clone());
@@ -594,72 +595,180 @@ fn import_layout(layout: &Block, parent: &str, spec: &mut HddSpec, warnings: &mu
     if items.is_empty() {
         return Err(at(&zones_field.pos, "'Zones' is empty"));
     }
-    let (mut spares, mut slips, mut defects, mut empty) = (0u64, 0usize, 0usize, 0u64);
+    let mut raw = Vec::with_capacity(items.len());
     let mut zone_leftovers = Vec::new();
     for (index, item) in items.iter().enumerate() {
         let Value::Block(zb) = item else {
             return Err(at(&zones_field.pos, format!("zone {index} is not a dm_layout_g1_zone block")));
         };
         let mut z = Reader::new(zb, format!("{path} / zone {index}"));
-        let (first, fpos) = z.count("First cylinder number")?;
-        let (last, _) = z.count("Last cylinder number")?;
-        let (spt, tpos) = z.count("Blocks per track")?;
-        if last < first || last >= u32::MAX as u64 {
-            return Err(at(&fpos, format!("zone {index}: cylinders {first}..{last} run backwards")));
-        }
-        if spt == 0 || spt > 100_000 {
-            return Err(at(&tpos, format!("zone {index}: 'Blocks per track' = {spt} is out of range")));
-        }
-        let mut sectors = |z: &mut Reader<'_>, key: &str| -> Result<u32> {
-            let Some((x, pos)) = z.num_opt(key)? else { return Ok(0) };
-            if !(0.0..1e7).contains(&x) {
-                return Err(at(&pos, format!("zone {index}: '{key}' = {x} is out of range")));
-            }
-            let s = x.round() as u64;
-            if x.fract() != 0.0 {
-                warnings.push(format!("{pos}: zone {index} '{key}' = {x} rounded to {s} sectors"));
-            }
-            Ok((s % spt) as u32)
-        };
-        let offset = sectors(&mut z, "Offset of first block")?;
-        let track_skew = sectors(&mut z, "Skew for track switch")?;
-        let cylinder_skew = sectors(&mut z, "Skew for cylinder switch")?;
-        spares += z.count_or("Number of spares", 0)?;
-        empty += z.count_or("Empty space at zone front", 0)?;
-        for (key, n) in [("slips", &mut slips), ("defects", &mut defects)] {
-            if let Some(f) = z.find(key) {
-                match &f.value {
-                    Value::List(v) => *n += v.len(),
-                    _ => return Err(at(&f.pos, format!("'{key}' must be a list"))),
-                }
-            }
-        }
+        spec.zones.push(layout_zone(&mut z, index, warnings)?);
+        raw.push(zone_sparing(&mut z, index, warnings)?);
         z.leftovers(&mut zone_leftovers);
-        spec.zones.push(ZoneSpec {
-            first_cylinder: first as u32,
-            last_cylinder: last as u32,
-            sectors_per_track: spt as u32,
-            track_skew_sectors: track_skew,
-            cylinder_skew_sectors: cylinder_skew,
-            first_sector_offset: offset,
-        });
     }
     zone_leftovers.dedup();
     warnings.extend(zone_leftovers);
+    let scheme = layout_scheme(&mut l, &path, &raw, warnings)?;
+    let mut total = 0u64;
+    for (index, (zone, r)) in spec.zones.iter_mut().zip(raw).enumerate() {
+        let pos = r.pos.clone();
+        zone.sparing = r.sparing(scheme);
+        let held = crate::device::hdd::geometry::zone_lbns(index, zone, spec.surfaces)
+            .map_err(|e| at(&pos, e.message))?;
+        total += held;
+    }
+    if total != spec.capacity_sectors {
+        warnings.push(format!(
+            "{path}: 'Block count' = {} but the zones hold {total} LBNs; {total} are used, as DiskSim does",
+            spec.capacity_sectors
+        ));
+    }
+    spec.capacity_sectors = total;
+    l.leftovers(warnings);
+    Ok(())
+}
+
+/// One zone's cylinders, blocks per track, offset and skews.
+fn layout_zone(z: &mut Reader<'_>, index: usize, warnings: &mut Vec<String>) -> Result<ZoneSpec> {
+    let (first, fpos) = z.count("First cylinder number")?;
+    let (last, _) = z.count("Last cylinder number")?;
+    let (spt, tpos) = z.count("Blocks per track")?;
+    if last < first || last >= u32::MAX as u64 {
+        return Err(at(&fpos, format!("zone {index}: cylinders {first}..{last} run backwards")));
+    }
+    if spt == 0 || spt > 100_000 {
+        return Err(at(&tpos, format!("zone {index}: 'Blocks per track' = {spt} is out of range")));
+    }
+    let mut sectors = |z: &mut Reader<'_>, key: &str| -> Result<u32> {
+        let Some((x, pos)) = z.num_opt(key)? else { return Ok(0) };
+        if !(0.0..1e7).contains(&x) {
+            return Err(at(&pos, format!("zone {index}: '{key}' = {x} is out of range")));
+        }
+        let s = x.round() as u64;
+        if x.fract() != 0.0 {
+            warnings.push(format!("{pos}: zone {index} '{key}' = {x} rounded to {s} sectors"));
+        }
+        Ok((s % spt) as u32)
+    };
+    Ok(ZoneSpec {
+        first_cylinder: first as u32,
+        last_cylinder: last as u32,
+        sectors_per_track: spt as u32,
+        first_sector_offset: sectors(z, "Offset of first block")?,
+        track_skew_sectors: sectors(z, "Skew for track switch")?,
+        cylinder_skew_sectors: sectors(z, "Skew for cylinder switch")?,
+        sparing: Default::default(),
+    })
+}
+
+/// A zone's sparing fields as the model gives them, before the layout's scheme says what they
+/// mean.
+struct ZoneSparing {
+    spares: u64,
+    deadspace: u64,
+    slips: Vec<u64>,
+    /// Where the zone's sparing errors are reported.
+    pos: Pos,
+}
+
+/// How the layout's sparing applies to every zone (None: not modelled, LBNs laid out plainly).
+#[derive(Clone, Copy)]
+struct LayoutScheme {
+    scheme: Option<crate::device::hdd::geometry::SpareScheme>,
+    /// Scheme 7 and 10 count slips as spares too (`dm_layout_g1_compute_blksinband`).
+    slips_are_spares: bool,
+    /// Scheme 10 adds the zone's spares to them.
+    spares_too: bool,
+    reverse_odd_cylinders: bool,
+}
+
+impl ZoneSparing {
+    fn sparing(self, l: LayoutScheme) -> crate::device::hdd::geometry::Sparing {
+        use crate::device::hdd::geometry::{SpareScheme, Sparing};
+        let Some(scheme) = l.scheme else { return Sparing::default() };
+        let slips = self.slips.len() as u64;
+        let spares = match (l.slips_are_spares, l.spares_too) {
+            (false, _) => self.spares,
+            (true, false) => slips,
+            (true, true) => self.spares + slips,
+        };
+        let none = scheme == SpareScheme::None;
+        Sparing {
+            scheme,
+            spares: if none { 0 } else { spares },
+            deadspace: self.deadspace,
+            slips: if none { Vec::new() } else { self.slips },
+            reverse_odd_cylinders: l.reverse_odd_cylinders,
+        }
+    }
+}
+
+/// "Empty space at zone front", "Number of spares", "slips" and "defects" of one zone.
+fn zone_sparing(z: &mut Reader<'_>, index: usize, warnings: &mut Vec<String>) -> Result<ZoneSparing> {
+    let pos = z.block.pos.clone();
+    let deadspace = z.count_or("Empty space at zone front", 0)?;
+    let spares = z.count_or("Number of spares", 0)?;
+    let mut slips = Vec::new();
+    if let Some(f) = z.find("slips") {
+        let Value::List(v) = &f.value else { return Err(at(&f.pos, "'slips' must be a list")) };
+        for item in v {
+            match item {
+                Value::Number(x) if *x >= 0.0 && x.fract() == 0.0 && *x < 1e15 => slips.push(*x as u64),
+                _ => return Err(at(&f.pos, format!("zone {index}: slips must be whole non-negative numbers, found {}", show(item)))),
+            }
+        }
+        if slips.windows(2).any(|w| w[0] >= w[1]) {
+            return Err(at(&f.pos, format!("zone {index}: slips must be strictly increasing")));
+        }
+    }
+    if let Some(f) = z.find("defects") {
+        match &f.value {
+            Value::List(v) if v.is_empty() => {}
+            Value::List(v) => warnings.push(format!(
+                "{}: zone {index}: {} remapped defects not modelled (their LBNs stay in place)",
+                f.pos,
+                v.len() / 2
+            )),
+            _ => return Err(at(&f.pos, "'defects' must be a list")),
+        }
+    }
+    Ok(ZoneSparing { spares, deadspace, slips, pos })
+}
+
+/// The layout's "Sparing scheme used" and "LBN-to-PBN mapping scheme" (DiskSim's
+/// `layout_g1.h`): schemes 0, 1, 3, 7 (without per-cylinder spares), 9 and 10 and mappings 0
+/// and 1 are modelled; others are listed and LBNs are laid out without sparing.
+fn layout_scheme(l: &mut Reader<'_>, path: &str, zones: &[ZoneSparing], warnings: &mut Vec<String>) -> Result<LayoutScheme> {
+    use crate::device::hdd::geometry::SpareScheme;
     let scheme = l.num_or("Sparing scheme used", 0.0)?;
     let range = l.num_or("Rangesize for sparing", 0.0)?;
     let mapping = l.num_or("LBN-to-PBN mapping scheme", 0.0)?;
-    if spares + slips as u64 + defects as u64 + empty > 0 || scheme != 0.0 {
+    let spared = zones.iter().any(|z| z.spares > 0);
+    let mut out = LayoutScheme { scheme: None, slips_are_spares: false, spares_too: false, reverse_odd_cylinders: mapping == 1.0 };
+    out.scheme = match scheme as u32 {
+        _ if scheme.fract() != 0.0 => None,
+        0 => Some(SpareScheme::None),
+        1 => Some(SpareScheme::Tracks),
+        3 => Some(SpareScheme::PerTrack),
+        7 if !spared => Some(SpareScheme::Zone),
+        9 | 10 => Some(SpareScheme::Zone),
+        _ => None,
+    };
+    (out.slips_are_spares, out.spares_too) = (scheme == 7.0 || scheme == 10.0, scheme == 10.0);
+    if out.scheme.is_none() {
         warnings.push(format!(
-            "{path}: sparing not modelled (scheme {scheme}, rangesize {range}; {spares} spare sectors, {slips} slips, {defects} defects, {empty} empty sectors at zone fronts over {} zones): LBNs are laid out without them",
-            items.len()
+            "{path}: sparing scheme {scheme} (rangesize {range}) not modelled{}: LBNs are laid out without spares, slips or empty space",
+            if scheme == 7.0 { " with spares per cylinder" } else { "" }
         ));
+        out.reverse_odd_cylinders = false;
     }
-    if mapping != 0.0 {
+    if scheme == 0.0 && zones.iter().any(|z| z.spares > 0 || !z.slips.is_empty()) {
+        warnings.push(format!("{path}: sparing scheme 0 ignores the zones' spares and slips"));
+    }
+    if mapping != 0.0 && !out.reverse_odd_cylinders {
         warnings.push(format!("{path}: 'LBN-to-PBN mapping scheme' = {mapping} not modelled (raidlab fills each cylinder surface by surface)"));
     }
-    l.leftovers(warnings);
-    Ok(())
+    Ok(out)
 }
 
 /// `dm_mech_g1`: seek curve, write settle, head switch, rotation.

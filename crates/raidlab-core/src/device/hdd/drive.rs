@@ -522,7 +522,7 @@ impl Hdd {
         let segment = self.cache.pending().expect("read-ahead pending");
         let s = *self.cache.segment(segment);
         let loc = self.mech.geo.locate(s.valid);
-        let sectors = (s.target - s.valid).min(loc.left_on_track() as u64) as u32;
+        let sectors = (s.target - s.valid).min(loc.contiguous() as u64) as u32;
         let access = self.mech.access(t, self.pos, loc, sectors, false, 0, 0);
         let chunk = Chunk {
             segment,

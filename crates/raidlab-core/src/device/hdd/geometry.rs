@@ -27,6 +27,69 @@ pub struct ZoneSpec {
     pub cylinder_skew_sectors: u32,
     /// Rotation of the zone's first sector relative to the index (DiskSim "Offset of first block").
     pub first_sector_offset: u32,
+    /// Spare sectors, slipped defects, empty space and surface order (default: none of them).
+    pub sparing: Sparing,
+}
+
+/// Where a zone keeps its spare sectors: DiskSim's sparing schemes (`dm_layout_g1_spare_t` in
+/// DiskSim 4.0's `diskmodel/layout_g1.h`; the DiskSim 4.0 manual, CMU-PDL-08-101, §4 "Sparing
+/// scheme used"). Each is what DiskSim's `layout_g1.c` maps LBNs with.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum SpareScheme {
+    /// No spares (DiskSim scheme 0).
+    #[default]
+    None,
+    /// `spares` whole tracks at the zone's end; slips are zone-relative track numbers, and a
+    /// slipped track moves every later track of the zone one track on (scheme 1, TRACK_SPARING).
+    Tracks,
+    /// `spares` sectors at the end of every track; slips are zone-relative physical sector
+    /// numbers and move the later LBNs of their own track one slot on (scheme 3,
+    /// SECTPERTRACK_SPARING). Each slip also turns the following tracks by one sector.
+    PerTrack,
+    /// `spares` sectors at the zone's end; slips are zone-relative physical sector numbers and
+    /// move every later LBN of the zone one sector on (schemes 9 SECTSPERZONE and 10; scheme 7
+    /// SECTATEND without per-cylinder spares maps the same way, with `spares` = its slips).
+    Zone,
+}
+
+/// One zone's spares and defects, as a DiskSim `dm_layout_g1_zone` gives them.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Sparing {
+    pub scheme: SpareScheme,
+    /// Tracks (`Tracks`), sectors per track (`PerTrack`) or sectors (`Zone`) kept spare.
+    pub spares: u64,
+    /// DiskSim's "Empty space at zone front": skipped before the zone's first LBN, in physical
+    /// sectors, except with `PerTrack` where DiskSim counts it in LBNs (mapped sectors).
+    pub deadspace: u64,
+    /// Slipped defects, strictly increasing (units as `SpareScheme` says).
+    pub slips: Vec<u64>,
+    /// DiskSim's "LBN-to-PBN mapping scheme" 1: on odd cylinders counted from the zone's first
+    /// the surfaces are used in reverse order, so a cylinder switch stays on the same surface.
+    pub reverse_odd_cylinders: bool,
+}
+
+impl Sparing {
+    /// True when the zone maps exactly as a zone without sparing.
+    pub fn is_none(&self) -> bool {
+        self.scheme == SpareScheme::None
+            && self.deadspace == 0
+            && self.slips.is_empty()
+            && !self.reverse_odd_cylinders
+    }
+
+    /// LBNs a zone of `tracks` tracks of `spt` sectors holds (DiskSim's
+    /// `dm_layout_g1_compute_blksinband`, `layout_g1_load.c`); None if spares and empty space
+    /// exceed the zone.
+    pub fn lbns(&self, tracks: u64, spt: u64) -> Option<u64> {
+        let physical = tracks * spt;
+        let spare = match self.scheme {
+            SpareScheme::None => 0,
+            SpareScheme::Tracks => self.spares.checked_mul(spt)?,
+            SpareScheme::PerTrack => self.spares.checked_mul(tracks)?,
+            SpareScheme::Zone => self.spares,
+        };
+        physical.checked_sub(spare)?.checked_sub(self.deadspace)
+    }
 }
 
 /// A zone with its precomputed place in LBA space.
@@ -35,7 +98,8 @@ pub struct Zone {
     pub spec: ZoneSpec,
     /// First logical sector stored in this zone.
     pub first_lba: u64,
-    /// Logical sectors the zone holds (cylinders × surfaces × sectors per track).
+    /// Logical sectors the zone holds (cylinders × surfaces × sectors per track, less spares,
+    /// slips a scheme counts and empty space at its front).
     pub sectors: u64,
 }
 
@@ -47,17 +111,33 @@ pub struct Location {
     pub cylinder: u32,
     pub head: u32,
     pub zone: u32,
-    /// Logical index of the sector on its track (0 = first sector the layout writes there).
+    /// Logical index of the sector on its track: LBNs of this track before it (0 = first
+    /// sector the layout writes there).
     pub sector: u32,
+    /// Physical index of the sector on its track before skew (DiskSim's `pbn.sector`); equals
+    /// `sector` without spares, slips or empty space.
+    pub physical_sector: u32,
     /// Physical slot on the track after skew, `0..sectors_per_track`.
     pub slot: u32,
+    /// Physical sectors per track (the angular lattice of `slot`).
     pub sectors_per_track: u32,
+    /// LBNs on this track from this one on (itself included).
+    pub left: u32,
+    /// Of those, the ones in consecutive physical slots: a transfer of more must let a slipped
+    /// slot pass under the head.
+    pub run: u32,
 }
 
 impl Location {
-    /// Sectors from this one to the end of its track.
+    /// LBNs from this one to the last its track holds (this one included).
     pub fn left_on_track(&self) -> u32 {
-        self.sectors_per_track - self.sector
+        self.left
+    }
+
+    /// LBNs from this one that lie in consecutive physical slots of its track, so one span of
+    /// [`Geometry::span`] covers them.
+    pub fn contiguous(&self) -> u32 {
+        self.run
     }
 }
 
@@ -97,6 +177,134 @@ struct ZoneMap {
     track_skew: u32,
     cylinder_skew: u32,
     first_sector_offset: u32,
+    /// Index into `Geometry::spared`, or `NOT_SPARED` for the plain mapping.
+    spared: u32,
+}
+
+const NOT_SPARED: u32 = u32::MAX;
+
+/// A zone with sparing, precomputed for [`Geometry::locate`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Spared {
+    scheme: SpareScheme,
+    deadspace: u64,
+    /// LBNs the zone holds.
+    lbns: u64,
+    /// LBNs per track (`PerTrack`), else sectors per track.
+    lbns_per_track: u64,
+    slips: Vec<u64>,
+    /// Physical sectors (zone-relative) of the zone's first and last LBNs.
+    first_physical: u64,
+    last_physical: u64,
+    /// `slips[i] - i`, non-decreasing. DiskSim tests each slip in turn, counting it if it is at
+    /// or before the position plus the slips counted so far (`layout_g1.c`,
+    /// `g1_ltop_sectperzonespare`); with increasing slips exactly those with `slips[i] - i` at
+    /// or before the unslipped position pass, so a binary search counts them.
+    shifted: Vec<u64>,
+    reverse: bool,
+}
+
+impl Spared {
+    fn new(zone: &Zone, surfaces: u32) -> Spared {
+        let sp = &zone.spec.sparing;
+        let spt = zone.spec.sectors_per_track as u64;
+        let shifted: Vec<u64> = sp.slips.iter().enumerate().map(|(i, s)| s - i as u64).collect();
+        let physical = |at: u64| at + shifted.partition_point(|&s| s <= at) as u64;
+        let last = (sp.deadspace + zone.sectors).max(1) - 1;
+        Spared {
+            first_physical: physical(sp.deadspace),
+            last_physical: physical(last),
+            scheme: sp.scheme,
+            deadspace: sp.deadspace,
+            lbns: zone.sectors,
+            lbns_per_track: if sp.scheme == SpareScheme::PerTrack { spt - sp.spares } else { spt },
+            slips: sp.slips.clone(),
+            shifted,
+            reverse: sp.reverse_odd_cylinders && surfaces > 1,
+        }
+    }
+
+    /// Slips counted for an unslipped position `at` (see `shifted`).
+    fn slips_before(&self, at: u64) -> usize {
+        self.shifted.partition_point(|&s| s <= at)
+    }
+
+    /// Where zone-relative LBN `rel` lies, per DiskSim's `layout_g1.c` (`g1_ltop_*` for each
+    /// scheme).
+    fn place(&self, rel: u64, spt: u64) -> Placed {
+        match self.scheme {
+            SpareScheme::None | SpareScheme::Zone => self.place_in_zone(rel, spt),
+            SpareScheme::Tracks => {
+                // `g1_ltop_trackspare`: each slipped track at or before moves it one track on.
+                let at = rel + self.deadspace;
+                let track = at / spt + self.slips_before(at / spt) as u64;
+                let sector = at % spt;
+                // LBNs on this track before `rel` (empty space may cover the track's front).
+                let index = at - (at - sector).max(self.deadspace);
+                let left = (spt - sector).min(self.lbns - rel);
+                Placed { track, sector, index, left, run: left }
+            }
+            SpareScheme::PerTrack => self.place_per_track(rel, spt),
+        }
+    }
+
+    /// `g1_ltop_sectperzonespare`: the slips counted move the LBN on; a track's LBNs are its
+    /// physical sectors from the zone's first LBN to its last that are not slipped.
+    fn place_in_zone(&self, rel: u64, spt: u64) -> Placed {
+        let at = rel + self.deadspace;
+        let k = self.slips_before(at);
+        let physical = at + k as u64;
+        let (track, sector) = (physical / spt, physical % spt);
+        let first = (track * spt).max(self.first_physical);
+        let last = ((track + 1) * spt - 1).min(self.last_physical);
+        let index = physical - first - self.slips_in(first, physical);
+        let left = last + 1 - physical - self.slips_in(physical, last + 1);
+        let gap = self.slips.get(k).map_or(u64::MAX, |s| s - physical);
+        Placed { track, sector, index, left, run: left.min(gap) }
+    }
+
+    /// `g1_ltop_sectpertrackspare`: the track from LBNs per track, then this track's slips at
+    /// or before the LBN's index plus the slips counted so far.
+    fn place_per_track(&self, rel: u64, spt: u64) -> Placed {
+        let at = rel + self.deadspace;
+        let per = self.lbns_per_track;
+        let (track, on_track) = (at / per, at % per);
+        let first = track * spt;
+        let from = self.slips.partition_point(|&s| s < first);
+        let to = self.slips.partition_point(|&s| s < first + spt);
+        let mut sector = on_track;
+        let mut next = spt;
+        for &slip in &self.slips[from..to] {
+            if slip - first <= sector {
+                sector += 1;
+            } else {
+                next = slip - first;
+                break;
+            }
+        }
+        let index = at - (at - on_track).max(self.deadspace);
+        let left = (per - on_track).min(self.lbns - rel);
+        Placed { track, sector, index, left, run: left.min(next - sector) }
+    }
+
+    /// Slips in `[from, to)`.
+    fn slips_in(&self, from: u64, to: u64) -> u64 {
+        (self.slips.partition_point(|&s| s < to) - self.slips.partition_point(|&s| s < from)) as u64
+    }
+}
+
+/// One LBN's place in a spared zone.
+struct Placed {
+    /// Zone-relative track (cylinder × surfaces + logical surface).
+    track: u64,
+    /// Physical sector on the track.
+    sector: u64,
+    /// LBNs on the track before this one.
+    index: u64,
+    /// LBNs on the track from this one on.
+    left: u64,
+    /// Of those, the ones in consecutive physical sectors.
+    run: u64,
 }
 
 /// The whole drive's layout.
@@ -111,6 +319,8 @@ pub struct Geometry {
     /// step instead of a binary search.
     bucket_zone: Vec<u32>,
     bucket_shift: u32,
+    /// Zones with sparing (few), indexed by `ZoneMap::spared`.
+    spared: Vec<Spared>,
     surfaces_div: Divisor,
     rev_ns: Nanos,
     /// Sectors the drive exposes (may be fewer than the zones hold: spares, rounding).
@@ -138,8 +348,7 @@ impl Geometry {
         let mut next_cylinder = 0u32;
         for (index, spec) in zones.iter().enumerate() {
             check_zone(index, spec, next_cylinder)?;
-            let cylinders = (spec.last_cylinder - spec.first_cylinder + 1) as u64;
-            let sectors = cylinders * surfaces as u64 * spec.sectors_per_track as u64;
+            let sectors = zone_lbns(index, spec, surfaces)?;
             built.push(Zone {
                 spec: spec.clone(),
                 first_lba,
@@ -155,6 +364,7 @@ impl Geometry {
                 first_lba * 512
             )));
         }
+        let mut spared = Vec::new();
         let maps = built
             .iter()
             .map(|z| ZoneMap {
@@ -164,6 +374,12 @@ impl Geometry {
                 track_skew: z.spec.track_skew_sectors,
                 cylinder_skew: z.spec.cylinder_skew_sectors,
                 first_sector_offset: z.spec.first_sector_offset,
+                spared: if z.spec.sparing.is_none() {
+                    NOT_SPARED
+                } else {
+                    spared.push(Spared::new(z, surfaces));
+                    (spared.len() - 1) as u32
+                },
             })
             .collect();
         // At least as many buckets as the largest zone count allows, rounded to a power of two:
@@ -181,6 +397,7 @@ impl Geometry {
             maps,
             bucket_zone,
             bucket_shift,
+            spared,
             surfaces_div: Divisor::new(surfaces),
             zones: built,
             rev_ns,
@@ -225,6 +442,9 @@ impl Geometry {
         );
         let zone_index = self.zone_of(lba);
         let zone = &self.maps[zone_index];
+        if zone.spared != NOT_SPARED {
+            return self.locate_spared(lba, zone_index);
+        }
         let offset = lba - zone.first_lba;
         let spt = zone.spt.d as u64;
         // Zones hold fewer than 2^32 sectors in practice; then every step divides 32-bit
@@ -256,8 +476,54 @@ impl Geometry {
             head: head as u32,
             zone: zone_index as u32,
             sector: sector as u32,
+            physical_sector: sector as u32,
             slot,
             sectors_per_track: spt as u32,
+            left: (spt - sector) as u32,
+            run: (spt - sector) as u32,
+        }
+    }
+
+    /// [`Geometry::locate`] in a zone with spares, slips, empty space or reversed surfaces.
+    /// The angle follows DiskSim's `g1_map_pbn_skew` (`layout_g1.c`): first-block offset, plus
+    /// a track skew per track switch (the logical surface index plus surfaces − 1 per cylinder
+    /// of the zone before), a cylinder skew per cylinder, and the physical sector.
+    #[cold]
+    fn locate_spared(&self, lba: u64, zone_index: usize) -> Location {
+        let zone = &self.maps[zone_index];
+        let spared = &self.spared[zone.spared as usize];
+        let spt = zone.spt.d as u64;
+        let surfaces = self.surfaces as u64;
+        let Placed { track, sector, index, left, run } = spared.place(lba - zone.first_lba, spt);
+        let (cylinder_in_zone, surface) = (track / surfaces, track % surfaces);
+        let head = if spared.reverse && cylinder_in_zone % 2 == 1 {
+            surfaces - 1 - surface
+        } else {
+            surface
+        };
+        // Per-track sparing: each slip on an earlier track (by physical head) turns this one by
+        // a sector (`g1_map_pbn_skew`'s slip offset).
+        let slip_turns = if spared.scheme == SpareScheme::PerTrack {
+            let cutoff = (cylinder_in_zone * surfaces + head) * spt;
+            spared.slips.partition_point(|&s| s < cutoff) as u64
+        } else {
+            0
+        };
+        let switches = surface + (surfaces - 1) * cylinder_in_zone;
+        let skewed = (sector + slip_turns + zone.first_sector_offset as u64)
+            + cylinder_in_zone % spt * zone.cylinder_skew as u64
+            + switches % spt * zone.track_skew as u64;
+        Location {
+            lba,
+            cylinder: zone.first_cylinder + cylinder_in_zone as u32,
+            head: head as u32,
+            zone: zone_index as u32,
+            sector: index as u32,
+            physical_sector: sector as u32,
+            slot: (skewed % spt) as u32,
+            sectors_per_track: spt as u32,
+            left: left as u32,
+            run: run as u32,
         }
     }
 
@@ -297,6 +563,61 @@ impl Geometry {
         }
         done
     }
+}
+
+/// LBNs zone `index` holds (cylinders × surfaces × sectors per track less what its sparing
+/// sets aside); errors name the zone when its sparing data cannot fit.
+pub fn zone_lbns(index: usize, spec: &ZoneSpec, surfaces: u32) -> Result<u64> {
+    let tracks = (spec.last_cylinder - spec.first_cylinder + 1) as u64 * surfaces as u64;
+    let spt = spec.sectors_per_track as u64;
+    let sp = &spec.sparing;
+    let bad = |what: String| Err(Error::device(format!("zone {index}: {what}")));
+    if sp.slips.windows(2).any(|w| w[0] >= w[1]) {
+        return bad("slips must be strictly increasing".into());
+    }
+    let (limit, unit) = match sp.scheme {
+        SpareScheme::Tracks => (tracks, "tracks"),
+        _ => (tracks * spt, "sectors"),
+    };
+    if let Some(&last) = sp.slips.last().filter(|&&s| s >= limit) {
+        return bad(format!("slip {last} lies beyond the zone's {limit} {unit}"));
+    }
+    let slips = sp.slips.len() as u64;
+    match sp.scheme {
+        SpareScheme::None if sp.spares > 0 || slips > 0 => {
+            return bad("spares and slips need a sparing scheme".into());
+        }
+        SpareScheme::Tracks | SpareScheme::Zone if slips > sp.spares => {
+            return bad(format!("{slips} slips exceed the {} spares", sp.spares));
+        }
+        SpareScheme::PerTrack => check_per_track(sp, spt).map_err(|e| Error::device(format!("zone {index}: {e}")))?,
+        _ => {}
+    }
+    match sp.lbns(tracks, spt) {
+        Some(n) => Ok(n),
+        None => bad(format!(
+            "{} spares and {} sectors of empty space exceed the zone",
+            sp.spares, sp.deadspace
+        )),
+    }
+}
+
+/// Per-track sparing: fewer spares than sectors on a track, and no more slips on a track than
+/// it has spares (DiskSim's `g1_ltop_sectpertrackspare` assumes both).
+fn check_per_track(sp: &Sparing, spt: u64) -> std::result::Result<(), String> {
+    if sp.spares >= spt {
+        return Err(format!("{} spares per track leave no sector of {spt} for data", sp.spares));
+    }
+    let mut i = 0;
+    while i < sp.slips.len() {
+        let track = sp.slips[i] / spt;
+        let n = sp.slips[i..].iter().take_while(|&&s| s / spt == track).count();
+        if n as u64 > sp.spares {
+            return Err(format!("track {track} has {n} slips but {} spares", sp.spares));
+        }
+        i += n;
+    }
+    Ok(())
 }
 
 fn check_zone(index: usize, zone: &ZoneSpec, next_cylinder: u32) -> Result<()> {
@@ -406,8 +727,11 @@ mod tests {
             head: head as u32,
             zone: zone_index as u32,
             sector: sector as u32,
+            physical_sector: sector as u32,
             slot: ((sector + skew) % spt) as u32,
             sectors_per_track: spt as u32,
+            left: (spt - sector) as u32,
+            run: (spt - sector) as u32,
         }
     }
 
@@ -422,6 +746,7 @@ mod tests {
                 track_skew_sectors: 7,
                 cylinder_skew_sectors: 13,
                 first_sector_offset: 3,
+                sparing: Sparing::default(),
             },
             ZoneSpec {
                 first_cylinder: 12,
@@ -430,6 +755,7 @@ mod tests {
                 track_skew_sectors: 4000,
                 cylinder_skew_sectors: 3999,
                 first_sector_offset: 17,
+                sparing: Sparing::default(),
             },
         ];
         for surfaces in [1, 3] {
@@ -441,6 +767,230 @@ mod tests {
             for lba in edges.into_iter().chain((0..20_000).map(|_| prng.below(total))) {
                 assert_eq!(geo.locate(lba), reference(&geo, lba), "lba {lba}");
             }
+        }
+    }
+
+    /// DiskSim's per-slip loops (`layout_g1.c`, `g1_ltop_*`) restated directly: zone-relative
+    /// LBN → (zone-relative logical track, physical sector).
+    fn disksim_place(sp: &Sparing, rel: u64, spt: u64) -> (u64, u64) {
+        let at = rel + sp.deadspace;
+        match sp.scheme {
+            SpareScheme::None | SpareScheme::Zone => {
+                let mut k = 0;
+                for &slip in &sp.slips {
+                    if slip <= at + k {
+                        k += 1;
+                    }
+                }
+                ((at + k) / spt, (at + k) % spt)
+            }
+            SpareScheme::Tracks => {
+                let mut track = at / spt;
+                for &slip in &sp.slips {
+                    if slip <= track {
+                        track += 1;
+                    }
+                }
+                (track, at % spt)
+            }
+            SpareScheme::PerTrack => {
+                let per = spt - sp.spares;
+                let (track, mut sector) = (at / per, at % per);
+                for &slip in &sp.slips {
+                    if slip >= track * spt && slip - track * spt <= sector {
+                        sector += 1;
+                    }
+                }
+                (track, sector)
+            }
+        }
+    }
+
+    /// A small zone with random sparing of every scheme.
+    fn random_spared_zone(prng: &mut Prng, surfaces: u32) -> ZoneSpec {
+        let cylinders = 1 + prng.below(6) as u32;
+        let spt = 3 + prng.below(20) as u32;
+        let tracks = (cylinders * surfaces) as u64;
+        let physical = tracks * spt as u64;
+        let scheme = [SpareScheme::None, SpareScheme::Tracks, SpareScheme::PerTrack, SpareScheme::Zone]
+            [prng.below(4) as usize];
+        let (spares, deadspace, slips) = match scheme {
+            SpareScheme::None => (0, prng.below(spt as u64 * 2), Vec::new()),
+            SpareScheme::Tracks => {
+                let spares = prng.below(tracks / 2 + 1);
+                (spares, prng.below(spt as u64 * 2), pick(prng, spares, tracks))
+            }
+            SpareScheme::PerTrack => {
+                let spares = 1 + prng.below(spt as u64 / 2);
+                let mut slips = Vec::new();
+                for t in 0..tracks {
+                    let n = prng.below(spares + 1);
+                    for s in pick(prng, n, spt as u64) {
+                        slips.push(t * spt as u64 + s);
+                    }
+                }
+                (spares, prng.below(spt as u64 * 2), slips)
+            }
+            SpareScheme::Zone => {
+                let spares = prng.below(physical / 3 + 1);
+                (spares, prng.below(spt as u64 * 2), pick(prng, spares, physical))
+            }
+        };
+        ZoneSpec {
+            first_cylinder: 0,
+            last_cylinder: cylinders - 1,
+            sectors_per_track: spt,
+            track_skew_sectors: prng.below(spt as u64) as u32,
+            cylinder_skew_sectors: prng.below(spt as u64) as u32,
+            first_sector_offset: prng.below(spt as u64) as u32,
+            sparing: Sparing {
+                scheme,
+                spares,
+                deadspace,
+                slips,
+                reverse_odd_cylinders: prng.below(2) == 1,
+            },
+        }
+    }
+
+    /// Up to `n` distinct sorted numbers below `limit`.
+    fn pick(prng: &mut Prng, n: u64, limit: u64) -> Vec<u64> {
+        let mut v: Vec<u64> = (0..n).map(|_| prng.below(limit)).collect();
+        v.sort_unstable();
+        v.dedup();
+        v
+    }
+
+    /// Chains random zones one after another.
+    fn random_geometry(prng: &mut Prng) -> Option<Geometry> {
+        let surfaces = 1 + prng.below(4) as u32;
+        let mut zones: Vec<ZoneSpec> = Vec::new();
+        for _ in 0..1 + prng.below(3) {
+            let mut z = random_spared_zone(prng, surfaces);
+            let first = zones.last().map_or(0, |p| p.last_cylinder + 1 + prng.below(2) as u32);
+            (z.first_cylinder, z.last_cylinder) = (first, first + z.last_cylinder);
+            zones.push(z);
+        }
+        let held: Option<u64> = zones
+            .iter()
+            .enumerate()
+            .map(|(i, z)| zone_lbns(i, z, surfaces).ok())
+            .sum();
+        // Deadspace may exceed a small zone: then the geometry must refuse it.
+        let Some(held) = held.filter(|&h| h > 0) else {
+            assert!(held.is_some() || Geometry::new(surfaces, &zones, 1_000_000, 0).is_err());
+            return None;
+        };
+        Some(Geometry::new(surfaces, &zones, 1_000_000, held).unwrap())
+    }
+
+    #[test]
+    fn spared_layouts_are_bijections_that_avoid_slips_and_follow_disksim() {
+        let mut prng = Prng::new(11);
+        let mut checked = 0;
+        while checked < 400 {
+            let Some(geo) = random_geometry(&mut prng) else { continue };
+            checked += 1;
+            let surfaces = geo.surfaces as u64;
+            let mut seen = std::collections::HashSet::new();
+            let mut previous: Option<(u32, u64, Location)> = None;
+            for lba in 0..geo.capacity_sectors {
+                let l = geo.locate(lba);
+                let zone = &geo.zones[l.zone as usize];
+                let (spec, spt) = (&zone.spec, zone.spec.sectors_per_track as u64);
+                let sp = &spec.sparing;
+                let cylinder = (l.cylinder - spec.first_cylinder) as u64;
+                let reversed = sp.reverse_odd_cylinders && cylinder % 2 == 1;
+                let surface = if reversed { surfaces - 1 - l.head as u64 } else { l.head as u64 };
+                let track = cylinder * surfaces + surface;
+                let want = disksim_place(sp, lba - zone.first_lba, spt);
+                assert_eq!((track, l.physical_sector as u64), want, "lba {lba} in {spec:?}");
+                assert!(seen.insert((l.cylinder, l.head, l.physical_sector)), "lba {lba} reuses a sector");
+                let slipped = match sp.scheme {
+                    SpareScheme::Tracks => sp.slips.contains(&track),
+                    _ => sp.slips.contains(&(track * spt + l.physical_sector as u64)),
+                };
+                assert!(!slipped && l.physical_sector < spt as u32, "lba {lba} on a slipped sector");
+                let physical = track * spt + l.physical_sector as u64;
+                let same_track = |p: &Location| (p.cylinder, p.head) == (l.cylinder, l.head);
+                match previous.filter(|p| p.0 == l.zone) {
+                    Some((zone, before, prev)) => {
+                        assert!(physical > before, "lba {lba} not after {}", lba - 1);
+                        let next_slot = same_track(&prev) && prev.physical_sector + 1 == l.physical_sector;
+                        assert_eq!(prev.run, if next_slot { l.run + 1 } else { 1 }, "run at {} ({zone})", lba - 1);
+                        let (left, index) = if same_track(&prev) { (l.left + 1, prev.sector + 1) } else { (1, 0) };
+                        assert_eq!((prev.left, l.sector), (left, index), "LBNs on the track at {lba}");
+                    }
+                    None => assert_eq!(l.sector, 0, "lba {lba} starts its zone's first track"),
+                }
+                assert!(l.run >= 1 && l.run <= l.left);
+                let turns = if sp.scheme == SpareScheme::PerTrack {
+                    let cutoff = (cylinder * surfaces + l.head as u64) * spt;
+                    sp.slips.iter().filter(|&&s| s < cutoff).count() as u64
+                } else {
+                    0
+                };
+                let skew = cylinder * spec.cylinder_skew_sectors as u64
+                    + (surface + (surfaces - 1) * cylinder) * spec.track_skew_sectors as u64
+                    + spec.first_sector_offset as u64
+                    + turns;
+                assert_eq!(l.slot as u64, (l.physical_sector as u64 + skew) % spt, "slot of lba {lba}");
+                if previous.is_some_and(|p| p.0 != l.zone) {
+                    assert_eq!(previous.unwrap().2.left, 1, "a zone's last LBN ends its track");
+                }
+                previous = Some((l.zone, physical, l));
+            }
+            assert!(previous.is_some_and(|p| p.2.run == 1 && p.2.left == 1), "last LBN ends its run");
+        }
+    }
+
+    #[test]
+    fn an_empty_sparing_description_maps_as_the_plain_layout() {
+        // Scheme `Zone` with nothing spare takes the spared path; it must agree exactly.
+        let mut prng = Prng::new(3);
+        for _ in 0..200 {
+            let surfaces = 1 + prng.below(5) as u32;
+            let mut zone = random_spared_zone(&mut prng, surfaces);
+            zone.sparing = Sparing::default();
+            let plain = Geometry::new(surfaces, std::slice::from_ref(&zone), 1_000_000, 1).unwrap();
+            let all = plain.zones[0].sectors;
+            let plain = Geometry::new(surfaces, std::slice::from_ref(&zone), 1_000_000, all).unwrap();
+            zone.sparing = Sparing { scheme: SpareScheme::Zone, ..Sparing::default() };
+            let spared = Geometry::new(surfaces, &[zone], 1_000_000, all).unwrap();
+            assert_eq!(spared.maps[0].spared, 0);
+            for lba in 0..all {
+                assert_eq!(spared.locate(lba), plain.locate(lba), "lba {lba}");
+            }
+        }
+    }
+
+    #[test]
+    fn bad_sparing_is_refused_naming_the_zone() {
+        let zone = |sparing: Sparing| ZoneSpec {
+            first_cylinder: 0,
+            last_cylinder: 1,
+            sectors_per_track: 10,
+            track_skew_sectors: 1,
+            cylinder_skew_sectors: 2,
+            first_sector_offset: 0,
+            sparing,
+        };
+        let ok = zone(Sparing::default());
+        let cases = [
+            (Sparing { scheme: SpareScheme::Zone, spares: 1, slips: vec![3, 4], ..Default::default() }, "2 slips exceed the 1 spares"),
+            (Sparing { scheme: SpareScheme::Zone, spares: 2, slips: vec![4, 3], ..Default::default() }, "strictly increasing"),
+            (Sparing { scheme: SpareScheme::Zone, spares: 2, slips: vec![40], ..Default::default() }, "slip 40 lies beyond the zone's 40 sectors"),
+            (Sparing { scheme: SpareScheme::Tracks, spares: 1, slips: vec![4], ..Default::default() }, "slip 4 lies beyond the zone's 4 tracks"),
+            (Sparing { scheme: SpareScheme::PerTrack, spares: 1, slips: vec![11, 12], ..Default::default() }, "track 1 has 2 slips but 1 spares"),
+            (Sparing { scheme: SpareScheme::PerTrack, spares: 10, ..Default::default() }, "leave no sector"),
+            (Sparing { scheme: SpareScheme::None, spares: 1, ..Default::default() }, "need a sparing scheme"),
+            (Sparing { deadspace: 41, ..Default::default() }, "exceed the zone"),
+        ];
+        for (sparing, needle) in cases {
+            let mut second = zone(sparing);
+            (second.first_cylinder, second.last_cylinder) = (2, 3);
+            let err = Geometry::new(2, &[ok.clone(), second], 1_000_000, 1).unwrap_err();
+            assert!(err.message.starts_with("zone 1: ") && err.message.contains(needle), "{}", err.message);
         }
     }
 }

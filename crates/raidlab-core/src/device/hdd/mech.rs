@@ -235,7 +235,7 @@ impl Mechanics {
             } else {
                 self.geo.locate(lba)
             };
-            let count = left.min(loc.left_on_track());
+            let count = left.min(loc.contiguous());
             let moving = self.move_ns(&pos, loc.cylinder, loc.head, write);
             if first.is_none() {
                 time = (time + moving.max(min_move)).max(not_before);

@@ -613,6 +613,7 @@ fn derived_zones(
             track_skew_sectors: geometry::skew_for(track_switch, spt, rev_ns),
             cylinder_skew_sectors: geometry::skew_for(cylinder_switch, spt, rev_ns),
             first_sector_offset: 0,
+            sparing: Default::default(),
         })
         .collect()
 }
