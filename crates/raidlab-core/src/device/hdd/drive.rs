@@ -481,6 +481,8 @@ impl Hdd {
                 let loc = geo.locate(end);
                 let stop = end + loc.left_on_track() as u64;
                 let began_before = start < end - loc.sector as u64;
+                // One more track's worth of sectors, counted as DiskSim counts it (physical
+                // sectors per track, so one LBN over where tracks hold spares).
                 if began_before { (stop + loc.sectors_per_track as u64).min(cap) } else { stop }
             }
         }
