@@ -139,3 +139,24 @@ def test_bad_timelines_exit_2(args, capsys):
     status = main(["sim", "--level", "5", "--devices", "4", "--drive", "null", "--preset", "wal", *args])
     err = capsys.readouterr().err
     assert status == 2 and len(err.strip().splitlines()) == 1
+
+
+def test_a_replacement_serves_the_part_already_rebuilt(small_cheetah, tmp_path, capsys):
+    """md reads from (and writes to) a recovering device below its recovery offset: during a
+    raid1 rebuild under load, the replacement takes its share of the reads in the part already
+    rebuilt; the rest still goes to the survivor."""
+    job = tmp_path / "reads.fio"
+    job.write_text(READS_16K.replace("runtime=4", "runtime=20"))
+    base = ["--level", "1", "--devices", "2", "--drive", small_cheetah, "--fio", str(job), "--failed", "1"]
+    degraded, _ = sim(base, capsys)
+    rebuilding, _ = sim([*base, "--spare"], capsys)
+    assert rebuilding["rebuild"]["end_s"] is None or rebuilding["rebuild"]["extrapolated"]
+    assert degraded["disk_util"][1]["read_ios"] == 0
+    survivor, replacement = (d["read_ios"] for d in rebuilding["disk_util"])
+    share = replacement / (survivor + replacement)
+    # Only reads in the rebuilt part may go there (at most the final rebuilt fraction of all
+    # reads); md's read balancing sends it most of those, its head being nearest (at the
+    # rebuild point).
+    rebuilt = rebuilding["rebuild"]["progress_pct"] / 100
+    assert 0 < rebuilt < 0.5
+    assert 0.2 * rebuilt < share <= rebuilt, (share, rebuilt)

@@ -144,6 +144,8 @@ pub struct Planner {
     failed_mask: u64,
     rmw_level: RmwLevel,
     copies: Copies,
+    /// A failed member being rebuilt, and the member sector below which it is back in sync.
+    recovering: Option<(u32, u64)>,
 }
 
 impl Planner {
@@ -165,7 +167,18 @@ impl Planner {
             )));
         }
         let failed_mask = member_mask(failed, array.devices());
-        Ok(Planner { array, failed_mask, rmw_level, copies: Copies::new() })
+        Ok(Planner { array, failed_mask, rmw_level, copies: Copies::new(), recovering: None })
+    }
+
+    /// Marks failed `member` as rebuilt below member sector `in_sync_below` (None: no rebuild).
+    /// md serves I/O that falls wholly within a recovering device's rebuilt part as if the
+    /// device were in sync (raid1 `read_balance` and raid5 `handle_stripe` test the device's
+    /// `recovery_offset`); everything else still treats it as failed.
+    pub fn set_recovering(&mut self, recovering: Option<(u32, u64)>) {
+        if let Some((member, _)) = recovering {
+            assert!(self.is_failed(member), "member {member} recovers but has not failed");
+        }
+        self.recovering = recovering;
     }
 
     pub fn array(&self) -> &Array {
@@ -192,9 +205,26 @@ impl Planner {
         Ok(())
     }
 
-    /// The member I/O md issues for `request`, written into `plan`.
+    /// The member I/O md issues for `request`, written into `plan`. With a member recovering,
+    /// the plan that uses it stands if all its I/O there lies in the rebuilt part (md decides
+    /// per stripe; a request straddling the rebuild point is planned as degraded).
     pub fn plan(&mut self, request: &Request, mirrors: &MirrorState, plan: &mut Plan) -> Result<()> {
         self.check(request)?;
+        if let Some((member, below)) = self.recovering {
+            let failed = self.failed_mask;
+            self.failed_mask &= !(1 << member);
+            self.plan_with_mask(request, mirrors, plan);
+            self.failed_mask = failed;
+            let in_sync = |io: &MemberIo| io.member != member || io.sector + io.sectors <= below;
+            if plan.reads.iter().chain(&plan.writes).all(in_sync) {
+                return Ok(());
+            }
+        }
+        self.plan_with_mask(request, mirrors, plan);
+        Ok(())
+    }
+
+    fn plan_with_mask(&mut self, request: &Request, mirrors: &MirrorState, plan: &mut Plan) {
         plan.clear();
         match (self.array.level(), request.write) {
             (Level::Raid4 | Level::Raid5 | Level::Raid6, false) if !self.is_degraded() => {
@@ -208,7 +238,6 @@ impl Planner {
         }
         plan.merge();
         debug_assert!(plan.reads.iter().chain(&plan.writes).all(|io| !self.is_failed(io.member)));
-        Ok(())
     }
 
     /// Splits at chunk boundaries and sends each piece to its member(s).

@@ -199,3 +199,29 @@ fn raid10_far_reads_prefer_the_lowest_address() {
         assert!(chosen.sector < copies.as_slice()[1].sector);
     }
 }
+
+#[test]
+fn a_recovering_member_serves_what_lies_below_its_rebuild_point() {
+    // Left-symmetric raid5 over 6: stripes 0 and 102 both keep their first data chunk on
+    // member 0 and parity on member 5; member 0 is being rebuilt and is in sync below
+    // member sector 1024 (stripe 8).
+    let mut p = planner(array(Level::Raid5, None, 6, 64), &[0]);
+    let chunk = 64 * KIB;
+    let stripe_102 = 102 * 5 * chunk;
+    let degraded_low = plan(&mut p, true, 0, 4 * KIB);
+    let degraded_high = plan(&mut p, true, stripe_102, 4 * KIB);
+    assert!(degraded_low.reads.iter().chain(&degraded_low.writes).all(|io| io.member != 0));
+    p.set_recovering(Some((0, 1024)));
+    let low = plan(&mut p, true, 0, 4 * KIB);
+    assert_eq!(kinds(&low.reads), [IoKind::RmwRead, IoKind::RmwRead]);
+    assert!(low.writes.iter().any(|io| io.member == 0 && io.sector < 1024));
+    assert_eq!(plan(&mut p, true, stripe_102, 4 * KIB), degraded_high);
+    // Reads too: below the point member 0 answers for itself, above it is reconstructed.
+    assert!(plan(&mut p, false, 0, 4 * KIB).reads.iter().all(|io| io.member == 0));
+    assert!(plan(&mut p, false, stripe_102, 4 * KIB).reads.iter().all(|io| io.member != 0));
+    // A request straddling the point is planned as degraded.
+    p.set_recovering(Some((0, 2)));
+    assert_eq!(plan(&mut p, true, 0, 4 * KIB), degraded_low);
+    p.set_recovering(None);
+    assert_eq!(plan(&mut p, true, 0, 4 * KIB), degraded_low);
+}

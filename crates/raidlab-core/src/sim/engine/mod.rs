@@ -39,8 +39,8 @@ enum Owner {
     Destage(u64),
     /// A controller read-ahead.
     Prefetch,
-    /// A rebuild window of this many member sectors.
-    Rebuild(u64),
+    /// A rebuild window: first member sector and length.
+    Rebuild(u64, u64),
 }
 
 struct HostIo {
@@ -422,7 +422,7 @@ impl Simulation {
     fn block_done(&mut self, block_id: u64) {
         let block = self.blocks.remove(block_id as u32);
         self.members[block.member as usize].scheduler.completed(self.now, block.thread, true);
-        if !matches!(self.ops.get(block.op).owner, Owner::Rebuild(_)) {
+        if !matches!(self.ops.get(block.op).owner, Owner::Rebuild(..)) {
             self.foreground_sectors += block.sectors;
             self.foreground_ios += 1;
             if self.rebuild.is_some() && matches!(self.config.controller, ControllerConfig::Hardware(_)) {
@@ -461,7 +461,7 @@ impl Simulation {
             Owner::Host(host_io) => self.host_complete(host_io),
             Owner::Destage(destage) => self.cache_destaged(destage),
             Owner::Prefetch => {}
-            Owner::Rebuild(sectors) => self.rebuild_window_done(sectors),
+            Owner::Rebuild(start, sectors) => self.rebuild_window_done(start, sectors),
         }
     }
 

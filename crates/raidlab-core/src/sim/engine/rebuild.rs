@@ -47,6 +47,8 @@ pub struct RebuildState {
     wait: Wait,
     marks: VecDeque<(Nanos, u64)>,
     foreground_seen: u64,
+    /// First sectors of the windows in flight, in issue (so sector) order.
+    windows: VecDeque<u64>,
     result_index: usize,
     last_window_issued: Nanos,
     /// Host member commands completed when the controller last let a window out.
@@ -56,6 +58,11 @@ pub struct RebuildState {
 impl RebuildState {
     pub fn progress_pct(&self) -> f64 {
         100.0 * self.done_sectors as f64 / self.end_sector.max(1) as f64
+    }
+
+    /// The replacement is in sync below this member sector: every window before it is done.
+    fn in_sync_below(&self) -> u64 {
+        self.windows.front().copied().unwrap_or(self.next_sector)
     }
 }
 
@@ -113,6 +120,7 @@ impl Simulation {
             done_sectors: 0,
             total_sectors: end_sector,
         });
+        self.planner.set_recovering(Some((member, 0)));
         self.rebuild = Some(RebuildState {
             target: member,
             next_sector: 0,
@@ -123,6 +131,7 @@ impl Simulation {
             wait: Wait::None,
             marks: VecDeque::from([(self.now, 0)]),
             foreground_seen: self.foreground_sectors,
+            windows: VecDeque::with_capacity(max_in_flight as usize),
             result_index: self.results.rebuilds.len() - 1,
             last_window_issued: self.now,
             foreground_ios_seen: self.foreground_ios,
@@ -142,6 +151,8 @@ impl Simulation {
             ControllerConfig::Hardware(_) => RmwLevel::Enable,
         };
         self.planner = Planner::new(array, &self.failed, rmw).expect("failure set checked");
+        let recovering = self.rebuild.as_ref().map(|r| (r.target, r.in_sync_below()));
+        self.planner.set_recovering(recovering);
     }
 
     pub(super) fn note_phase(&mut self) {
@@ -269,18 +280,22 @@ impl Simulation {
         let sectors = WINDOW_SECTORS.min(state.end_sector - sector);
         state.next_sector += sectors;
         state.in_flight += 1;
+        state.windows.push_back(sector);
         state.last_window_issued = now;
         let target = state.target;
         self.planner
             .plan_rebuild(target, sector, sectors, &mut self.plan_scratch)
             .expect("rebuild windows lie within the member");
-        self.submit_planned(Owner::Rebuild(sectors), u32::MAX - 1, false);
+        self.submit_planned(Owner::Rebuild(sector, sectors), u32::MAX - 1, false);
     }
 
-    pub(super) fn rebuild_window_done(&mut self, sectors: u64) {
+    pub(super) fn rebuild_window_done(&mut self, start: u64, sectors: u64) {
         let Some(state) = self.rebuild.as_mut() else { return };
         state.in_flight -= 1;
         state.done_sectors += sectors;
+        let at = state.windows.iter().position(|&s| s == start).expect("a window in flight");
+        state.windows.remove(at);
+        self.planner.set_recovering(Some((state.target, state.in_sync_below())));
         let index = state.result_index;
         self.results.rebuilds[index].done_sectors = state.done_sectors;
         if state.done_sectors >= state.end_sector {
