@@ -65,10 +65,10 @@ fn imports_the_five_validated_drives() {
     assert!((s.head_switch_ms - 0.176).abs() < 1e-12 && (s.write_settle_ms - 0.487).abs() < 1e-12);
     assert!(s.write_cache && s.cache_segments == 10 && s.cache_segment_sectors == 374);
     // "Buffer continuous read" = 4: to the end of the next track, whatever the maximum says.
-    assert_eq!((s.read_ahead_bound, s.read_ahead_sectors), (ReadAheadBound::NextTrack, 374));
+    assert_eq!((s.buffer.read_ahead_bound, s.read_ahead_sectors), (ReadAheadBound::NextTrack, 374));
     assert!((s.interface_mb_s - 0.512 / 0.099).abs() < 1e-9);
-    assert!(s.read_free_blocks && s.zero_latency_reads && s.zero_latency_writes && !s.read_ahead_on_idle_hit);
-    assert!(s.writes_share_segments && s.read_hits_on_write_data);
+    assert!(s.buffer.read_free_blocks && s.buffer.zero_latency_reads && s.buffer.zero_latency_writes && !s.buffer.read_ahead_on_idle_hit);
+    assert!(s.buffer.writes_share_segments && s.buffer.read_hits_on_write_data);
     assert!(!atlas.warnings.iter().any(|w| w.contains("Read any free blocks")), "{:#?}", atlas.warnings);
     // HPL + first ten seek times (HP C2247A): d = 1 from the table, d = 300 from the linear law.
     let hp = import_file("hp_c2247a.parv").unwrap();

@@ -49,7 +49,7 @@ fn zero_latency_reads_of_a_whole_track_take_one_revolution_wherever_the_heads_la
     let overhead = (spec.overhead_ms_read * 1e6).round() as Nanos;
     let times = |zero_latency: bool| -> Vec<Nanos> {
         let mut s = spec.clone();
-        s.zero_latency_reads = zero_latency;
+        s.buffer.zero_latency_reads = zero_latency;
         let mut drive = Hdd::new(s, Prng::derive(3, "drive", 0));
         let mut now = 0;
         let mut prng = Prng::new(9);
@@ -83,11 +83,11 @@ fn next_track_read_ahead_stops_at_the_end_of_the_track() {
     spec.cache_segment_sectors = 16_384;
     spec.read_ahead_sectors = 16_384;
     // As DiskSim's validated drives: a hit after read-ahead stopped does not restart it.
-    spec.read_ahead_on_idle_hit = false;
+    spec.buffer.read_ahead_on_idle_hit = false;
     let spt = track_sectors(&spec) as u64;
     let run = |bound: ReadAheadBound| -> (u64, u64) {
         let mut s = spec.clone();
-        s.read_ahead_bound = bound;
+        s.buffer.read_ahead_bound = bound;
         let mut drive = Hdd::new(s, Prng::derive(3, "drive", 0));
         serve(&mut drive, 0, Op::Read, 0, 8);
         // Long after: the end of track 0, then the start of track 1.
@@ -103,7 +103,7 @@ fn next_track_read_ahead_stops_at_the_end_of_the_track() {
     // Count and Track also stop after read_ahead_sectors.
     let mut short = spec.clone();
     short.read_ahead_sectors = 100;
-    short.read_ahead_bound = ReadAheadBound::Track;
+    short.buffer.read_ahead_bound = ReadAheadBound::Track;
     let mut drive = Hdd::new(short, Prng::derive(3, "drive", 0));
     serve(&mut drive, 0, Op::Read, 0, 8);
     serve(&mut drive, 100_000_000, Op::Read, 100, 8);
@@ -121,8 +121,8 @@ fn writes_sharing_the_read_segments_evict_read_data_and_leave_theirs_readable() 
     // Two reads fill both segments, then a write elsewhere; which data can later reads hit?
     let run = |shared: bool, readable: bool| -> (bool, bool) {
         let mut s = spec.clone();
-        s.writes_share_segments = shared;
-        s.read_hits_on_write_data = readable;
+        s.buffer.writes_share_segments = shared;
+        s.buffer.read_hits_on_write_data = readable;
         let mut drive = Hdd::new(s, Prng::derive(3, "drive", 0));
         serve(&mut drive, 0, Op::Read, 1000, 8);
         serve(&mut drive, 50_000_000, Op::Read, 2_000_000, 8);

@@ -358,8 +358,8 @@ fn import_disk(
     // A write takes a buffer segment like a read miss does (DiskSim's write-segment choice
     // prefers a segment the write overlaps, then an empty one, then the least recently used
     // clean one), and its data stays readable there if allowed.
-    spec.writes_share_segments = caching && segments > 0;
-    spec.read_hits_on_write_data = d.count_or("Allow read hits on write data", 0)? != 0;
+    spec.buffer.writes_share_segments = caching && segments > 0;
+    spec.buffer.read_hits_on_write_data = d.count_or("Allow read hits on write data", 0)? != 0;
     spec.cache_segment_sectors = segment_sectors;
     // "Buffer continuous read" (manual §3.4.3; meanings as DiskSim's disk controller code
     // implements them) says where read-ahead stops: 0 none; 1 and 2 "Maximum read-ahead" past
@@ -367,7 +367,7 @@ fn import_disk(
     // read-ahead" past the request; 4 the end of the track after the request (one more track
     // when the buffered data began before it), whatever "Maximum read-ahead" says.
     let continuous = d.count_or("Buffer continuous read", 3)?;
-    spec.read_ahead_bound = match continuous {
+    spec.buffer.read_ahead_bound = match continuous {
         1 => ReadAheadBound::Track,
         2 => ReadAheadBound::Cylinder,
         4 => ReadAheadBound::NextTrack,
@@ -379,10 +379,10 @@ fn import_disk(
         _ => max_read_ahead.min(segment_sectors),
     };
     spec.read_ahead_sectors = if caching { read_ahead } else { 0 };
-    spec.read_ahead_on_idle_hit = d.count_or("Read-ahead on idle hit", 1)? != 0;
-    spec.read_free_blocks = d.count_or("Read any free blocks", 0)? != 0;
-    spec.zero_latency_reads = d.count_or("Immediate buffer read", 0)? != 0;
-    spec.zero_latency_writes = d.count_or("Immediate buffer write", 0)? != 0;
+    spec.buffer.read_ahead_on_idle_hit = d.count_or("Read-ahead on idle hit", 1)? != 0;
+    spec.buffer.read_free_blocks = d.count_or("Read any free blocks", 0)? != 0;
+    spec.buffer.zero_latency_reads = d.count_or("Immediate buffer read", 0)? != 0;
+    spec.buffer.zero_latency_writes = d.count_or("Immediate buffer write", 0)? != 0;
     if max_read_ahead > segment_sectors && continuous != 4 {
         warnings.push(format!(
             "disksim_disk {name}: 'Maximum read-ahead (blks)' = {max_read_ahead} capped at the segment size {segment_sectors}"
@@ -516,13 +516,7 @@ fn blank_spec() -> HddSpec {
         queue_policy: QueuePolicy::Fcfs,
         read_transfer_watermark: 0.0,
         overhead_ms_after_write: None,
-        writes_share_segments: false,
-        read_hits_on_write_data: false,
-        read_ahead_bound: ReadAheadBound::Count,
-        read_ahead_on_idle_hit: true,
-        read_free_blocks: false,
-        zero_latency_reads: false,
-        zero_latency_writes: false,
+        buffer: Default::default(),
         bus: Default::default(),
     }
 }

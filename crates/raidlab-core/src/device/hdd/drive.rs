@@ -176,7 +176,7 @@ impl Hdd {
             phase: prng.below(rev),
             head_switch: ms_ns(spec.head_switch_ms),
             write_settle: (spec.write_settle_ms * 1e6).round() as i64,
-            zero_latency: [spec.zero_latency_reads, spec.zero_latency_writes],
+            zero_latency: [spec.buffer.zero_latency_reads, spec.buffer.zero_latency_writes],
             geo,
         };
         let bus = &spec.bus;
@@ -243,12 +243,12 @@ impl Hdd {
             stats: HddStats::default(),
             scratch: Vec::with_capacity(DESTAGE_WINDOW),
             last_write: false,
-            writes_share_segments: spec.writes_share_segments && spec.cache_segments > 0,
-            read_hits_on_write_data: spec.read_hits_on_write_data,
+            writes_share_segments: spec.buffer.writes_share_segments && spec.cache_segments > 0,
+            read_hits_on_write_data: spec.buffer.read_hits_on_write_data,
             read_ahead: spec.read_ahead_sectors,
-            read_ahead_bound: spec.read_ahead_bound,
-            read_ahead_on_idle_hit: spec.read_ahead_on_idle_hit,
-            read_free_blocks: spec.read_free_blocks,
+            read_ahead_bound: spec.buffer.read_ahead_bound,
+            read_ahead_on_idle_hit: spec.buffer.read_ahead_on_idle_hit,
+            read_free_blocks: spec.buffer.read_free_blocks,
         }
     }
 

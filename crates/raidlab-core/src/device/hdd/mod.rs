@@ -37,4 +37,4 @@ pub use drive::{Hdd, HddStats};
 pub use geometry::{Geometry, Location, ZoneSpec};
 pub use presets::{preset, preset_info, Preset, PRESETS, PRESET_NAMES};
 pub use seek::{SeekCurve, SeekSpec};
-pub use spec::{BusOverheads, HddSpec, QueuePolicy, ReadAheadBound, DECLARATIONS};
+pub use spec::{BufferPolicy, BusOverheads, HddSpec, QueuePolicy, ReadAheadBound, DECLARATIONS};

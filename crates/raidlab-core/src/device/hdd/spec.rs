@@ -55,6 +55,50 @@ pub enum ReadAheadBound {
     NextTrack,
 }
 
+/// How the on-drive buffer behaves beyond its sizes: choices DiskSim's disk models make (DiskSim
+/// 4.0 manual §3.4.3, as its disk controller code implements them). Not scalar parameters; the
+/// default is the behaviour of presets and TOML drives, and imported models set their own.
+#[derive(Clone, Debug, PartialEq)]
+pub struct BufferPolicy {
+    /// Writes take a read segment (the least recently used) for their data, as drives whose
+    /// buffer segments serve reads and writes alike do (DiskSim's "Use separate write segment"
+    /// = 0, DiskSim 4.0 manual §3.4.3), so writes evict read-ahead data. False: write data
+    /// lives in a buffer area of its own.
+    pub writes_share_segments: bool,
+    /// With `writes_share_segments`, reads may hit the data a write left in its segment
+    /// (DiskSim's "Allow read hits on write data").
+    pub read_hits_on_write_data: bool,
+    /// Where read-ahead stops.
+    pub read_ahead_bound: ReadAheadBound,
+    /// A hit on buffered data restarts read-ahead after it had stopped (DiskSim's "Read-ahead
+    /// on idle hit").
+    pub read_ahead_on_idle_hit: bool,
+    /// While waiting for a read's first sector, the drive keeps the sectors of that track that
+    /// pass under the head before it (DiskSim's "Read any free blocks"): they extend the
+    /// read's segment backwards at no cost to the read.
+    pub read_free_blocks: bool,
+    /// Zero-latency access (DiskSim's "Immediate buffer read" / "Immediate buffer write"):
+    /// when the heads land inside a request's sectors on a track, the drive starts at the next
+    /// sector and picks up the ones it missed on the following revolution, instead of waiting
+    /// for the first one.
+    pub zero_latency_reads: bool,
+    pub zero_latency_writes: bool,
+}
+
+impl Default for BufferPolicy {
+    fn default() -> BufferPolicy {
+        BufferPolicy {
+            writes_share_segments: false,
+            read_hits_on_write_data: false,
+            read_ahead_bound: ReadAheadBound::Count,
+            read_ahead_on_idle_hit: true,
+            read_free_blocks: false,
+            zero_latency_reads: false,
+            zero_latency_writes: false,
+        }
+    }
+}
+
 /// Costs of the host connection that DiskSim models (DiskSim 4.0 manual §3.4.2, as its disk
 /// controller applies them) and data sheets rarely give. All zero or absent for presets and
 /// TOML drives, where the per-command overheads stand for them.
@@ -334,30 +378,8 @@ pub struct HddSpec {
     /// DiskSim splits every overhead by the previous command's type ("Read miss over. after
     /// write", ...; DiskSim 4.0 manual §3.4.2). None: the same after reads and writes.
     pub overhead_ms_after_write: Option<[f64; 3]>,
-    /// Writes take a read segment (the least recently used) for their data, as drives whose
-    /// buffer segments serve reads and writes alike do (DiskSim's "Use separate write segment"
-    /// = 0, DiskSim 4.0 manual §3.4.3), so writes evict read-ahead data. False: write data
-    /// lives in a buffer area of its own. Not a scalar parameter (false for presets and TOML
-    /// drives); set by imported models.
-    pub writes_share_segments: bool,
-    /// With `writes_share_segments`, reads may hit the data a write left in its segment
-    /// (DiskSim's "Allow read hits on write data").
-    pub read_hits_on_write_data: bool,
-    /// Where read-ahead stops (`Count` for presets and TOML drives).
-    pub read_ahead_bound: ReadAheadBound,
-    /// A hit on buffered data restarts read-ahead after it had stopped (DiskSim's "Read-ahead
-    /// on idle hit"; true for presets and TOML drives).
-    pub read_ahead_on_idle_hit: bool,
-    /// While waiting for a read's first sector, the drive keeps the sectors of that track that
-    /// pass under the head before it (DiskSim's "Read any free blocks"): they extend the
-    /// read's segment backwards at no cost to the read.
-    pub read_free_blocks: bool,
-    /// Zero-latency access (DiskSim's "Immediate buffer read" / "Immediate buffer write"):
-    /// when the heads land inside a request's sectors on a track, the drive starts at the next
-    /// sector and picks up the ones it missed on the following revolution, instead of waiting
-    /// for the first one.
-    pub zero_latency_reads: bool,
-    pub zero_latency_writes: bool,
+    /// How the buffer behaves beyond its sizes (preset behaviour by default).
+    pub buffer: BufferPolicy,
     /// Host-connection costs beyond the per-command overheads (none for presets).
     pub bus: BusOverheads,
 }
@@ -429,13 +451,7 @@ impl HddSpec {
                 .ok_or_else(|| Error::device("queue_policy must be 0, 1 or 2"))?,
             read_transfer_watermark: 0.0,
             overhead_ms_after_write: None,
-            writes_share_segments: false,
-            read_hits_on_write_data: false,
-            read_ahead_bound: ReadAheadBound::Count,
-            read_ahead_on_idle_hit: true,
-            read_free_blocks: false,
-            zero_latency_reads: false,
-            zero_latency_writes: false,
+            buffer: BufferPolicy::default(),
             bus: BusOverheads::default(),
         };
         spec.interface = format!("{} MB/s", spec.interface_mb_s);
