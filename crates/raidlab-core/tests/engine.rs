@@ -6,7 +6,7 @@ use raidlab_core::device::{Command, Completion, Drive, DriveInfo, Op};
 use raidlab_core::layout::{ArraySpec, Level};
 use raidlab_core::sim::engine::{ControllerConfig, HwConfig, MdConfig, SimConfig, SimResult, Simulation};
 use raidlab_core::sim::sched::{QueueLimits, SchedulerKind};
-use raidlab_core::sim::workload::{Cursor, Distribution, FsyncScope, Job, MixChoice, Workload};
+use raidlab_core::sim::workload::{Job, Workload};
 use raidlab_core::sim::Nanos;
 use std::collections::VecDeque;
 
@@ -67,24 +67,10 @@ fn job(read_fraction: f64, random: bool, block_bytes: u64, threads: u32, iodepth
         read_fraction,
         random_fraction: if random { 1.0 } else { 0.0 },
         block_sizes: vec![(block_bytes, 1)],
-        offset_bytes: 0,
-        size_bytes: 0,
-        files: 1,
-        cursor: Cursor::PerThread,
-        distribution: Distribution::Uniform,
-        mix: MixChoice::Random,
-        rate_iops: 0,
-        poisson_arrivals: false,
-        fsync_every: 0,
-        fsync_scope: FsyncScope::Thread,
-        fsync_end: false,
         runtime_ns: 5_000_000_000,
-        ramp_ns: 0,
         time_based: true,
-        number_ios: 0,
-        total_ios: 0,
-        io_bytes: 0,
         block_align_bytes: block_bytes.min(4096).max(512),
+        ..Job::default()
     }
 }
 

@@ -44,7 +44,6 @@ fn job(rng: &mut Prng) -> Job {
         read_fraction: rng.below(11) as f64 / 10.0,
         random_fraction: pick(rng, &[0.0, 0.5, 1.0]),
         block_sizes: vec![(block, 3), (4096, 1)],
-        offset_bytes: 0,
         size_bytes: pick(rng, &[0, 64 << 20, 1 << 30]),
         files: if sysbench { 1 + rng.below(16) as u32 } else { 1 },
         cursor: if sysbench { Cursor::Shared } else { Cursor::PerThread },
@@ -54,14 +53,11 @@ fn job(rng: &mut Prng) -> Job {
         poisson_arrivals: rng.chance(0.5),
         fsync_every: pick(rng, &[0, 0, 1, 16]),
         fsync_scope: if sysbench { FsyncScope::AllFiles } else { FsyncScope::Thread },
-        fsync_end: false,
         runtime_ns: 5_000_000 + rng.below(25_000_000),
         ramp_ns: pick(rng, &[0, 5_000_000]),
         time_based: true,
-        number_ios: 0,
-        total_ios: 0,
-        io_bytes: 0,
         block_align_bytes: 512,
+        ..Job::default()
     }
 }
 

@@ -77,6 +77,39 @@ pub struct Job {
     pub block_align_bytes: u64,
 }
 
+impl Default for Job {
+    /// fio's defaults for a job without options (one thread at depth 1 reading 4 KiB blocks
+    /// sequentially through the whole target, once), as `fio --name=job` would run it.
+    fn default() -> Job {
+        Job {
+            name: "job".into(),
+            threads: 1,
+            iodepth: 1,
+            read_fraction: 1.0,
+            random_fraction: 0.0,
+            block_sizes: vec![(4096, 1)],
+            offset_bytes: 0,
+            size_bytes: 0,
+            files: 1,
+            cursor: Cursor::PerThread,
+            distribution: Distribution::Uniform,
+            mix: MixChoice::Random,
+            rate_iops: 0,
+            poisson_arrivals: false,
+            fsync_every: 0,
+            fsync_scope: FsyncScope::Thread,
+            fsync_end: false,
+            runtime_ns: 0,
+            ramp_ns: 0,
+            time_based: false,
+            number_ios: 0,
+            total_ios: 0,
+            io_bytes: 0,
+            block_align_bytes: 4096,
+        }
+    }
+}
+
 impl Job {
     /// Checks the job against the core's limits; errors are one line.
     pub fn validate(&self) -> Result<()> {
@@ -132,5 +165,18 @@ impl Workload {
     /// Stop time: the longest job runtime plus ramp (0 when no job is time-limited).
     pub fn time_limit_ns(&self) -> Nanos {
         self.jobs.iter().filter(|j| j.runtime_ns > 0).map(|j| j.runtime_ns + j.ramp_ns).max().unwrap_or(0)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_default_job_is_fios_and_valid() {
+        let job = Job::default();
+        job.validate().unwrap();
+        assert_eq!((job.threads, job.iodepth, job.read_fraction, job.random_fraction), (1, 1, 1.0, 0.0));
+        assert_eq!((job.block_sizes.as_slice(), job.time_based), (&[(4096, 1)][..], false));
     }
 }
