@@ -6,7 +6,7 @@ use super::cache::{DirtySet, ReadCache};
 use super::geometry::Location;
 use super::mech::{FastMod, HeadPos, Mechanics, SeekTable, Target};
 use super::queue::{self, CommandQueue, Done, Parked, Pending, Wait};
-use super::spec::{HddSpec, QueuePolicy, ReadAheadBound};
+use super::spec::{BufferPolicy, HddSpec, QueuePolicy, ReadAheadBound};
 use crate::device::{Command, Completion, Drive, DriveInfo, Op};
 use crate::sim::{Nanos, Prng};
 
@@ -147,12 +147,9 @@ pub struct Hdd {
     scratch: Vec<(u64, u64, Target)>,
     /// The previous host read/write was a write (selects the overhead set).
     last_write: bool,
-    writes_share_segments: bool,
-    read_hits_on_write_data: bool,
+    /// The buffer's behaviour (shared segments only with segments to share).
+    buffer: BufferPolicy,
     read_ahead: u64,
-    read_ahead_bound: ReadAheadBound,
-    read_ahead_on_idle_hit: bool,
-    read_free_blocks: bool,
 }
 
 fn ms_ns(ms: f64) -> Nanos {
@@ -243,12 +240,11 @@ impl Hdd {
             stats: HddStats::default(),
             scratch: Vec::with_capacity(DESTAGE_WINDOW),
             last_write: false,
-            writes_share_segments: spec.buffer.writes_share_segments && spec.cache_segments > 0,
-            read_hits_on_write_data: spec.buffer.read_hits_on_write_data,
+            buffer: BufferPolicy {
+                writes_share_segments: spec.buffer.writes_share_segments && spec.cache_segments > 0,
+                ..spec.buffer.clone()
+            },
             read_ahead: spec.read_ahead_sectors,
-            read_ahead_bound: spec.buffer.read_ahead_bound,
-            read_ahead_on_idle_hit: spec.buffer.read_ahead_on_idle_hit,
-            read_free_blocks: spec.buffer.read_free_blocks,
         }
     }
 
@@ -436,7 +432,7 @@ impl Hdd {
         };
         self.finish_at(time, p.seq, p.id, p.arrival);
         self.pos = access.pos;
-        let keep_from = if p.write || !self.read_free_blocks {
+        let keep_from = if p.write || !self.buffer.read_free_blocks {
             p.lba
         } else {
             p.lba - self.free_blocks(&p.location, access.data_start - access.moved) as u64
@@ -465,7 +461,7 @@ impl Hdd {
         let geo = &self.mech.geo;
         let cap = geo.capacity_sectors();
         let count = (end + self.read_ahead).min(cap);
-        match self.read_ahead_bound {
+        match self.buffer.read_ahead_bound {
             ReadAheadBound::Count => count,
             ReadAheadBound::Track => count.min(self.track_end(end - 1)),
             ReadAheadBound::Cylinder => {
@@ -712,7 +708,7 @@ impl Hdd {
             self.stats.read_hits += 1;
             return self.finish_at(hit_time, seq, command.id, now);
         }
-        let idle_hit = self.read_ahead_on_idle_hit;
+        let idle_hit = self.buffer.read_ahead_on_idle_hit;
         if let Some(i) = self.cache.stream_hit(lba).filter(|&i| self.cache.may_read_ahead(i, idle_hit)) {
             self.touch_hit(i, end);
             self.stats.read_hits += 1;
@@ -738,7 +734,7 @@ impl Hdd {
     fn touch_hit(&mut self, index: usize, end: u64) {
         let target = self
             .cache
-            .may_read_ahead(index, self.read_ahead_on_idle_hit)
+            .may_read_ahead(index, self.buffer.read_ahead_on_idle_hit)
             .then(|| self.read_ahead_target(self.cache.segment(index).start, end));
         self.cache.touch(index, target);
     }
@@ -754,7 +750,7 @@ impl Hdd {
             }
         }
         self.cache.invalidate(lba, end);
-        if self.writes_share_segments {
+        if self.buffer.writes_share_segments {
             self.hold_write_data(now, lba, end);
         }
         let fits_buffer = (command.sectors as u64) <= self.dirty.capacity();
@@ -781,7 +777,7 @@ impl Hdd {
         if self.cache.active() == Some(victim) {
             self.preempt_read_ahead(now);
         }
-        self.cache.hold_write(victim, lba, end, self.read_hits_on_write_data);
+        self.cache.hold_write(victim, lba, end, self.buffer.read_hits_on_write_data);
     }
 
     fn preempt_read_ahead(&mut self, now: Nanos) {
