@@ -337,7 +337,7 @@ impl Hdd {
             }
             Plan::Host => {
                 self.stop_read_ahead(t);
-                let i = queue::select(self.policy, self.queue.items(), t, &self.pos, &self.mech);
+                let i = queue::select(self.policy, &self.queue, t, &self.pos, &self.mech);
                 self.start_host(i.expect("an eligible command"), t);
             }
             Plan::ReadAhead => self.start_read_ahead(t),
