@@ -247,6 +247,10 @@ pub struct DirtySet {
     /// Sectors being written to media right now (already removed from `extents`).
     inflight: u64,
     capacity: u64,
+    /// Where the last window started and how many extents it offered: the extent a destage
+    /// then takes is among them, found by a short scan instead of another binary search.
+    window_at: usize,
+    window_len: usize,
 }
 
 impl DirtySet {
@@ -338,6 +342,7 @@ impl DirtySet {
     ) {
         out.clear();
         let split = self.extents.partition_point(|e| e.start < from);
+        (self.window_at, self.window_len) = (split, limit);
         let (behind, ahead) = self.extents.split_at_mut(split);
         for e in ahead.iter_mut().chain(behind.iter_mut()).take(limit) {
             if e.target.angle == UNPLACED.angle {
@@ -350,10 +355,11 @@ impl DirtySet {
 
     /// Takes the first `sectors` of the extent starting at `start` for destaging.
     pub fn take(&mut self, start: u64, sectors: u64) {
-        let i = self
-            .extents
-            .binary_search_by_key(&start, |e| e.start)
-            .expect("destage of an extent that is not dirty");
+        let i = self.in_window(start).unwrap_or_else(|| {
+            self.extents
+                .binary_search_by_key(&start, |e| e.start)
+                .expect("destage of an extent that is not dirty")
+        });
         let end = self.extents[i].end();
         assert!(sectors > 0 && start + sectors <= end);
         if start + sectors < end {
@@ -363,6 +369,13 @@ impl DirtySet {
         }
         self.sectors -= sectors;
         self.inflight += sectors;
+    }
+
+    /// Index of the extent starting at `start` if the last window offered it.
+    fn in_window(&self, start: u64) -> Option<usize> {
+        let (n, at) = (self.extents.len(), self.window_at);
+        let wrapped = (at..n).chain(0..at.min(n));
+        wrapped.take(self.window_len).find(|&i| self.extents[i].start == start)
     }
 
     /// A destage of `sectors` reached the media.

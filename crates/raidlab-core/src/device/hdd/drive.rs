@@ -278,16 +278,25 @@ impl Hdd {
 
     // ---- event loop -------------------------------------------------------------------------
 
-    /// Processes every arm event up to and including `t`.
+    /// Processes every arm event up to and including `t`. Most calls find none due, so that
+    /// check stays inline and the arm's (large) step code is entered only when there is work.
+    #[inline]
     fn run_until(&mut self, t: Nanos) {
         assert!(t >= self.clock, "time ran backwards: {t} < {}", self.clock);
+        if self.arm_event().is_some_and(|event| event <= t) {
+            self.run_arm(t);
+        }
+        self.clock = t;
+    }
+
+    #[inline(never)]
+    fn run_arm(&mut self, t: Nanos) {
         while let Some(event) = self.arm_event() {
             if event > t {
                 break;
             }
             self.arm_step(event);
         }
-        self.clock = t;
     }
 
     /// When the arm next changes state.
@@ -385,7 +394,7 @@ impl Hdd {
             }
             Plan::Host => {
                 self.stop_read_ahead(t);
-                let i = queue::select(self.policy, self.queue.items(), t, &self.pos, &self.mech);
+                let i = queue::select(self.policy, &self.queue, t, &self.pos, &self.mech);
                 self.start_host(i.expect("an eligible command"), t);
             }
             Plan::ReadAhead => self.start_read_ahead(t),

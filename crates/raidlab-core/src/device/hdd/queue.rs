@@ -57,35 +57,42 @@ pub struct Done {
 }
 
 /// Commands waiting for the mechanism, with the earliest eligibility time cached because the
-/// event loop asks for it several times per command.
+/// event loop asks for it several times per command. Commands stay in their slot while queued;
+/// `order` lists the slots by their first sector's angle on the platter (packed `angle << 32 |
+/// slot`, so moving one is moving a word), for SPTF to visit them by rotational distance.
 #[derive(Clone, Debug, Default)]
 pub struct CommandQueue {
-    items: Vec<Pending>,
+    slots: Vec<Pending>,
+    free: Vec<u32>,
+    order: Vec<u64>,
     first_eligible: Option<Nanos>,
 }
 
 impl CommandQueue {
     pub fn with_capacity(capacity: usize) -> CommandQueue {
         CommandQueue {
-            items: Vec::with_capacity(capacity),
+            slots: Vec::with_capacity(capacity),
+            free: Vec::with_capacity(capacity),
+            order: Vec::with_capacity(capacity),
             first_eligible: None,
         }
     }
     pub fn len(&self) -> usize {
-        self.items.len()
+        self.order.len()
     }
     pub fn is_empty(&self) -> bool {
-        self.items.is_empty()
+        self.order.is_empty()
     }
-    pub fn items(&self) -> &[Pending] {
-        &self.items
+    /// Queued commands with their slots, in angle order.
+    pub fn iter(&self) -> impl Iterator<Item = (usize, &Pending)> + '_ {
+        self.order.iter().map(|&key| {
+            let slot = key as u32 as usize;
+            (slot, &self.slots[slot])
+        })
     }
     /// Earliest time any queued command becomes eligible.
     pub fn first_eligible(&self) -> Option<Nanos> {
-        debug_assert_eq!(
-            self.first_eligible,
-            self.items.iter().map(|p| p.eligible).min()
-        );
+        debug_assert_eq!(self.first_eligible, self.iter().map(|(_, p)| p.eligible).min());
         self.first_eligible
     }
     pub fn push(&mut self, pending: Pending) {
@@ -93,24 +100,40 @@ impl CommandQueue {
             self.first_eligible
                 .map_or(pending.eligible, |e| e.min(pending.eligible)),
         );
-        self.items.push(pending);
+        let slot = match self.free.pop() {
+            Some(slot) => {
+                self.slots[slot as usize] = pending;
+                slot
+            }
+            None => {
+                self.slots.push(pending);
+                u32::try_from(self.slots.len() - 1).expect("queue slots fit u32")
+            }
+        };
+        let key = (pending.target.angle as u64) << 32 | slot as u64;
+        let at = self.order.partition_point(|&k| k < key);
+        self.order.insert(at, key);
     }
-    /// Removes command `index` (order is not kept: policies order by `seq`, not position).
-    pub fn take(&mut self, index: usize) -> Pending {
-        let taken = self.items.swap_remove(index);
+    /// Removes the command in `slot` (policies break ties by `seq`, never by position).
+    pub fn take(&mut self, slot: usize) -> Pending {
+        let taken = self.slots[slot];
+        let key = (taken.target.angle as u64) << 32 | slot as u64;
+        let at = self.order.binary_search(&key).expect("a queued slot");
+        self.order.remove(at);
+        self.free.push(slot as u32);
         if self.first_eligible == Some(taken.eligible) {
-            self.first_eligible = self.items.iter().map(|p| p.eligible).min();
+            self.first_eligible = self.iter().map(|(_, p)| p.eligible).min();
         }
         taken
     }
 }
 
-/// Index of the command the policy serves next if the arm is free at `t`, among those the
+/// Slot of the command the policy serves next if the arm is free at `t`, among those the
 /// controller has finished processing (ties go to the earliest arrival). `None` if none is
 /// eligible yet. One loop per policy keeps SPTF's loop, the simulator's hottest, branch-lean.
 pub fn select(
     policy: QueuePolicy,
-    queue: &[Pending],
+    queue: &CommandQueue,
     t: Nanos,
     pos: &HeadPos,
     mech: &Mechanics,
@@ -120,28 +143,66 @@ pub fn select(
         QueuePolicy::Sstf => best_by(queue, t, |p| {
             pos.cylinder.abs_diff(p.target.cylinder) as Nanos
         }),
-        QueuePolicy::Sptf => {
-            // Every candidate is costed in full: with the seek tabulated that is a few integer
-            // operations, cheaper than branching on a bound whose outcome is a coin toss.
-            let angle_t = mech.angle_at(t);
-            best_by(queue, t, |p| {
-                mech.positioned(t, angle_t, pos, &p.target, p.write, p.data_ready)
-            })
+        QueuePolicy::Sptf => sptf(queue, t, pos, mech),
+    }
+}
+
+/// SPTF by rotational distance. Whatever the seek, a command's first sector comes under the head
+/// at a time congruent to its rotational distance from the head's angle now, so that distance is
+/// a lower bound on its positioning time. Visiting commands by growing rotational distance (in
+/// angle order from the head's angle, wrapping once), the search stops at the first whose bound
+/// exceeds the best time found: every later one's does too (a tie needs an equal time, so a
+/// strictly later bound rules it out). The same choice as costing every command, with fewer
+/// costed.
+fn sptf(queue: &CommandQueue, t: Nanos, pos: &HeadPos, mech: &Mechanics) -> Option<usize> {
+    let angle_t = mech.angle_at(t);
+    let rev = mech.rev as u32;
+    let mut best = Best::new();
+    let split = queue.order.partition_point(|&k| ((k >> 32) as u32) < angle_t);
+    let (behind, ahead) = queue.order.split_at(split);
+    for &key in ahead.iter().chain(behind) {
+        let (angle, slot) = ((key >> 32) as u32, key as u32 as usize);
+        let rotation = if angle >= angle_t { angle - angle_t } else { angle + rev - angle_t };
+        if t + rotation as Nanos > best.cost {
+            break;
         }
+        let p = &queue.slots[slot];
+        if p.eligible <= t {
+            best.offer(slot, p.seq, mech.positioned(t, angle_t, pos, &p.target, p.write, p.data_ready));
+        }
+    }
+    best.index()
+}
+
+/// The least (cost, seq) offered so far.
+struct Best {
+    index: usize,
+    cost: Nanos,
+    seq: u64,
+}
+
+impl Best {
+    fn new() -> Best {
+        Best { index: usize::MAX, cost: Nanos::MAX, seq: u64::MAX }
+    }
+    #[inline(always)]
+    fn offer(&mut self, index: usize, seq: u64, cost: Nanos) {
+        if cost < self.cost || (cost == self.cost && seq < self.seq) {
+            (self.index, self.cost, self.seq) = (index, cost, seq);
+        }
+    }
+    fn index(&self) -> Option<usize> {
+        (self.index != usize::MAX).then_some(self.index)
     }
 }
 
 #[inline(always)]
-fn best_by(queue: &[Pending], t: Nanos, cost: impl Fn(&Pending) -> Nanos) -> Option<usize> {
-    let (mut best, mut best_cost, mut best_seq) = (usize::MAX, Nanos::MAX, u64::MAX);
-    for (i, p) in queue.iter().enumerate() {
-        if p.eligible > t {
-            continue;
-        }
-        let c = cost(p);
-        if c < best_cost || (c == best_cost && p.seq < best_seq) {
-            (best, best_cost, best_seq) = (i, c, p.seq);
+fn best_by(queue: &CommandQueue, t: Nanos, cost: impl Fn(&Pending) -> Nanos) -> Option<usize> {
+    let mut best = Best::new();
+    for (slot, p) in queue.iter() {
+        if p.eligible <= t {
+            best.offer(slot, p.seq, cost(p));
         }
     }
-    (best != usize::MAX).then_some(best)
+    best.index()
 }

@@ -36,6 +36,24 @@ struct Entry {
 
 const ARITY: usize = 4;
 
+/// Offset of the least key among up to [`ARITY`] siblings. A full set is compared as a
+/// tournament of selects, which compile without branches: which sibling wins is a coin toss.
+#[inline(always)]
+fn least(siblings: &[Entry]) -> usize {
+    if let [a, b, c, d] = siblings {
+        let (ab, kab) = if b.key < a.key { (1, b.key) } else { (0, a.key) };
+        let (cd, kcd) = if d.key < c.key { (3, d.key) } else { (2, c.key) };
+        return if kcd < kab { cd } else { ab };
+    }
+    let mut best = 0;
+    for (i, e) in siblings.iter().enumerate().skip(1) {
+        if e.key < siblings[best].key {
+            best = i;
+        }
+    }
+    best
+}
+
 impl EventQueue {
     pub fn with_capacity(capacity: usize) -> EventQueue {
         EventQueue { heap: Vec::with_capacity(capacity), sequence: 0 }
@@ -70,12 +88,7 @@ impl EventQueue {
                 if first >= len {
                     break;
                 }
-                let mut child = first;
-                for c in first + 1..(first + ARITY).min(len) {
-                    if self.heap[c].key < self.heap[child].key {
-                        child = c;
-                    }
-                }
+                let child = first + least(&self.heap[first..(first + ARITY).min(len)]);
                 if self.heap[child].key >= last.key {
                     break;
                 }

@@ -2,7 +2,7 @@
 //! the commands in flight, and the statistics fio reports per disk.
 
 use crate::device::{Command, Completion, Drive, Op};
-use crate::sim::sched::{BlockRequest, Scheduler};
+use crate::sim::sched::{AnyScheduler, BlockRequest, Scheduler};
 use crate::sim::Nanos;
 
 /// Per-member counters (fio `disk_util` and more).
@@ -19,7 +19,7 @@ pub struct MemberStats {
 }
 
 pub struct Member {
-    pub scheduler: Box<dyn Scheduler>,
+    pub scheduler: AnyScheduler,
     pub drive: Box<dyn Drive>,
     /// Added to member sectors to get drive sectors (md's data offset).
     pub lba_offset: u64,
@@ -42,7 +42,7 @@ pub struct Member {
 }
 
 impl Member {
-    pub fn new(scheduler: Box<dyn Scheduler>, drive: Box<dyn Drive>, lba_offset: u64, nr_requests: u32) -> Member {
+    pub fn new(scheduler: AnyScheduler, drive: Box<dyn Drive>, lba_offset: u64, nr_requests: u32) -> Member {
         assert!(nr_requests >= 1, "nr_requests");
         let depth = drive.queue_depth();
         assert!(depth >= 1, "drive queue depth");

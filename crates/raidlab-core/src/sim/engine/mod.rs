@@ -21,7 +21,7 @@ use crate::error::{Error, ErrorKind, Result};
 use crate::layout::{Array, Level};
 use crate::plan::{IoKind, MemberIo, MirrorState, Plan, Planner, Request, RmwLevel};
 use crate::sim::offsets::Region;
-use crate::sim::sched::{self, BlockRequest};
+use crate::sim::sched::{self, BlockRequest, Scheduler};
 use crate::sim::Nanos;
 use crate::SECTOR_BYTES;
 use cache::WriteCache;
@@ -549,7 +549,7 @@ fn build_members(config: &SimConfig, drives: Vec<Box<dyn Drive>>) -> Vec<Member>
     drives
         .into_iter()
         .map(|drive| {
-            let scheduler = sched::new_scheduler(config.scheduler, config.queue_limits);
+            let scheduler = sched::AnyScheduler::new(config.scheduler, config.queue_limits);
             Member::new(scheduler, drive, config.data_offset_sectors, config.queue_limits.nr_requests)
         })
         .collect()

@@ -87,10 +87,60 @@ use crate::sim::time::NANOS_PER_MILLI;
 /// Builds the scheduler for one drive. Panics on tunables or limits that [`SchedulerKind::validate`]
 /// or [`QueueLimits::validate`] reject (callers validate user input first).
 pub fn new_scheduler(kind: SchedulerKind, limits: QueueLimits) -> Box<dyn Scheduler> {
-    match kind {
-        SchedulerKind::None => Box::new(NoneScheduler::new(limits)),
-        SchedulerKind::MqDeadline { .. } => Box::new(MqDeadline::new(kind, limits)),
-        SchedulerKind::Cfq { .. } => Box::new(Cfq::new(kind, limits)),
+    Box::new(AnyScheduler::new(kind, limits))
+}
+
+/// One of the schedulers, called without dynamic dispatch: the engine asks a member's scheduler
+/// several things per request, and most answers (an empty queue, no timer) are one load once
+/// inlined.
+pub enum AnyScheduler {
+    None(NoneScheduler),
+    MqDeadline(MqDeadline),
+    Cfq(Cfq),
+}
+
+impl AnyScheduler {
+    /// As [`new_scheduler`].
+    pub fn new(kind: SchedulerKind, limits: QueueLimits) -> AnyScheduler {
+        match kind {
+            SchedulerKind::None => AnyScheduler::None(NoneScheduler::new(limits)),
+            SchedulerKind::MqDeadline { .. } => AnyScheduler::MqDeadline(MqDeadline::new(kind, limits)),
+            SchedulerKind::Cfq { .. } => AnyScheduler::Cfq(Cfq::new(kind, limits)),
+        }
+    }
+}
+
+/// Forwards a call to whichever scheduler it is.
+macro_rules! each {
+    ($self:expr, $s:ident => $call:expr) => {
+        match $self {
+            AnyScheduler::None($s) => $call,
+            AnyScheduler::MqDeadline($s) => $call,
+            AnyScheduler::Cfq($s) => $call,
+        }
+    };
+}
+
+impl Scheduler for AnyScheduler {
+    #[inline]
+    fn insert(&mut self, now: Nanos, request: BlockRequest) {
+        each!(self, s => s.insert(now, request))
+    }
+    #[inline]
+    fn dispatch(&mut self, now: Nanos, merged_ids: &mut Vec<u64>) -> Option<Dispatch> {
+        each!(self, s => s.dispatch(now, merged_ids))
+    }
+    #[inline]
+    fn next_timer(&self) -> Option<Nanos> {
+        each!(self, s => s.next_timer())
+    }
+    #[inline]
+    fn completed(&mut self, now: Nanos, thread: u32, sync: bool) {
+        each!(self, s => s.completed(now, thread, sync))
+    }
+    #[inline]
+    fn queued(&self) -> usize {
+        each!(self, s => s.queued())
     }
 }
 

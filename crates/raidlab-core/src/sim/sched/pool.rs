@@ -133,6 +133,7 @@ struct MergeIndex {
 }
 
 impl MergeIndex {
+    #[inline]
     fn get(&self, key: MergeKey) -> Option<u32> {
         if self.spilled {
             self.big.get(&key).copied()
@@ -141,6 +142,7 @@ impl MergeIndex {
         }
     }
     /// Maps `key` to `slot` unless the key is already mapped (the first holder stays).
+    #[inline]
     fn insert_if_absent(&mut self, key: MergeKey, slot: u32) {
         if self.spilled {
             self.big.entry(key).or_insert(slot);
@@ -155,6 +157,7 @@ impl MergeIndex {
         }
     }
     /// Unmaps `key` if it maps to `slot`.
+    #[inline]
     fn remove_if(&mut self, key: MergeKey, slot: u32) {
         if self.spilled {
             use std::collections::hash_map::Entry;
