@@ -300,6 +300,7 @@ impl Hdd {
     }
 
     /// When the arm next changes state.
+    #[inline]
     fn arm_event(&self) -> Option<Nanos> {
         match &self.work {
             Work::Host { end, .. } | Work::Destage { end, .. } => Some(*end),
