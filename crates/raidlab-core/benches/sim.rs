@@ -15,7 +15,7 @@ use raidlab_core::device::params::ParamValues;
 use raidlab_core::layout::{ArraySpec, Level};
 use raidlab_core::sim::engine::{ControllerConfig, MdConfig, SimConfig, SimResult, Simulation};
 use raidlab_core::sim::sched::{QueueLimits, SchedulerKind};
-use raidlab_core::sim::workload::{Cursor, Distribution, FsyncScope, Job, MixChoice, Workload};
+use raidlab_core::sim::workload::{Job, Workload};
 use raidlab_core::sim::Prng;
 
 fn config(level: Level) -> (SimConfig, DriveChoice) {
@@ -26,28 +26,14 @@ fn config(level: Level) -> (SimConfig, DriveChoice) {
     let job = Job {
         name: "bench".into(),
         threads: 128,
-        iodepth: 1,
         read_fraction: 0.6,
         random_fraction: 1.0,
         block_sizes: vec![(16384, 1)],
-        offset_bytes: 0,
         size_bytes: 32 << 30,
-        files: 1,
-        cursor: Cursor::PerThread,
-        distribution: Distribution::Uniform,
-        mix: MixChoice::Random,
-        rate_iops: 0,
-        poisson_arrivals: false,
-        fsync_every: 0,
-        fsync_scope: FsyncScope::Thread,
-        fsync_end: false,
         runtime_ns: 20_000_000_000,
-        ramp_ns: 0,
         time_based: true,
-        number_ios: 0,
-        total_ios: 0,
-        io_bytes: 0,
         block_align_bytes: 16384,
+        ..Job::default()
     };
     let config = SimConfig {
         seed: 1,
