@@ -47,6 +47,16 @@ def sim(args: List[str]) -> dict:
     return run.json()
 
 
+#: A DiskSim validation replay as raidlab.disksim.replay returns it (made-up service times).
+REPLAY = {
+    "name": "DRIVE_validate", "requests": 400, "warnings": ["a parameter <not> modelled"],
+    "measured_ms": [0.5 + (i * 37 % 400) / 40 for i in range(400)],
+    "simulated_ms": [0.6 + (i * 53 % 400) / 41 for i in range(400)],
+    "mean_measured_ms": 5.49, "mean_simulated_ms": 5.47, "demerit_ms": 0.121, "demerit_pct": 2.2,
+    "published_demerit_ms": 0.107,
+}
+
+
 @pytest.fixture(scope="module")
 def small_ssd(tmp_path_factory) -> str:
     """An X25-E shrunk to 1 GB so a rebuild makes visible progress in a second."""
@@ -78,7 +88,7 @@ def failure_run(small_ssd) -> dict:
 @pytest.fixture(scope="module")
 def full_report(comparison, failure_run) -> str:
     return render_html("RAID5 vs RAID10 <on> x25e-slc", [failure_run], comparison=comparison,
-                       pareto=PARETO, reliability=RELIABILITY)
+                       pareto=PARETO, reliability=RELIABILITY, replays=[REPLAY])
 
 
 # --- reading the HTML ---------------------------------------------------------------------------
@@ -198,7 +208,8 @@ def test_every_chart_has_a_title_axes_with_units_a_legend_and_data(full_report):
                 "Write latency by design and state", "Read latency CDF by design and state",
                 "Write latency CDF by design and state", "Planner: cost vs IOPS",
                 "Probability of data loss over the mission", "Member utilisation", "Latency CDF",
-                "Rebuild timeline"]
+                "Rebuild timeline", "DRIVE_validate: service-time CDFs",
+                "DRIVE_validate: horizontal distance between the CDFs"]
     for title in expected:
         chart(parsed, title)
     assert len(parsed.charts) >= 20  # plus one utilisation and CDF chart per design and state
