@@ -84,3 +84,9 @@ pub fn register(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add("ConfigError", py.get_type::<ConfigError>())?;
     Ok(())
 }
+
+/// A configuration the glue cannot read (a missing key, a wrong type, a value out of range):
+/// `ConfigError`, like every other bad configuration.
+pub fn config_error(message: String) -> PyErr {
+    to_py(Error::new(ErrorKind::InvalidConfig, message))
+}

@@ -7,6 +7,7 @@ use pyo3::prelude::*;
 use raidlab_core::layout::{Layout, Level, DEFAULT_CHUNK_KIB, MAX_DEVICES};
 
 mod array;
+mod dict;
 mod disksim;
 mod errors;
 mod reliability;

@@ -1,6 +1,7 @@
 //! Glue for the reliability core: a Python dict of inputs becomes an `Array` and `Inputs`, the
 //! core `Report` becomes a dict. No reliability logic lives here.
 
+use crate::dict::field;
 use crate::errors;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
@@ -9,18 +10,7 @@ use raidlab_core::reliability::montecarlo::Estimate;
 use raidlab_core::reliability::{
     self, defaults, Inputs, RepairDistribution, RepairPolicy, HOURS_PER_YEAR,
 };
-use raidlab_core::{Error, ErrorKind};
-
-fn config_error(message: String) -> PyErr {
-    errors::to_py(Error::new(ErrorKind::InvalidConfig, message))
-}
-
-fn field<'py, T: FromPyObject<'py>>(dict: &Bound<'py, PyDict>, key: &str) -> PyResult<T> {
-    dict.get_item(key)?
-        .ok_or_else(|| config_error(format!("reliability inputs lack '{key}'")))?
-        .extract()
-        .map_err(|_| config_error(format!("reliability input '{key}' has the wrong type")))
-}
+use raidlab_core::Error;
 
 fn estimate<'py>(py: Python<'py>, e: &Estimate) -> PyResult<Bound<'py, PyDict>> {
     let d = PyDict::new(py);

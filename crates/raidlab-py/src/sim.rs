@@ -1,8 +1,8 @@
 //! Glue for the simulator: a Python dict becomes a core `SimConfig` (and drives), a core
 //! `SimResult` becomes a Python dict. No simulation logic lives here.
 
-use crate::errors;
-use pyo3::exceptions::PyTypeError;
+use crate::dict::{field, item, sub};
+use crate::errors::{self, config_error};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 use raidlab_core::device::catalog::DriveChoice;
@@ -17,31 +17,10 @@ use raidlab_core::sim::histogram::Histogram;
 use raidlab_core::sim::sched::{QueueLimits, SchedulerKind};
 use raidlab_core::sim::workload::{Cursor, Distribution, FsyncScope, Job, MixChoice, Workload};
 use raidlab_core::sim::Prng;
-use raidlab_core::{Error, ErrorKind};
 
 /// fio's default percentile list; the Python report names the keys.
 pub const PERCENTILES: [f64; 17] =
     [1.0, 5.0, 10.0, 20.0, 30.0, 40.0, 50.0, 60.0, 70.0, 80.0, 90.0, 95.0, 99.0, 99.5, 99.9, 99.95, 99.99];
-
-fn config_error(message: String) -> PyErr {
-    errors::to_py(Error::new(ErrorKind::InvalidConfig, message))
-}
-
-fn item<'py>(dict: &Bound<'py, PyDict>, key: &str) -> PyResult<Bound<'py, PyAny>> {
-    dict.get_item(key)?.ok_or_else(|| config_error(format!("configuration lacks '{key}'")))
-}
-
-fn field<'py, T: FromPyObject<'py>>(dict: &Bound<'py, PyDict>, key: &str) -> PyResult<T> {
-    item(dict, key)?
-        .extract()
-        .map_err(|_| config_error(format!("configuration field '{key}' has the wrong type")))
-}
-
-fn sub<'py>(dict: &Bound<'py, PyDict>, key: &str) -> PyResult<Bound<'py, PyDict>> {
-    item(dict, key)?
-        .downcast_into::<PyDict>()
-        .map_err(|_| PyTypeError::new_err(format!("'{key}' must be a dict")))
-}
 
 fn job_from(dict: &Bound<'_, PyDict>, sysbench: bool) -> PyResult<Job> {
     let distribution = sub(dict, "distribution")?;
