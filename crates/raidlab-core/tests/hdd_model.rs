@@ -481,65 +481,6 @@ fn presets_describe_themselves() {
     assert!(hdd::preset("no-such-drive").is_none());
 }
 
-/// Throughput of the model itself: 6 drives, SPTF, depth 32, random 4 KiB reads.
-/// Run with `cargo test --release -p raidlab-core --test hdd_model -- --ignored --nocapture`.
-#[test]
-#[ignore]
-fn perf_six_drives_sptf_depth_32() {
-    let mut drives: Vec<Hdd> = (0..6).map(|i| drive("nearline-7200", &[], i)).collect();
-    let cap = capacity(&drives[0]);
-    let mut rng = Prng::new(5);
-    let total: u64 = std::env::var("HDD_PERF_IOS")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(2_000_000);
-    let (mut issued, mut completed, mut batch) = (0u64, 0u64, Vec::new());
-    for (d, hdd) in drives.iter_mut().enumerate() {
-        for _ in 0..32 {
-            hdd.submit(
-                0,
-                Command {
-                    id: issued,
-                    op: Op::Read,
-                    sector: rng.below(cap - 8),
-                    sectors: 8,
-                },
-            );
-            issued += 1;
-        }
-        let _ = d;
-    }
-    let wall = std::time::Instant::now();
-    while completed < total {
-        let (d, t) = drives
-            .iter()
-            .enumerate()
-            .filter_map(|(d, h)| h.next_event().map(|t| (d, t)))
-            .min_by_key(|x| x.1)
-            .unwrap();
-        batch.clear();
-        drives[d].advance(t, &mut batch);
-        for _ in &batch {
-            completed += 1;
-            drives[d].submit(
-                t,
-                Command {
-                    id: issued,
-                    op: Op::Read,
-                    sector: rng.below(cap - 8),
-                    sectors: 8,
-                },
-            );
-            issued += 1;
-        }
-    }
-    let secs = wall.elapsed().as_secs_f64();
-    println!(
-        "{completed} drive I/Os in {secs:.3} s wall: {:.0} I/O per second",
-        completed as f64 / secs
-    );
-}
-
 /// Open-loop chaos: random arrivals at arbitrary times (not only at events), mixed sizes,
 /// sequential runs, overlapping writes, flushes, every policy and both write-cache settings.
 /// Every command must complete exactly once, never before it was submitted, and the drive
