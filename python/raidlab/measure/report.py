@@ -8,46 +8,12 @@ The header names the source (fio version, host, target, time) instead of a seed.
 
 from __future__ import annotations
 
-from typing import Any, Dict, List
+from typing import Any, Dict
 
-from raidlab.report.table import render
+from raidlab.report.table import JOB_HEADERS as HEADERS
+from raidlab.report.table import job_rows, render
 
 __all__ = ["job_rows", "summary", "HEADERS"]
-
-HEADERS = ["job", "dir", "IOPS", "MiB/s", "lat ms mean", "p50", "p99", "p99.9", "max"]
-
-
-def _ms(nanos: Any) -> str:
-    if nanos is None:
-        return "-"
-    return f"{nanos / 1e6:.2f}"
-
-
-def _pct(latency: Dict[str, Any], key: str) -> Any:
-    return (latency.get("percentile") or {}).get(key)
-
-
-def job_rows(document: Dict[str, Any]) -> List[List[Any]]:
-    """One row per job and direction that did I/O, plus an fsync row (as ``raidlab sim``)."""
-    rows = []
-    for job in document["jobs"]:
-        for direction in ("read", "write"):
-            stats = job[direction]
-            if not stats["total_ios"]:
-                continue
-            clat = stats["clat_ns"]
-            rows.append([
-                job["jobname"], direction, f"{stats['iops']:.0f}", f"{stats['bw_bytes'] / 2**20:.1f}",
-                _ms(clat.get("mean")), _ms(_pct(clat, "50.000000")), _ms(_pct(clat, "99.000000")),
-                _ms(_pct(clat, "99.900000")), _ms(clat.get("max")),
-            ])
-        sync = job["sync"]
-        if sync["total_ios"]:
-            seconds = max(job["read"]["runtime"], job["write"]["runtime"], 1) / 1000
-            rows.append([job["jobname"], "fsync", f"{sync['total_ios'] / seconds:.0f}", "-",
-                         _ms(sync["lat_ns"].get("mean")), "-", "-", "-", _ms(sync["lat_ns"].get("max"))])
-    return rows
-
 
 def _cell(value: Any, spec: str = "") -> str:
     if value is None:

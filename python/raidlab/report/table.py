@@ -18,29 +18,41 @@ def render(headers: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
     return "\n".join(lines)
 
 
-def _ms(nanos: float) -> str:
+#: Columns of the job table (``raidlab sim``, ``raidlab measure``, ``raidlab import``).
+JOB_HEADERS = ["job", "dir", "IOPS", "MiB/s", "lat ms mean", "p50", "p99", "p99.9", "max"]
+
+
+def _ms(nanos: Any) -> str:
+    """Milliseconds with two decimals; ``-`` for a value the document does not hold."""
+    if nanos is None:
+        return "-"
     return f"{nanos / 1e6:.2f}"
 
 
+def _pct(latency: Dict[str, Any], key: str) -> Any:
+    return (latency.get("percentile") or {}).get(key)
+
+
 def job_rows(document: Dict[str, Any]) -> List[List[Any]]:
-    """One row per job and direction that did I/O (from a fio-shaped document)."""
+    """One row per job and direction that did I/O, plus an fsync row, from a fio-shaped
+    document (simulated, measured or imported: what fio did not record shows as ``-``)."""
     rows = []
     for job in document["jobs"]:
         for direction in ("read", "write"):
             stats = job[direction]
             if not stats["total_ios"]:
                 continue
-            pct = stats["clat_ns"]["percentile"]
+            clat = stats["clat_ns"]
             rows.append([
                 job["jobname"], direction, f"{stats['iops']:.0f}", f"{stats['bw_bytes'] / 2**20:.1f}",
-                _ms(stats["clat_ns"]["mean"]), _ms(pct["50.000000"]), _ms(pct["99.000000"]),
-                _ms(pct["99.900000"]), _ms(stats["clat_ns"]["max"]),
+                _ms(clat.get("mean")), _ms(_pct(clat, "50.000000")), _ms(_pct(clat, "99.000000")),
+                _ms(_pct(clat, "99.900000")), _ms(clat.get("max")),
             ])
         sync = job["sync"]
         if sync["total_ios"]:
             seconds = max(job["read"]["runtime"], job["write"]["runtime"], 1) / 1000
             rows.append([job["jobname"], "fsync", f"{sync['total_ios'] / seconds:.0f}", "-",
-                         _ms(sync["lat_ns"]["mean"]), "-", "-", "-", _ms(sync["lat_ns"]["max"])])
+                         _ms(sync["lat_ns"].get("mean")), "-", "-", "-", _ms(sync["lat_ns"].get("max"))])
     return rows
 
 
@@ -52,8 +64,7 @@ def summary(document: Dict[str, Any], title: str) -> str:
     if block["truncated"]:
         lines.append(f"note: {block['truncated']}")
     lines.append("")
-    lines.append(render(["job", "dir", "IOPS", "MiB/s", "lat ms mean", "p50", "p99", "p99.9", "max"],
-                        job_rows(document)))
+    lines.append(render(JOB_HEADERS, job_rows(document)))
     lines.append("")
     members = [[d["name"], d["read_ios"], d["write_ios"], d["flush_ios"], f"{d['util']:.1f}",
                 f"{d['queue_depth_mean']:.2f}"] for d in document["disk_util"]]
