@@ -1,18 +1,10 @@
-"""Byte counts in the binary units sysadmins read (KiB, MiB, GiB, ...)."""
+"""Byte counts in the binary units sysadmins read (KiB, MiB, GiB, ...).
 
-_UNITS = ("B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB", "ZiB")
+The formatting lives in the workload package, which stays importable without the rest of
+raidlab (`tests/test_workload_fio.py::test_pure_python_without_the_extension`); everything
+else takes it from here.
+"""
 
+from raidlab.workload.units import human_bytes
 
-def human_bytes(size_bytes: int) -> str:
-    """``size_bytes`` in the largest binary unit it reaches: '3 GiB', '1.5 MiB', '512 B'.
-
-    Exact values print as whole numbers; others with up to two decimals.
-    """
-    value = float(size_bytes)
-    unit = 0
-    while value >= 1024 and unit < len(_UNITS) - 1:
-        value /= 1024
-        unit += 1
-    if value == int(value):
-        return f"{int(value)} {_UNITS[unit]}"
-    return f"{value:.2f}".rstrip("0").rstrip(".") + f" {_UNITS[unit]}"
+__all__ = ["human_bytes"]

@@ -38,7 +38,7 @@ from raidlab.measure import measurement, safety
 from raidlab.measure.fit import Fit, Observation, Point
 from raidlab.report.table import render
 from raidlab.workload import Workload
-from raidlab.workload.units import human_bytes
+from raidlab.units import human_bytes
 
 __all__ = ["Calibration", "calibrate", "sweep_points", "run_sweep", "from_observations",
            "DEFAULT_SPAN_BYTES"]

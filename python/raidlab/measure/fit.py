@@ -50,7 +50,7 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 from raidlab.errors import ConfigError, RaidlabError
 from raidlab.workload import Job, Workload
-from raidlab.workload.units import human_bytes
+from raidlab.units import human_bytes
 
 __all__ = ["Point", "Observation", "Fit", "predict_point", "fit_model", "fit_all", "choose",
            "MODELS", "single_drive_sim"]

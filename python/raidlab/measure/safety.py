@@ -32,7 +32,7 @@ from typing import List, Optional, Tuple
 
 from raidlab.errors import ConfigError
 from raidlab.workload import Workload
-from raidlab.workload.units import human_bytes
+from raidlab.units import human_bytes
 
 __all__ = ["Target", "inspect", "check_writes", "workload_writes", "region_for", "check_region"]
 

@@ -241,7 +241,7 @@ def sysbench_float(option: str, value: str) -> float:
 
 def human_bytes(size: int) -> str:
     """``16 KiB``, ``1 MiB``, ``1.5 MiB``, ``512 B``: binary units, as sysadmins read them."""
-    units = ("B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB")
+    units = ("B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB", "ZiB")
     value = float(size)
     index = 0
     while value >= 1024 and index < len(units) - 1:
