@@ -11,7 +11,7 @@ mod raid10;
 mod raid456;
 
 pub use names::{Layout, Level, ParityAlgorithm, Raid0Layout, Raid10Layout};
-pub use raid456::Stripe;
+pub use raid456::{ParityPlace, Stripe};
 
 use crate::error::{Error, Result};
 use crate::{PAGE_SECTORS, SECTOR_BYTES};
@@ -265,6 +265,16 @@ impl Array {
             Geometry::Raid1 => Location { member: 0, sector },
             Geometry::Striped(r) => r.map(sector),
             Geometry::Raid10(r) => r.map_first(sector),
+        }
+    }
+
+    /// The first copy of `sector` with its row's parity members (raid4/5/6 only).
+    #[inline]
+    pub fn map_with_parity(&self, sector: u64) -> Option<ParityPlace> {
+        assert!(sector < self.capacity_sectors, "sector {sector} beyond the array");
+        match &self.geometry {
+            Geometry::Striped(r) => Some(r.map_with_parity(sector)),
+            _ => None,
         }
     }
 

@@ -33,6 +33,18 @@ impl Stripe {
     }
 }
 
+/// Where one array sector of a raid4/5/6 array lives, with its row's parity members: what
+/// `map` and `stripe` together say, without building the whole stripe.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ParityPlace {
+    /// The member and member sector holding the array sector.
+    pub data: Location,
+    /// Member holding the row's P.
+    pub p: u32,
+    /// Member holding the row's Q (raid6 only).
+    pub q: Option<u32>,
+}
+
 #[derive(Clone, Debug)]
 pub struct Raid456 {
     level: Level,
@@ -113,13 +125,20 @@ impl Raid456 {
     /// The member and member sector of array sector `sector`.
     #[inline]
     pub fn map(&self, sector: u64) -> Location {
+        self.map_with_parity(sector).data
+    }
+
+    /// The member and member sector of array sector `sector`, and the P and Q of its row.
+    #[inline]
+    pub fn map_with_parity(&self, sector: u64) -> ParityPlace {
         let chunk = sector >> self.chunk_shift;
         let offset = sector & ((1 << self.chunk_shift) - 1);
         let row = chunk / self.data_disks as u64;
         let i = (chunk - row * self.data_disks as u64) as u32;
-        let (_, _, member) = self.place(row, i);
-        debug_assert!(member < self.disks);
-        Location { member, sector: (row << self.chunk_shift) + offset }
+        let (p, q, member) = self.place(row, i);
+        debug_assert!(member < self.disks && p < self.disks);
+        let data = Location { member, sector: (row << self.chunk_shift) + offset };
+        ParityPlace { data, p, q: (q != u32::MAX).then_some(q) }
     }
 
     /// Roles of every member in `row`, with md's Q slot order.
@@ -226,4 +245,34 @@ fn asym6(p: u32, i: u32, n: u32) -> (u32, u32, u32) {
 #[inline]
 fn with_q_last((p, _, member): (u32, u32, u32), n: u32) -> (u32, u32, u32) {
     (p, n - 1, member)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `map_with_parity` agrees with `map` and with the roles `stripe` gives the row, for
+    /// every algorithm and device count over several rotations.
+    #[test]
+    fn map_with_parity_agrees_with_stripe() {
+        let chunk_sectors = 16;
+        for level in [Level::Raid4, Level::Raid5, Level::Raid6] {
+            for algorithm in ParityAlgorithm::ALL {
+                if level == Level::Raid5 && !algorithm.valid_for_raid5() {
+                    continue;
+                }
+                for disks in level.parity_count() + 1..=9 {
+                    let raid = Raid456::new(level, algorithm, disks, chunk_sectors);
+                    let sectors = 3 * disks as u64 * raid.data_disks() as u64 * chunk_sectors;
+                    for sector in (0..sectors).step_by(5) {
+                        let place = raid.map_with_parity(sector);
+                        assert_eq!(place.data, raid.map(sector));
+                        let stripe = raid.stripe(place.data.sector >> raid.chunk_shift);
+                        assert_eq!((place.p, place.q), (stripe.p, stripe.q), "{level:?} {algorithm:?} {disks}");
+                        assert!(stripe.data_members().contains(&place.data.member));
+                    }
+                }
+            }
+        }
+    }
 }
