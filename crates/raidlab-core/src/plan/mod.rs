@@ -7,6 +7,7 @@
 //! row by md's cost rule (`handle_stripe_dirtying`), mirrors pick a copy with md's read balancing.
 //! Page-sized member I/Os are merged when contiguous, as the block layer does with md's 4 KiB bios.
 
+mod fast;
 mod mirror;
 mod parity_rows;
 mod rebuild;
@@ -111,7 +112,9 @@ impl Plan {
 }
 
 fn merge_ios(ios: &mut Vec<MemberIo>) {
-    if ios.len() < 2 {
+    // One I/O per member in member order (the usual plan of one piece or one row) is already
+    // sorted, and no two of its I/Os can merge.
+    if ios.windows(2).all(|pair| pair[0].member < pair[1].member) {
         return;
     }
     ios.sort_unstable();
@@ -135,6 +138,15 @@ pub struct Request {
     pub write: bool,
     pub sector: u64,
     pub sectors: u64,
+}
+
+/// Which planner `Planner::plan` runs: the shortcut for requests within one chunk where it
+/// applies, or the general planner alone (what the shortcut is tested against).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Path {
+    Fast,
+    #[cfg_attr(not(test), allow(dead_code, reason = "only the tests plan without the shortcut"))]
+    General,
 }
 
 /// Plans array requests for one array with a given set of failed members.
@@ -209,23 +221,36 @@ impl Planner {
     /// the plan that uses it stands if all its I/O there lies in the rebuilt part (md decides
     /// per stripe; a request straddling the rebuild point is planned as degraded).
     pub fn plan(&mut self, request: &Request, mirrors: &MirrorState, plan: &mut Plan) -> Result<()> {
+        self.plan_by(Path::Fast, request, mirrors, plan)
+    }
+
+    fn plan_by(&mut self, path: Path, request: &Request, mirrors: &MirrorState, plan: &mut Plan) -> Result<()> {
         self.check(request)?;
         if let Some((member, below)) = self.recovering {
             let failed = self.failed_mask;
             self.failed_mask &= !(1 << member);
-            self.plan_with_mask(request, mirrors, plan);
+            self.plan_with_mask(path, request, mirrors, plan);
             self.failed_mask = failed;
             let in_sync = |io: &MemberIo| io.member != member || io.sector + io.sectors <= below;
             if plan.reads.iter().chain(&plan.writes).all(in_sync) {
                 return Ok(());
             }
         }
-        self.plan_with_mask(request, mirrors, plan);
+        self.plan_with_mask(path, request, mirrors, plan);
         Ok(())
     }
 
-    fn plan_with_mask(&mut self, request: &Request, mirrors: &MirrorState, plan: &mut Plan) {
+    fn plan_with_mask(&mut self, path: Path, request: &Request, mirrors: &MirrorState, plan: &mut Plan) {
         plan.clear();
+        let planned = path == Path::Fast && self.plan_within_chunk(request, mirrors, plan);
+        if !planned {
+            self.plan_general(request, mirrors, plan);
+        }
+        debug_assert!(plan.reads.iter().chain(&plan.writes).all(|io| !self.is_failed(io.member)));
+    }
+
+    /// Plans any request: chunk pieces, or 4 KiB rows through the stripe cache.
+    fn plan_general(&mut self, request: &Request, mirrors: &MirrorState, plan: &mut Plan) {
         match (self.array.level(), request.write) {
             (Level::Raid4 | Level::Raid5 | Level::Raid6, false) if !self.is_degraded() => {
                 self.plan_chunk_pieces(request, mirrors, plan)
@@ -237,7 +262,6 @@ impl Planner {
             (Level::Raid0 | Level::Raid10, _) => self.plan_chunk_pieces(request, mirrors, plan),
         }
         plan.merge();
-        debug_assert!(plan.reads.iter().chain(&plan.writes).all(|io| !self.is_failed(io.member)));
     }
 
     /// Splits at chunk boundaries and sends each piece to its member(s).
