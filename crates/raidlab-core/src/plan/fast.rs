@@ -14,10 +14,12 @@ use crate::PAGE_SECTORS;
 impl Planner {
     /// Plans `request` if it lies within one chunk and has a shortcut; false (with `plan` left
     /// empty) sends it to the general planner. The plan is the one the general planner makes.
+    #[inline]
     pub(super) fn plan_within_chunk(&mut self, request: &Request, mirrors: &MirrorState, plan: &mut Plan) -> bool {
         debug_assert!(plan.reads.is_empty() && plan.writes.is_empty());
         let chunk = self.array.chunk_sectors();
-        if request.sector % chunk + request.sectors > chunk {
+        debug_assert!(chunk.is_power_of_two());
+        if (request.sector & (chunk - 1)) + request.sectors > chunk {
             return false;
         }
         match self.array.level() {
@@ -51,7 +53,9 @@ impl Planner {
         let bit = |member: u32| 1u64 << member;
         let written_mask = bit(place.data.member) | bit(place.p) | place.q.map_or(0, bit);
         let all_mask = u64::MAX >> (u64::BITS - self.array.devices());
-        let rmw_cost = written_mask.count_ones();
+        debug_assert_eq!(written_mask.count_ones(), 1 + self.array.level().parity_count());
+        // Each of the written block, P and Q is on its own live member, so costs 1.
+        let rmw_cost = 1 + self.array.level().parity_count();
         let rcw_cost = self.array.data_disks() - 1;
         let use_rmw = match self.rmw_level {
             RmwLevel::Disable => false,

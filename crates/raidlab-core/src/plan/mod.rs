@@ -111,12 +111,18 @@ impl Plan {
     }
 }
 
+#[inline]
 fn merge_ios(ios: &mut Vec<MemberIo>) {
     // One I/O per member in member order (the usual plan of one piece or one row) is already
     // sorted, and no two of its I/Os can merge.
-    if ios.windows(2).all(|pair| pair[0].member < pair[1].member) {
-        return;
+    if !ios.windows(2).all(|pair| pair[0].member < pair[1].member) {
+        sort_and_merge_ios(ios);
     }
+}
+
+/// Out of line: most plans need no sorting, and the check above stays small enough to inline.
+#[inline(never)]
+fn sort_and_merge_ios(ios: &mut Vec<MemberIo>) {
     ios.sort_unstable();
     let mut kept = 0;
     for index in 1..ios.len() {
@@ -227,12 +233,7 @@ impl Planner {
     fn plan_by(&mut self, path: Path, request: &Request, mirrors: &MirrorState, plan: &mut Plan) -> Result<()> {
         self.check(request)?;
         if let Some((member, below)) = self.recovering {
-            let failed = self.failed_mask;
-            self.failed_mask &= !(1 << member);
-            self.plan_with_mask(path, request, mirrors, plan);
-            self.failed_mask = failed;
-            let in_sync = |io: &MemberIo| io.member != member || io.sector + io.sectors <= below;
-            if plan.reads.iter().chain(&plan.writes).all(in_sync) {
+            if self.plan_in_sync(path, request, mirrors, plan, member, below) {
                 return Ok(());
             }
         }
@@ -240,6 +241,28 @@ impl Planner {
         Ok(())
     }
 
+    /// Plans as if recovering `member` were in sync; true if the plan's I/O there lies below
+    /// `below`, the point the rebuild has reached (else `plan` is to be planned again).
+    /// Out of line: only rebuilds take it, and `plan` stays small enough to inline.
+    #[inline(never)]
+    fn plan_in_sync(
+        &mut self,
+        path: Path,
+        request: &Request,
+        mirrors: &MirrorState,
+        plan: &mut Plan,
+        member: u32,
+        below: u64,
+    ) -> bool {
+        let failed = self.failed_mask;
+        self.failed_mask &= !(1 << member);
+        self.plan_with_mask(path, request, mirrors, plan);
+        self.failed_mask = failed;
+        let in_sync = |io: &MemberIo| io.member != member || io.sector + io.sectors <= below;
+        plan.reads.iter().chain(&plan.writes).all(in_sync)
+    }
+
+    #[inline]
     fn plan_with_mask(&mut self, path: Path, request: &Request, mirrors: &MirrorState, plan: &mut Plan) {
         plan.clear();
         let planned = path == Path::Fast && self.plan_within_chunk(request, mirrors, plan);
@@ -250,6 +273,8 @@ impl Planner {
     }
 
     /// Plans any request: chunk pieces, or 4 KiB rows through the stripe cache.
+    /// Kept out of line so the shortcut's callers stay small.
+    #[inline(never)]
     fn plan_general(&mut self, request: &Request, mirrors: &MirrorState, plan: &mut Plan) {
         match (self.array.level(), request.write) {
             (Level::Raid4 | Level::Raid5 | Level::Raid6, false) if !self.is_degraded() => {
@@ -277,6 +302,7 @@ impl Planner {
     }
 
     /// One piece that lies within a chunk: write every live copy, or read the chosen one.
+    #[inline]
     fn plan_mirrored(&mut self, sector: u64, sectors: u64, write: bool, mirrors: &MirrorState, plan: &mut Plan) {
         self.array.map(sector, &mut self.copies);
         let live = |l: &Location| self.failed_mask & (1 << l.member) == 0;
