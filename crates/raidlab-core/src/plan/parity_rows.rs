@@ -172,8 +172,13 @@ impl RowPlan<'_> {
             RmwLevel::Enable => rmw < rcw,
             RmwLevel::Prefer => rmw <= rcw,
         };
-        if rmw.min(rcw) >= impossible {
-            // A partially written block on a failed member: compute it from every survivor.
+        // The chosen way needs a block it cannot read: a partially written block on a failed
+        // member, or (rmw_level 0 forcing reconstruct-write) a failed member's block that is not
+        // overwritten. md computes it from every survivor (`need_this_block`: "If one of the
+        // devices that we would need to read ... is missing/faulty, then we need to read
+        // everything we can").
+        let chosen = if use_rmw { rmw } else { rcw };
+        if chosen >= impossible {
             plan.counts.rows_degraded += self.pages as u32;
             self.read_all_live(IoKind::ReconstructRead, 0, plan);
         } else if use_rmw {

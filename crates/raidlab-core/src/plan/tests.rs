@@ -52,6 +52,21 @@ fn raid5_four_disk_tie_goes_to_reconstruct_write() {
 }
 
 #[test]
+fn forced_reconstruct_write_needing_a_failed_block_reads_every_survivor() {
+    // raid4 on 3 disks, member 0 failed, rmw_level 0: a write covering part of data block 1
+    // would reconstruct-write, which needs data block 0 on the failed member. md reads every
+    // surviving block of the row to compute it (and used to panic here).
+    let array = array(Level::Raid4, None, 3, 8);
+    let mut p = Planner::new(array, &[0], RmwLevel::Disable).unwrap();
+    let plan = plan(&mut p, true, 8 * KIB + 2, 4 * KIB);
+    assert_eq!(plan.reads.iter().map(|io| (io.member, io.kind)).collect::<Vec<_>>(),
+        [(1, IoKind::ReconstructRead), (2, IoKind::ReconstructRead)]);
+    assert_eq!(kinds(&plan.writes), [IoKind::Write, IoKind::ParityWrite]);
+    assert!(plan.reads.iter().chain(&plan.writes).all(|io| io.member != 0));
+    assert_eq!(plan.counts.rows_degraded, 2);
+}
+
+#[test]
 fn raid6_small_write_costs_three_and_three() {
     let mut p = planner(array(Level::Raid6, None, 6, 64), &[]);
     let plan = plan(&mut p, true, 8 * KIB, 4 * KIB);

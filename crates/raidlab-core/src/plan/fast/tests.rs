@@ -116,9 +116,7 @@ proptest! {
         if array.loses_data(&failed) {
             failed.clear();
         }
-        // The general planner cannot plan rmw_level 0 writes whose reconstruct-write needs a
-        // failed member (it asserts), so that level is tried on arrays with none failed.
-        let rmw_level = if failed.is_empty() { RMW_LEVELS[rmw_level] } else { RMW_LEVELS[1 + rmw_level % 2] };
+        let rmw_level = RMW_LEVELS[rmw_level];
         let mut planner = Planner::new(array.clone(), &failed, rmw_level).unwrap();
         // Half the time a failed member is recovering, in sync below a random point of its
         // used space (sometimes none of it, sometimes all).
