@@ -114,3 +114,58 @@ impl EventQueue {
         self.sequence
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// One step of a random schedule: push an event at `now + delay`, or pop.
+    #[derive(Clone, Debug)]
+    enum Step {
+        Push { delay: u64, event: Event },
+        Pop,
+    }
+
+    fn event() -> impl Strategy<Value = Event> {
+        prop_oneof![
+            4 => (0..3u32).prop_map(|member| Event::DriveWake { member }),
+            1 => (0..3u32).prop_map(|member| Event::SchedulerTimer { member }),
+            1 => (0..4u32).prop_map(|host_io| Event::CacheAck { host_io }),
+        ]
+    }
+
+    fn step() -> impl Strategy<Value = Step> {
+        prop_oneof![
+            // Small delays so that equal times (ordered by sequence) are common.
+            3 => (0..4u64, event()).prop_map(|(delay, event)| Step::Push { delay, event }),
+            2 => Just(Step::Pop),
+        ]
+    }
+
+    proptest! {
+        /// The queue pops exactly what a sorted list of (time, sequence) keys would.
+        #[test]
+        fn pops_in_time_then_push_order(steps in prop::collection::vec(step(), 0..200)) {
+            let mut queue = EventQueue::with_capacity(8);
+            let mut reference: Vec<(Nanos, u64, Event)> = Vec::new();
+            let mut now = 0;
+            for step in steps {
+                match step {
+                    Step::Push { delay, event } => {
+                        queue.push(now + delay, event);
+                        reference.push((now + delay, queue.pushed(), event));
+                    }
+                    Step::Pop => {
+                        reference.sort_by_key(|&(time, seq, _)| std::cmp::Reverse((time, seq)));
+                        let expected = reference.pop().map(|(time, _, event)| (time, event));
+                        prop_assert_eq!(queue.peek_time(), expected.map(|(time, _)| time));
+                        prop_assert_eq!(queue.pop(), expected);
+                        now = expected.map_or(now, |(time, _)| time);
+                    }
+                }
+                prop_assert_eq!(queue.is_empty(), reference.is_empty());
+            }
+        }
+    }
+}
