@@ -236,6 +236,12 @@ impl SortList {
     }
 }
 
+/// Where a read or write ends; panics on an empty request or one past the last sector.
+pub(crate) fn data_end(request: &BlockRequest) -> u64 {
+    assert!(request.sectors > 0, "request {} has zero length", request.id);
+    request.sector.checked_add(request.sectors as u64).expect("request end overflows")
+}
+
 /// Index of a request direction in per-direction arrays (flushes have none).
 pub(crate) fn dir_index(op: Op) -> usize {
     match op {
@@ -405,10 +411,9 @@ impl Pool {
             assert_eq!(request.sectors, 0, "a flush carries no sectors (request {})", request.id);
             return Inserted::New(self.alloc(qkey, request));
         }
-        assert!(request.sectors > 0, "request {} has zero length", request.id);
         // The block layer splits bios at max_sectors before they become requests; a larger
         // request here (the engine did not split) is queued as it is and never merges.
-        let end = request.sector.checked_add(request.sectors as u64).expect("request end overflows");
+        let end = data_end(request);
         self.index_deferred();
 
         // Back merge: a queued request ends where this one starts.
