@@ -228,7 +228,8 @@ impl Scheduler for MqDeadline {
 
     fn dispatch(&mut self, now: Nanos, merged_ids: &mut Vec<u64>) -> Option<Dispatch> {
         self.tick(now);
-        if let Some((_, request)) = self.lone.take() {
+        if let Some((_, request)) = self.lone {
+            self.lone = None;
             return Some(self.dispatch_lone(request, merged_ids));
         }
         if self.pool.len() == 0 {

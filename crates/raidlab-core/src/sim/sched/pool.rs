@@ -735,9 +735,10 @@ impl Pool {
         }
         assert_eq!(live, self.live_nodes, "live node count");
         assert_eq!(ids, self.queued_ids.len(), "queued id count");
-        if self.unindexed != NIL {
-            let node = &self.nodes[self.unindexed as usize];
-            assert!(node.live && node.op != Op::Flush, "deferred slot {} not a queued data request", self.unindexed);
+        let deferred = self.unindexed;
+        if deferred != NIL {
+            let node = &self.nodes[deferred as usize];
+            assert!(node.live && node.op != Op::Flush, "deferred slot {deferred} is no queued read or write");
         }
         for (key, slot) in self.by_start.iter().chain(self.by_end.iter()) {
             assert_ne!(slot, self.unindexed, "deferred slot {slot} is in the merge index");
