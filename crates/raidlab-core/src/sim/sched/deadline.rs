@@ -24,8 +24,15 @@
 //! list) and so go out before anything queued here, in arrival order. Merges keep the older
 //! request's FIFO position and expiry (`dd_merged_requests`). I/O priorities, zoned-write
 //! locking and `prio_aging_expire` are not modelled.
+//!
+//! A shortcut with the same results: a read or write that arrives while nothing is queued is
+//! kept aside as the lone request, outside the pool, sort trees and FIFOs. Behind a deep drive
+//! queue nearly every request is dispatched before the next one arrives, and then it never
+//! touches those structures: `dispatch_lone` makes the decisions of the full path for a queue
+//! of one. When another request arrives first, the lone one is queued as it would have been
+//! on arrival (its expiry counting from then), and the new one after it.
 
-use super::pool::{dir_index, Inserted, List, Pool, SortList};
+use super::pool::{data_end, dir_index, Inserted, List, Pool, SortList};
 use super::{BlockRequest, Dispatch, QueueLimits, Scheduler, SchedulerKind};
 use crate::device::Op;
 use crate::sim::Nanos;
@@ -54,6 +61,9 @@ pub struct MqDeadline {
     batching: u32,
     /// Read batches started while writes waited (`dd->starved`).
     starved: u32,
+    /// A read or write that arrived at an empty queue, with its insert time (module comment).
+    /// While it is here, nothing else is queued.
+    lone: Option<(Nanos, BlockRequest)>,
     last_now: Nanos,
 }
 
@@ -76,6 +86,7 @@ impl MqDeadline {
             batch_dir: None,
             batching: 0,
             starved: 0,
+            lone: None,
             last_now: 0,
         }
     }
@@ -94,6 +105,10 @@ impl MqDeadline {
             total += dir.sorted.len();
         }
         assert_eq!(total, self.pool.len(), "queued count");
+        if let Some((_, request)) = &self.lone {
+            assert_eq!(self.pool.len(), 0, "a lone request with others queued");
+            assert_ne!(request.op, Op::Flush, "a lone flush");
+        }
     }
 
     fn tick(&mut self, now: Nanos) {
@@ -118,11 +133,9 @@ impl MqDeadline {
         self.dirs[dir].position = dispatch.sector + dispatch.sectors as u64;
         dispatch
     }
-}
 
-impl Scheduler for MqDeadline {
-    fn insert(&mut self, now: Nanos, request: BlockRequest) {
-        self.tick(now);
+    /// Queues a request that arrived at `now` in the pool, sort tree and FIFO.
+    fn enqueue(&mut self, now: Nanos, request: BlockRequest) {
         match self.pool.insert(0, &request) {
             Inserted::New(slot) if request.op == Op::Flush => self.pool.push_back(&mut self.flushes, slot),
             Inserted::New(slot) => {
@@ -155,8 +168,70 @@ impl Scheduler for MqDeadline {
         }
     }
 
+    /// The direction of a new batch, given which directions have requests (`None`: neither):
+    /// reads are preferred, but a read batch while writes wait counts as starving them, and
+    /// after `writes_starved` such batches the writes go.
+    fn batch_direction(&mut self, reads: bool, writes: bool) -> Option<usize> {
+        if reads && writes {
+            if self.starved >= self.writes_starved {
+                self.starved = 0;
+                Some(WRITE)
+            } else {
+                self.starved += 1;
+                Some(READ)
+            }
+        } else if reads {
+            Some(READ)
+        } else if writes {
+            self.starved = 0;
+            Some(WRITE)
+        } else {
+            None
+        }
+    }
+
+    /// Dispatches the lone request as the full path would a queue holding only it: it
+    /// continues the batch when the batch is in its direction, not yet `fifo_batch` long, and it
+    /// lies at or after the position (what `next_ahead` finds); otherwise it starts a batch in its
+    /// direction, being the FIFO head and the only request ahead or to wrap to.
+    fn dispatch_lone(&mut self, request: BlockRequest, merged_ids: &mut Vec<u64>) -> Dispatch {
+        // The checks queueing it would have made: here rather than in `insert`, which the
+        // engine inlines into its hottest loops.
+        let end = data_end(&request);
+        let dir = dir_index(request.op);
+        let ahead = request.sector >= self.dirs[dir].position;
+        if self.batch_dir == Some(dir) && self.batching < self.fifo_batch && ahead {
+            self.batching += 1;
+        } else {
+            let chosen = self.batch_direction(dir == READ, dir == WRITE);
+            assert_eq!(chosen, Some(dir), "a lone request starts a batch in its direction");
+            self.batch_dir = chosen;
+            self.batching = 1;
+        }
+        self.dirs[dir].position = end;
+        merged_ids.push(request.id);
+        Dispatch { op: request.op, sector: request.sector, sectors: request.sectors }
+    }
+}
+
+impl Scheduler for MqDeadline {
+    fn insert(&mut self, now: Nanos, request: BlockRequest) {
+        self.tick(now);
+        if let Some((inserted, lone)) = self.lone.take() {
+            self.enqueue(inserted, lone);
+        } else if self.pool.len() == 0 && request.op != Op::Flush {
+            self.lone = Some((now, request));
+            return;
+        }
+        self.enqueue(now, request);
+    }
+
     fn dispatch(&mut self, now: Nanos, merged_ids: &mut Vec<u64>) -> Option<Dispatch> {
         self.tick(now);
+        if let Some((_, request)) = self.lone {
+            self.lone = None;
+            return Some(self.dispatch_lone(request, merged_ids));
+        }
         if self.pool.len() == 0 {
             // What the full path below ends in with nothing queued (the engine asks often).
             self.batch_dir = None;
@@ -179,20 +254,7 @@ impl Scheduler for MqDeadline {
         // A new batch: choose the direction.
         let reads = !self.dirs[READ].fifo.is_empty();
         let writes = !self.dirs[WRITE].fifo.is_empty();
-        let dir = if reads && writes {
-            if self.starved >= self.writes_starved {
-                self.starved = 0;
-                WRITE
-            } else {
-                self.starved += 1;
-                READ
-            }
-        } else if reads {
-            READ
-        } else if writes {
-            self.starved = 0;
-            WRITE
-        } else {
+        let Some(dir) = self.batch_direction(reads, writes) else {
             self.batch_dir = None;
             return None;
         };
@@ -224,6 +286,6 @@ impl Scheduler for MqDeadline {
 
     /// Queued scheduler requests after merging (the kernel's `nr_requests` counts these).
     fn queued(&self) -> usize {
-        self.pool.len()
+        self.pool.len() + self.lone.is_some() as usize
     }
 }

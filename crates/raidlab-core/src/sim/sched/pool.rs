@@ -12,6 +12,11 @@
 //! (`blk_rq_get_max_sectors`). After a merge the grown request may now touch a neighbour; as
 //! `elv_merged_request` → `attempt_back_merge`/`attempt_front_merge` do, the two are joined too.
 //! Flushes never merge (REQ_NOMERGE_FLAGS include REQ_PREFLUSH).
+//!
+//! The newest node joins the merge index only when the index is next used (the next insert, or
+//! the dispatch of another node): a request dispatched before anything else arrives, the usual
+//! case behind a deep drive queue, is then never indexed at all. Deferring keeps every index
+//! operation in its original order, so merges are exactly those of eager indexing.
 
 use std::collections::{HashMap, HashSet};
 use std::hash::{BuildHasherDefault, Hasher};
@@ -231,6 +236,12 @@ impl SortList {
     }
 }
 
+/// Where a read or write ends; panics on an empty request or one past the last sector.
+pub(crate) fn data_end(request: &BlockRequest) -> u64 {
+    assert!(request.sectors > 0, "request {} has zero length", request.id);
+    request.sector.checked_add(request.sectors as u64).expect("request end overflows")
+}
+
 /// Index of a request direction in per-direction arrays (flushes have none).
 pub(crate) fn dir_index(op: Op) -> usize {
     match op {
@@ -346,6 +357,8 @@ pub(crate) struct Pool {
     free_links: Vec<u32>,
     by_end: MergeIndex,
     by_start: MergeIndex,
+    /// The newest node, not yet in the merge index (NIL if none); see the module comment.
+    unindexed: u32,
     /// Ids of queued block requests: catches an id queued twice or dispatched twice.
     queued_ids: IdSet,
     live_nodes: usize,
@@ -363,6 +376,7 @@ impl Pool {
             free_links: Vec::new(),
             by_end: MergeIndex::default(),
             by_start: MergeIndex::default(),
+            unindexed: NIL,
             queued_ids: IdSet::default(),
             live_nodes: 0,
             next_seq: 0,
@@ -397,10 +411,10 @@ impl Pool {
             assert_eq!(request.sectors, 0, "a flush carries no sectors (request {})", request.id);
             return Inserted::New(self.alloc(qkey, request));
         }
-        assert!(request.sectors > 0, "request {} has zero length", request.id);
         // The block layer splits bios at max_sectors before they become requests; a larger
         // request here (the engine did not split) is queued as it is and never merges.
-        let end = request.sector.checked_add(request.sectors as u64).expect("request end overflows");
+        let end = data_end(request);
+        self.index_deferred();
 
         // Back merge: a queued request ends where this one starts.
         if let Some(a) = self.by_end.get(MergeKey::new(qkey, request.op, request.sector)) {
@@ -452,7 +466,7 @@ impl Pool {
         }
 
         let slot = self.alloc(qkey, request);
-        self.index(slot);
+        self.unindexed = slot;
         Inserted::New(slot)
     }
 
@@ -515,6 +529,7 @@ impl Pool {
         let node = &self.nodes[slot as usize];
         assert!(node.live && node.nids == 0, "slot {slot} was not absorbed");
         assert!(!node.listed, "absorbed slot {slot} is still on a FIFO list");
+        assert_ne!(slot, self.unindexed, "absorbed slot {slot} was never indexed");
         self.release(slot);
     }
 
@@ -526,7 +541,10 @@ impl Pool {
         assert!(node.nids >= 1, "a dispatch covers at least one request");
         let dispatch = Dispatch { op: node.op, sector: node.sector, sectors: node.sectors };
         let (expected, mut link, op) = (node.nids, node.ids_head, node.op);
-        if op != Op::Flush {
+        if slot == self.unindexed {
+            self.unindexed = NIL;
+        } else if op != Op::Flush {
+            self.index_deferred();
             self.unindex(slot);
         }
         let mut count = 0;
@@ -662,6 +680,14 @@ impl Pool {
         node.nids += 1;
     }
 
+    /// Indexes the node whose indexing was deferred, if any: before any other index operation.
+    fn index_deferred(&mut self) {
+        if self.unindexed != NIL {
+            self.index(self.unindexed);
+            self.unindexed = NIL;
+        }
+    }
+
     /// Makes a node findable for merges (unless another node already holds the same key: the
     /// first one stays, deterministically; the other just misses merges for that key).
     fn index(&mut self, slot: u32) {
@@ -709,7 +735,13 @@ impl Pool {
         }
         assert_eq!(live, self.live_nodes, "live node count");
         assert_eq!(ids, self.queued_ids.len(), "queued id count");
+        let deferred = self.unindexed;
+        if deferred != NIL {
+            let node = &self.nodes[deferred as usize];
+            assert!(node.live && node.op != Op::Flush, "deferred slot {deferred} is no queued read or write");
+        }
         for (key, slot) in self.by_start.iter().chain(self.by_end.iter()) {
+            assert_ne!(slot, self.unindexed, "deferred slot {slot} is in the merge index");
             let node = &self.nodes[slot as usize];
             assert!(node.live && node.qkey == key.qkey && node.op != Op::Flush, "stale merge index entry");
         }
