@@ -4,7 +4,7 @@
 
 use super::cache::{DirtySet, ReadCache};
 use super::geometry::Location;
-use super::mech::{FastMod, HeadPos, Mechanics, SeekTable, Target};
+use super::mech::{HeadPos, Mechanics};
 use super::queue::{self, CommandQueue, Done, Parked, Pending, Wait};
 use super::spec::{BufferPolicy, HddSpec, QueuePolicy, ReadAheadBound};
 use crate::device::{Command, Completion, Drive, DriveInfo, Op};
@@ -144,7 +144,6 @@ pub struct Hdd {
     dirty: DirtySet,
     busy: Nanos,
     stats: HddStats,
-    scratch: Vec<(u64, u64, Target)>,
     /// The previous host read/write was a write (selects the overhead set).
     last_write: bool,
     /// The buffer's behaviour (shared segments only with segments to share).
@@ -164,18 +163,15 @@ impl Hdd {
         let (geo, seek) = spec
             .checked_parts()
             .unwrap_or_else(|e| panic!("invalid HddSpec: {e}"));
-        let rev = geo.rev_ns();
-        let mech = Mechanics {
-            seek_table: SeekTable::new(&seek, geo.cylinders()),
-            seek,
-            rev,
-            rev_mod: FastMod::new(rev as u32),
-            phase: prng.below(rev),
-            head_switch: ms_ns(spec.head_switch_ms),
-            write_settle: (spec.write_settle_ms * 1e6).round() as i64,
-            zero_latency: [spec.buffer.zero_latency_reads, spec.buffer.zero_latency_writes],
+        let phase = prng.below(geo.rev_ns());
+        let mech = Mechanics::new(
             geo,
-        };
+            seek,
+            phase,
+            ms_ns(spec.head_switch_ms),
+            (spec.write_settle_ms * 1e6).round() as i64,
+            [spec.buffer.zero_latency_reads, spec.buffer.zero_latency_writes],
+        );
         let bus = &spec.bus;
         // 512 bytes at a rate in 10^6 B/s, in picoseconds.
         let ps_per_sector = |mb_s: f64| (512.0 * 1e6 / mb_s).round() as u64;
@@ -238,7 +234,6 @@ impl Hdd {
             dirty: DirtySet::new(write_buffer),
             busy: 0,
             stats: HddStats::default(),
-            scratch: Vec::with_capacity(DESTAGE_WINDOW),
             last_write: false,
             buffer: BufferPolicy {
                 writes_share_segments: spec.buffer.writes_share_segments && spec.cache_segments > 0,
@@ -500,19 +495,23 @@ impl Hdd {
     }
 
     /// Writes the dirty extent (from a C-LOOK window ahead of the heads) with the shortest
-    /// positioning time; adjacent writes were coalesced on insert, so they go out as one.
+    /// positioning time (ties keep the earlier extent); adjacent writes were coalesced on
+    /// insert, so they go out as one.
     fn start_destage(&mut self, t: Nanos) {
-        let mut window = std::mem::take(&mut self.scratch);
-        let mech = &self.mech;
-        self.dirty.window(self.pos.lba, DESTAGE_WINDOW, &mut window, |lba| {
-            mech.target(&mech.geo.locate(lba))
-        });
-        let pick = earliest(&self.mech, t, &self.pos, &window);
-        let (start, end, _) = window[pick];
-        let sectors = (end - start).min(DESTAGE_MAX_SECTORS);
-        self.scratch = window;
-        self.dirty.take(start, sectors);
-        let location = self.mech.geo.locate(start);
+        let (mech, from) = (&self.mech, self.pos);
+        let angle_t = mech.angle_at(t);
+        let choice = self
+            .dirty
+            .cheapest(
+                from.lba,
+                DESTAGE_WINDOW,
+                |lba| mech.target(&mech.geo.locate(lba)),
+                move |target| mech.positioned(t, angle_t, &from, target, true, 0),
+            )
+            .expect("destage with dirty data");
+        let sectors = (choice.end - choice.start).min(DESTAGE_MAX_SECTORS);
+        self.dirty.take(choice, sectors);
+        let location = self.mech.geo.locate(choice.start);
         let access = self
             .mech
             .access(t, self.pos, location, sectors as u32, true, 0, 0);
@@ -841,21 +840,6 @@ impl Hdd {
             "write cache overfull"
         );
     }
-}
-
-/// Index of the first window entry whose first sector the heads (at `from`, writing) reach
-/// soonest from `t` (ties keep the earlier entry).
-fn earliest(mech: &Mechanics, t: Nanos, from: &HeadPos, window: &[(u64, u64, Target)]) -> usize {
-    assert!(!window.is_empty(), "destage with dirty data");
-    let angle_t = mech.angle_at(t);
-    let (mut best, mut best_time) = (0, Nanos::MAX);
-    for (i, (_, _, target)) in window.iter().enumerate() {
-        let ready = mech.positioned(t, angle_t, from, target, true, 0);
-        if ready < best_time {
-            (best, best_time) = (i, ready);
-        }
-    }
-    best
 }
 
 impl Drive for Hdd {
