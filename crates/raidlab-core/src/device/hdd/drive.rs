@@ -417,7 +417,7 @@ impl Hdd {
         let min_move = if p.write { tm.min_write_seek } else { 0 };
         let access = self
             .mech
-            .access(t, self.pos, p.location, p.sectors, p.write, p.data_ready, min_move);
+            .access(t, self.pos, &p.location, p.sectors, p.write, p.data_ready, min_move);
         let n = p.sectors as u64;
         let time = if p.write {
             // Done once the last sector is written and all data has come in, after the drive
@@ -514,7 +514,7 @@ impl Hdd {
         let location = self.mech.geo.locate(choice.start);
         let access = self
             .mech
-            .access(t, self.pos, location, sectors as u32, true, 0, 0);
+            .access(t, self.pos, &location, sectors as u32, true, 0, 0);
         self.pos = access.pos;
         self.work = Work::Destage {
             start: t,
@@ -530,7 +530,7 @@ impl Hdd {
         let s = *self.cache.segment(segment);
         let loc = self.mech.geo.locate(s.valid);
         let sectors = (s.target - s.valid).min(loc.contiguous() as u64) as u32;
-        let access = self.mech.access(t, self.pos, loc, sectors, false, 0, 0);
+        let access = self.mech.access(t, self.pos, &loc, sectors, false, 0, 0);
         let chunk = Chunk {
             segment,
             first: s.valid,
