@@ -260,6 +260,8 @@ struct At {
 pub struct DirtySet {
     /// Never empty, each at most `BLOCK_MAX + 1` long only while being split.
     blocks: Vec<Vec<Extent>>,
+    /// Each block's first start, so finding a block is a search of one short array.
+    firsts: Vec<u64>,
     extents: usize,
     sectors: u64,
     /// Sectors being written to media right now (already removed from the extents).
@@ -308,13 +310,13 @@ impl DirtySet {
         self.sectors() * 4 > self.capacity * 3
     }
 
-    /// Place of the first extent for which `before` is false (extents in LBA order are
+    /// Place of the first extent whose start `before` is false for (extents in LBA order are
     /// partitioned by it: true, then false).
-    fn seek(&self, before: impl Fn(&Extent) -> bool) -> At {
+    fn seek(&self, before: impl Fn(u64) -> bool) -> At {
         // The answer lies in the last block whose first extent is before it, if any.
-        match self.blocks.partition_point(|b| before(&b[0])) {
+        match self.firsts.partition_point(|&first| before(first)) {
             0 => At { block: 0, index: 0 },
-            b => self.normalized(b - 1, self.blocks[b - 1].partition_point(&before)),
+            b => self.normalized(b - 1, self.blocks[b - 1].partition_point(|e| before(e.start))),
         }
     }
 
@@ -347,11 +349,14 @@ impl DirtySet {
         self.extents -= 1;
         if self.blocks[b].is_empty() {
             self.blocks.remove(b);
+            self.firsts.remove(b);
             return At { block: b, index: 0 };
         }
+        self.firsts[b] = self.blocks[b][0].start;
         let fits_next = self.blocks.get(b + 1).is_some_and(|next| self.blocks[b].len() + next.len() <= BLOCK_MAX);
         if self.blocks[b].len() < BLOCK_MIN && fits_next {
             let next = self.blocks.remove(b + 1);
+            self.firsts.remove(b + 1);
             self.blocks[b].extend(next);
         }
         self.normalized(b, index)
@@ -361,6 +366,7 @@ impl DirtySet {
     fn insert_at(&mut self, at: At, extent: Extent) {
         if self.blocks.is_empty() {
             self.blocks.push(Vec::with_capacity(BLOCK_MAX + 1));
+            self.firsts.push(extent.start);
         }
         let (b, index) = match self.blocks.get(at.block) {
             Some(_) => (at.block, at.index),
@@ -369,9 +375,11 @@ impl DirtySet {
         let block = &mut self.blocks[b];
         block.insert(index, extent);
         self.extents += 1;
+        self.firsts[b] = block[0].start;
         if block.len() > BLOCK_MAX {
             let mut upper = Vec::with_capacity(BLOCK_MAX + 1);
             upper.extend(block.drain(BLOCK_MAX / 2..));
+            self.firsts.insert(b + 1, upper[0].start);
             self.blocks.insert(b + 1, upper);
         }
     }
@@ -380,7 +388,7 @@ impl DirtySet {
     pub fn insert(&mut self, start: u64, end: u64) {
         assert!(start < end);
         let (mut start, mut end, mut target) = (start, end, UNPLACED);
-        let mut at = self.seek(|e| e.start <= start);
+        let mut at = self.seek(|first| first <= start);
         // An extent that starts at or before `start` and reaches it keeps its start (and target).
         let reaching = self.before(at).filter(|&left| self.get(left).is_some_and(|e| e.end() >= start));
         if let Some(left) = reaching {
@@ -402,7 +410,7 @@ impl DirtySet {
 
     /// True if `[start, end)` is entirely dirty (a read can be served from the buffer).
     pub fn covers(&self, start: u64, end: u64) -> bool {
-        let at = self.seek(|e| e.start <= start);
+        let at = self.seek(|first| first <= start);
         self.before(at).is_some_and(|left| self.blocks[left.block][left.index].end() >= end)
     }
 
@@ -418,7 +426,7 @@ impl DirtySet {
         place: impl Fn(u64) -> Target,
         cost: impl Fn(&Target) -> Nanos,
     ) -> Option<Choice> {
-        let mut at = self.seek(|e| e.start < from);
+        let mut at = self.seek(|first| first < from);
         let mut left = limit.min(self.extents);
         let (mut best, mut best_cost) = (None, Nanos::MAX);
         while left > 0 {
@@ -456,6 +464,7 @@ impl DirtySet {
         assert!(sectors > 0 && start + sectors <= end);
         if start + sectors < end {
             self.blocks[at.block][at.index] = Extent::new(start + sectors, end, UNPLACED);
+            self.firsts[at.block] = self.blocks[at.block][0].start;
         } else {
             self.remove(at);
         }
@@ -473,6 +482,7 @@ impl DirtySet {
     #[cfg(test)]
     fn spans(&self) -> Vec<(u64, u64)> {
         assert!(self.blocks.iter().all(|b| !b.is_empty() && b.len() <= BLOCK_MAX));
+        assert!(self.blocks.iter().map(|b| b[0].start).eq(self.firsts.iter().copied()));
         let spans: Vec<(u64, u64)> = self.blocks.iter().flatten().map(|e| (e.start, e.end())).collect();
         assert_eq!(spans.len(), self.extents);
         assert!(spans.windows(2).all(|w| w[0].1 < w[1].0), "extents overlap or touch: {spans:?}");
