@@ -278,19 +278,21 @@ impl Hdd {
     #[inline]
     fn run_until(&mut self, t: Nanos) {
         assert!(t >= self.clock, "time ran backwards: {t} < {}", self.clock);
-        if self.arm_event().is_some_and(|event| event <= t) {
-            self.run_arm(t);
+        if let Some(event) = self.arm_event().filter(|&event| event <= t) {
+            self.run_arm(event, t);
         }
         self.clock = t;
     }
 
+    /// Steps the arm from its due `event` through every later one up to `t`.
     #[inline(never)]
-    fn run_arm(&mut self, t: Nanos) {
-        while let Some(event) = self.arm_event() {
-            if event > t {
-                break;
-            }
+    fn run_arm(&mut self, mut event: Nanos, t: Nanos) {
+        loop {
             self.arm_step(event);
+            match self.arm_event() {
+                Some(next) if next <= t => event = next,
+                _ => break,
+            }
         }
     }
 
