@@ -213,7 +213,7 @@ impl ReadCache {
 
 /// One dirty extent `[start, start + len)`, and the physical place of its first sector once
 /// destage has asked for it (computed at most once per extent start, not once per destage
-/// decision; [`UNPLACED`] until then). 24 bytes, so blocks stay short in memory.
+/// decision; [`UNPLACED`] until then). 24 bytes, so the sorted vector stays short in memory.
 #[derive(Clone, Copy, Debug)]
 struct Extent {
     start: u64,
@@ -238,42 +238,23 @@ impl Extent {
     }
 }
 
-/// Most extents a block holds: an insert or removal moves at most this many (under 1 KiB),
-/// where one sorted vector of a few hundred extents moved kilobytes each time.
-const BLOCK_MAX: usize = 32;
-/// A block this small after a removal takes in the next block's extents if they fit, so blocks
-/// do not dwindle into many tiny ones.
-const BLOCK_MIN: usize = BLOCK_MAX / 4;
-
-/// Where an extent sits: block, then index within it. Kept normalized: `index` is within the
-/// block, or the place is the end, `block == blocks.len()` (index 0).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-struct At {
-    block: usize,
-    index: usize,
-}
-
 /// Acknowledged writes not yet on media: disjoint, non-adjacent extents coalesced on insert,
-/// in LBA order in a short list of sorted blocks (a one-level B-tree: binary searches find a
-/// place, and changing one moves only the rest of its block).
+/// in a vector sorted by start (the buffer holds at most a few hundred; a binary search and a
+/// short move beat a B-tree's node walks at that size).
 #[derive(Clone, Debug, Default)]
 pub struct DirtySet {
-    /// Never empty, each at most `BLOCK_MAX + 1` long only while being split.
-    blocks: Vec<Vec<Extent>>,
-    /// Each block's first start, so finding a block is a search of one short array.
-    firsts: Vec<u64>,
-    extents: usize,
+    extents: Vec<Extent>,
     sectors: u64,
-    /// Sectors being written to media right now (already removed from the extents).
+    /// Sectors being written to media right now (already removed from `extents`).
     inflight: u64,
     capacity: u64,
 }
 
-/// The extent [`DirtySet::cheapest`] chose, `[start, end)`: valid for [`DirtySet::take`] until
-/// the set next changes.
+/// The extent [`DirtySet::cheapest`] chose, `[start, end)` at `index`: valid for
+/// [`DirtySet::take`] until the set next changes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Choice {
-    at: At,
+    index: usize,
     pub start: u64,
     pub end: u64,
 }
@@ -293,7 +274,7 @@ impl DirtySet {
         self.sectors + self.inflight
     }
     pub fn extents(&self) -> usize {
-        self.extents
+        self.extents.len()
     }
     pub fn is_clean(&self) -> bool {
         self.sectors == 0 && self.inflight == 0
@@ -310,115 +291,56 @@ impl DirtySet {
         self.sectors() * 4 > self.capacity * 3
     }
 
-    /// Place of the first extent whose start `before` is false for (extents in LBA order are
-    /// partitioned by it: true, then false).
-    fn seek(&self, before: impl Fn(u64) -> bool) -> At {
-        // The answer lies in the last block whose first extent is before it, if any.
-        match self.firsts.partition_point(|&first| before(first)) {
-            0 => At { block: 0, index: 0 },
-            b => self.normalized(b - 1, self.blocks[b - 1].partition_point(|e| before(e.start))),
-        }
-    }
-
-    fn normalized(&self, block: usize, index: usize) -> At {
-        if index < self.blocks[block].len() {
-            At { block, index }
-        } else {
-            At { block: block + 1, index: 0 }
-        }
-    }
-
-    fn get(&self, at: At) -> Option<&Extent> {
-        self.blocks.get(at.block).map(|b| &b[at.index])
-    }
-
-    /// The place before `at`, if any.
-    fn before(&self, at: At) -> Option<At> {
-        if at.index > 0 {
-            Some(At { block: at.block, index: at.index - 1 })
-        } else {
-            let block = at.block.checked_sub(1)?;
-            Some(At { block, index: self.blocks[block].len() - 1 })
-        }
-    }
-
-    /// Removes the extent at `at`; returns the place of the one that followed it.
-    fn remove(&mut self, at: At) -> At {
-        let At { block: b, index } = at;
-        self.blocks[b].remove(index);
-        self.extents -= 1;
-        if self.blocks[b].is_empty() {
-            self.blocks.remove(b);
-            self.firsts.remove(b);
-            return At { block: b, index: 0 };
-        }
-        self.firsts[b] = self.blocks[b][0].start;
-        let fits_next = self.blocks.get(b + 1).is_some_and(|next| self.blocks[b].len() + next.len() <= BLOCK_MAX);
-        if self.blocks[b].len() < BLOCK_MIN && fits_next {
-            let next = self.blocks.remove(b + 1);
-            self.firsts.remove(b + 1);
-            self.blocks[b].extend(next);
-        }
-        self.normalized(b, index)
-    }
-
-    /// Puts `extent` at `at` (the end appends to the last block).
-    fn insert_at(&mut self, at: At, extent: Extent) {
-        if self.blocks.is_empty() {
-            self.blocks.push(Vec::with_capacity(BLOCK_MAX + 1));
-            self.firsts.push(extent.start);
-        }
-        let (b, index) = match self.blocks.get(at.block) {
-            Some(_) => (at.block, at.index),
-            None => (self.blocks.len() - 1, self.blocks[self.blocks.len() - 1].len()),
-        };
-        let block = &mut self.blocks[b];
-        block.insert(index, extent);
-        self.extents += 1;
-        self.firsts[b] = block[0].start;
-        if block.len() > BLOCK_MAX {
-            let mut upper = Vec::with_capacity(BLOCK_MAX + 1);
-            upper.extend(block.drain(BLOCK_MAX / 2..));
-            self.firsts.insert(b + 1, upper[0].start);
-            self.blocks.insert(b + 1, upper);
-        }
+    /// Index of the first extent starting after `sector`.
+    fn after(&self, sector: u64) -> usize {
+        self.extents.partition_point(|e| e.start <= sector)
     }
 
     /// Adds `[start, end)`, merging with overlapping or adjacent extents.
     pub fn insert(&mut self, start: u64, end: u64) {
         assert!(start < end);
         let (mut start, mut end, mut target) = (start, end, UNPLACED);
-        let mut at = self.seek(|first| first <= start);
+        let mut lo = self.after(start);
         // An extent that starts at or before `start` and reaches it keeps its start (and target).
-        let reaching = self.before(at).filter(|&left| self.get(left).is_some_and(|e| e.end() >= start));
-        if let Some(left) = reaching {
-            let e = self.blocks[left.block][left.index];
-            (start, end, target) = (e.start, end.max(e.end()), e.target);
-            self.sectors -= e.len as u64;
-            at = self.remove(left);
+        if lo > 0 && self.extents[lo - 1].end() >= start {
+            lo -= 1;
+            let left = self.extents[lo];
+            start = left.start;
+            end = end.max(left.end());
+            target = left.target;
         }
         // Extents are disjoint with gaps between them, so those merged are exactly the ones
         // starting within the (possibly grown) range.
-        while let Some(&e) = self.get(at).filter(|e| e.start <= end) {
+        let mut hi = lo;
+        while self.extents.get(hi).is_some_and(|e| e.start <= end) {
+            let e = self.extents[hi];
             self.sectors -= e.len as u64;
             end = end.max(e.end());
-            at = self.remove(at);
+            hi += 1;
         }
         self.sectors += end - start;
-        self.insert_at(at, Extent::new(start, end, target));
+        let new = Extent::new(start, end, target);
+        match hi - lo {
+            0 => self.extents.insert(lo, new),
+            1 => self.extents[lo] = new,
+            _ => {
+                self.extents[lo] = new;
+                self.extents.drain(lo + 1..hi);
+            }
+        }
     }
 
     /// True if `[start, end)` is entirely dirty (a read can be served from the buffer).
     pub fn covers(&self, start: u64, end: u64) -> bool {
-        let at = self.seek(|first| first <= start);
-        self.before(at).is_some_and(|left| self.blocks[left.block][left.index].end() >= end)
+        let i = self.after(start);
+        i > 0 && self.extents[i - 1].end() >= end
     }
 
     /// Of the first `limit` extents in LBA order from `from`, wrapping around (a C-LOOK
     /// window), the first whose start `cost` ranks lowest; None if the set is empty. `place`
     /// puts an extent's first sector on the platter: it is called once per extent start and
-    /// remembered. The window is walked in place, a block's run at a time (placing, then
-    /// costing in a tight loop), and the choice keeps its place so taking needs no search.
+    /// remembered. The window is walked in place (no copy), and the choice keeps its index so
+    /// taking from it needs no search.
     pub fn cheapest(
         &mut self,
         from: u64,
@@ -426,47 +348,46 @@ impl DirtySet {
         place: impl Fn(u64) -> Target,
         cost: impl Fn(&Target) -> Nanos,
     ) -> Option<Choice> {
-        let mut at = self.seek(|first| first < from);
-        let mut left = limit.min(self.extents);
-        let (mut best, mut best_cost) = (None, Nanos::MAX);
-        while left > 0 {
-            if at.block == self.blocks.len() {
-                at = At { block: 0, index: 0 };
-            }
-            let block = &mut self.blocks[at.block];
-            let end = block.len().min(at.index + left);
-            let run = &mut block[at.index..end];
-            for e in run.iter_mut() {
+        let n = self.extents.len();
+        let split = self.extents.partition_point(|e| e.start < from);
+        let count = limit.min(n);
+        // The window is `[split, split + ahead)` then, wrapping, `[0, behind)`.
+        let ahead = count.min(n - split);
+        let behind = count - ahead;
+        let window = [split..split + ahead, 0..behind];
+        for range in window.clone() {
+            for e in &mut self.extents[range] {
                 if e.target.angle == UNPLACED.angle {
                     e.target = place(e.start);
                     assert!(e.target.angle != UNPLACED.angle, "a target angle within the revolution");
                 }
             }
-            for (i, e) in run.iter().enumerate() {
+        }
+        // Costing reads the placed window only: a tight loop over two plain slices.
+        let (mut best, mut best_cost) = (usize::MAX, Nanos::MAX);
+        for range in window {
+            let first = range.start;
+            for (i, e) in self.extents[range].iter().enumerate() {
                 let c = cost(&e.target);
                 if c < best_cost {
-                    (best, best_cost) = (Some(At { block: at.block, index: at.index + i }), c);
+                    (best, best_cost) = (first + i, c);
                 }
             }
-            left -= end - at.index;
-            at = At { block: at.block + 1, index: 0 };
         }
-        let at = best?;
-        let e = &self.blocks[at.block][at.index];
-        Some(Choice { at, start: e.start, end: e.end() })
+        let e = self.extents.get(best)?;
+        Some(Choice { index: best, start: e.start, end: e.end() })
     }
 
     /// Takes the first `sectors` of the extent `choice` names for destaging.
     pub fn take(&mut self, choice: Choice, sectors: u64) {
-        let Choice { at, start, end } = choice;
-        let e = self.blocks[at.block][at.index];
+        let Choice { index, start, end } = choice;
+        let e = self.extents[index];
         assert!(e.start == start && e.end() == end, "a stale choice: {choice:?} for {e:?}");
         assert!(sectors > 0 && start + sectors <= end);
         if start + sectors < end {
-            self.blocks[at.block][at.index] = Extent::new(start + sectors, end, UNPLACED);
-            self.firsts[at.block] = self.blocks[at.block][0].start;
+            self.extents[index] = Extent::new(start + sectors, end, UNPLACED);
         } else {
-            self.remove(at);
+            self.extents.remove(index);
         }
         self.sectors -= sectors;
         self.inflight += sectors;
@@ -476,17 +397,6 @@ impl DirtySet {
     pub fn landed(&mut self, sectors: u64) {
         assert!(self.inflight >= sectors);
         self.inflight -= sectors;
-    }
-
-    /// The extents in LBA order (for tests: checks the blocks' invariants on the way).
-    #[cfg(test)]
-    fn spans(&self) -> Vec<(u64, u64)> {
-        assert!(self.blocks.iter().all(|b| !b.is_empty() && b.len() <= BLOCK_MAX));
-        assert!(self.blocks.iter().map(|b| b[0].start).eq(self.firsts.iter().copied()));
-        let spans: Vec<(u64, u64)> = self.blocks.iter().flatten().map(|e| (e.start, e.end())).collect();
-        assert_eq!(spans.len(), self.extents);
-        assert!(spans.windows(2).all(|w| w[0].1 < w[1].0), "extents overlap or touch: {spans:?}");
-        spans
     }
 }
 
@@ -550,7 +460,6 @@ mod tests {
             angle: (lba % 997) as u32,
         };
         let mut prng = crate::sim::Prng::new(11);
-        let mut most_blocks = 0;
         for round in 0..20 {
             let mut dirty = DirtySet::new(u32::MAX as u64);
             let mut model: BTreeMap<u64, u64> = BTreeMap::new();
@@ -601,11 +510,9 @@ mod tests {
                         assert_eq!(dirty.covers(start, end), covered, "[{start}, {end})");
                     }
                 }
-                assert_eq!(dirty.spans(), model.iter().map(|(&a, &b)| (a, b)).collect::<Vec<_>>());
-                most_blocks = most_blocks.max(dirty.blocks.len());
+                assert_eq!(dirty.extents(), model.len());
                 assert_eq!(dirty.sectors(), model.iter().map(|(a, b)| b - a).sum::<u64>());
             }
         }
-        assert!(most_blocks > 4, "the set never grew past a few blocks ({most_blocks})");
     }
 }
