@@ -4,7 +4,7 @@
 
 use super::cache::{DirtySet, ReadCache};
 use super::geometry::Location;
-use super::mech::{HeadPos, Mechanics};
+use super::mech::{FastMod, HeadPos, Mechanics, SeekTable};
 use super::queue::{self, CommandQueue, Done, Parked, Pending, Wait};
 use super::spec::{BufferPolicy, HddSpec, QueuePolicy, ReadAheadBound};
 use crate::device::{Command, Completion, Drive, DriveInfo, Op};
@@ -163,15 +163,18 @@ impl Hdd {
         let (geo, seek) = spec
             .checked_parts()
             .unwrap_or_else(|e| panic!("invalid HddSpec: {e}"));
-        let phase = prng.below(geo.rev_ns());
-        let mech = Mechanics::new(
-            geo,
+        let rev = geo.rev_ns();
+        let mech = Mechanics {
+            seek_table: SeekTable::new(&seek, geo.cylinders()),
             seek,
-            phase,
-            ms_ns(spec.head_switch_ms),
-            (spec.write_settle_ms * 1e6).round() as i64,
-            [spec.buffer.zero_latency_reads, spec.buffer.zero_latency_writes],
-        );
+            rev,
+            rev_mod: FastMod::new(rev as u32),
+            phase: prng.below(rev),
+            head_switch: ms_ns(spec.head_switch_ms),
+            write_settle: (spec.write_settle_ms * 1e6).round() as i64,
+            zero_latency: [spec.buffer.zero_latency_reads, spec.buffer.zero_latency_writes],
+            geo,
+        };
         let bus = &spec.bus;
         // 512 bytes at a rate in 10^6 B/s, in picoseconds.
         let ps_per_sector = |mb_s: f64| (512.0 * 1e6 / mb_s).round() as u64;

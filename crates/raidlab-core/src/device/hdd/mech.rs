@@ -87,7 +87,6 @@ impl SeekTable {
             .collect();
         SeekTable(table)
     }
-
     #[inline(always)]
     pub fn nanos(&self, distance: u32) -> Nanos {
         self.0[distance as usize] as Nanos
@@ -105,6 +104,8 @@ impl std::fmt::Debug for SeekTable {
 pub struct Mechanics {
     pub geo: Geometry,
     pub seek: SeekCurve,
+    /// `seek` tabulated by distance (what every movement uses).
+    pub seek_table: SeekTable,
     pub rev: Nanos,
     pub rev_mod: FastMod,
     pub phase: Nanos,
@@ -114,44 +115,9 @@ pub struct Mechanics {
     pub write_settle: i64,
     /// Zero-latency access on the first track of a read / a write (see [`Mechanics::access`]).
     pub zero_latency: [bool; 2],
-    /// `seek` tabulated by distance (what every movement uses).
-    pub seek_table: SeekTable,
-    /// The settle a read / a write adds to a seek, and a head switch with it: indexed by the
-    /// access type, so positioning a write costs no more than a read.
-    settles: [i64; 2],
-    switches: [Nanos; 2],
 }
 
 impl Mechanics {
-    /// The mechanism of a drive laid out as `geo`, its platter at angle `phase` (ns of rotation)
-    /// at time 0.
-    pub fn new(
-        geo: Geometry,
-        seek: SeekCurve,
-        phase: Nanos,
-        head_switch: Nanos,
-        write_settle: i64,
-        zero_latency: [bool; 2],
-    ) -> Mechanics {
-        let rev = geo.rev_ns();
-        assert!(phase < rev, "phase {phase} ns is not within one revolution");
-        // Keeps `move_ns`'s signed sum exact (HddSpec allows at most a second either way).
-        assert!(write_settle.unsigned_abs() < 1 << 40, "write settle of {write_settle} ns");
-        Mechanics {
-            seek_table: SeekTable::new(&seek, geo.cylinders()),
-            settles: [0, write_settle],
-            switches: [head_switch, head_switch.saturating_add_signed(write_settle)],
-            rev,
-            rev_mod: FastMod::new(rev as u32),
-            phase,
-            head_switch,
-            write_settle,
-            zero_latency,
-            geo,
-            seek,
-        }
-    }
-
     pub fn target(&self, loc: &Location) -> Target {
         let angle = self.geo.angle(loc.slot, loc.sectors_per_track);
         // Checked here, once per command, so the SPTF loop need not check it per candidate.
@@ -173,13 +139,17 @@ impl Mechanics {
     #[inline(always)]
     pub fn move_ns(&self, from: &HeadPos, cylinder: u32, head: u32, write: bool) -> Nanos {
         let distance = from.cylinder.abs_diff(cylinder);
-        if distance > 0 {
-            // A seek is below 2^32 ns and the settle within 2^40 ns either way: no overflow.
-            (self.seek_table.nanos(distance) as i64 + self.settles[write as usize]).max(0) as Nanos
+        let moving = if distance > 0 {
+            self.seek_table.nanos(distance)
         } else if from.head != head {
-            self.switches[write as usize]
+            self.head_switch
         } else {
-            0
+            return 0;
+        };
+        if write {
+            moving.saturating_add_signed(self.write_settle)
+        } else {
+            moving
         }
     }
 
