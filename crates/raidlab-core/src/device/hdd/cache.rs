@@ -5,6 +5,7 @@
 //! "read-ahead" and "immediate-reported writes" (IEEE Computer 1994, §"Data caching").
 
 use super::mech::Target;
+use crate::sim::Nanos;
 
 /// One read segment: a window `[start, valid)` of data in the buffer, and the read-ahead
 /// target `target ≥ valid` the drive keeps reading towards while it has nothing better to do.
@@ -247,10 +248,15 @@ pub struct DirtySet {
     /// Sectors being written to media right now (already removed from `extents`).
     inflight: u64,
     capacity: u64,
-    /// Where the last window started and how many extents it offered: the extent a destage
-    /// then takes is among them, found by a short scan instead of another binary search.
-    window_at: usize,
-    window_len: usize,
+}
+
+/// The extent [`DirtySet::cheapest`] chose, `[start, end)` at `index`: valid for
+/// [`DirtySet::take`] until the set next changes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Choice {
+    index: usize,
+    pub start: u64,
+    pub end: u64,
 }
 
 impl DirtySet {
@@ -330,52 +336,61 @@ impl DirtySet {
         i > 0 && self.extents[i - 1].end() >= end
     }
 
-    /// Up to `limit` extents `(start, end, target of start)` in LBA order from `from`, wrapping
-    /// around (a C-LOOK window). `target_of` places an extent's first sector; it is called once
-    /// per extent start and remembered.
-    pub fn window(
+    /// Of the first `limit` extents in LBA order from `from`, wrapping around (a C-LOOK
+    /// window), the first whose start `cost` ranks lowest; None if the set is empty. `place`
+    /// puts an extent's first sector on the platter: it is called once per extent start and
+    /// remembered. The window is walked in place (no copy), and the choice keeps its index so
+    /// taking from it needs no search.
+    pub fn cheapest(
         &mut self,
         from: u64,
         limit: usize,
-        out: &mut Vec<(u64, u64, Target)>,
-        target_of: impl Fn(u64) -> Target,
-    ) {
-        out.clear();
+        place: impl Fn(u64) -> Target,
+        cost: impl Fn(&Target) -> Nanos,
+    ) -> Option<Choice> {
+        let n = self.extents.len();
         let split = self.extents.partition_point(|e| e.start < from);
-        (self.window_at, self.window_len) = (split, limit);
-        let (behind, ahead) = self.extents.split_at_mut(split);
-        for e in ahead.iter_mut().chain(behind.iter_mut()).take(limit) {
-            if e.target.angle == UNPLACED.angle {
-                e.target = target_of(e.start);
-                assert!(e.target.angle != UNPLACED.angle, "a target angle within the revolution");
+        let count = limit.min(n);
+        // The window is `[split, split + ahead)` then, wrapping, `[0, behind)`.
+        let ahead = count.min(n - split);
+        let behind = count - ahead;
+        let window = [split..split + ahead, 0..behind];
+        for range in window.clone() {
+            for e in &mut self.extents[range] {
+                if e.target.angle == UNPLACED.angle {
+                    e.target = place(e.start);
+                    assert!(e.target.angle != UNPLACED.angle, "a target angle within the revolution");
+                }
             }
-            out.push((e.start, e.end(), e.target));
         }
+        // Costing reads the placed window only: a tight loop over two plain slices.
+        let (mut best, mut best_cost) = (usize::MAX, Nanos::MAX);
+        for range in window {
+            let first = range.start;
+            for (i, e) in self.extents[range].iter().enumerate() {
+                let c = cost(&e.target);
+                if c < best_cost {
+                    (best, best_cost) = (first + i, c);
+                }
+            }
+        }
+        let e = self.extents.get(best)?;
+        Some(Choice { index: best, start: e.start, end: e.end() })
     }
 
-    /// Takes the first `sectors` of the extent starting at `start` for destaging.
-    pub fn take(&mut self, start: u64, sectors: u64) {
-        let i = self.in_window(start).unwrap_or_else(|| {
-            self.extents
-                .binary_search_by_key(&start, |e| e.start)
-                .expect("destage of an extent that is not dirty")
-        });
-        let end = self.extents[i].end();
+    /// Takes the first `sectors` of the extent `choice` names for destaging.
+    pub fn take(&mut self, choice: Choice, sectors: u64) {
+        let Choice { index, start, end } = choice;
+        let e = self.extents[index];
+        assert!(e.start == start && e.end() == end, "a stale choice: {choice:?} for {e:?}");
         assert!(sectors > 0 && start + sectors <= end);
         if start + sectors < end {
-            self.extents[i] = Extent::new(start + sectors, end, UNPLACED);
+            self.extents[index] = Extent::new(start + sectors, end, UNPLACED);
         } else {
-            self.extents.remove(i);
+            self.extents.remove(index);
         }
         self.sectors -= sectors;
         self.inflight += sectors;
-    }
-
-    /// Index of the extent starting at `start` if the last window offered it.
-    fn in_window(&self, start: u64) -> Option<usize> {
-        let (n, at) = (self.extents.len(), self.window_at);
-        let wrapped = (at..n).chain(0..at.min(n));
-        wrapped.take(self.window_len).find(|&i| self.extents[i].start == start)
     }
 
     /// A destage of `sectors` reached the media.
@@ -401,7 +416,8 @@ mod tests {
         dirty.insert(38, 45);
         assert_eq!((dirty.extents(), dirty.sectors()), (1, 40));
         assert!(dirty.covers(5, 45) && !dirty.covers(4, 6));
-        dirty.take(5, 15);
+        let first = dirty.cheapest(0, 16, |_| Target { cylinder: 0, head: 0, angle: 0 }, |_| 0);
+        dirty.take(first.expect("an extent"), 15);
         assert_eq!(dirty.sectors(), 40);
         dirty.landed(15);
         assert_eq!(dirty.sectors(), 25);
@@ -448,7 +464,6 @@ mod tests {
             let mut dirty = DirtySet::new(u32::MAX as u64);
             let mut model: BTreeMap<u64, u64> = BTreeMap::new();
             let span = 200 + 400 * round;
-            let mut window = Vec::new();
             for _ in 0..3000 {
                 match prng.below(10) {
                     0..=3 => {
@@ -470,17 +485,18 @@ mod tests {
                     }
                     4..=6 if !model.is_empty() => {
                         let from = prng.below(span);
-                        dirty.window(from, 16, &mut window, place);
-                        let expected: Vec<(u64, u64, Target)> = model
-                            .range(from..)
-                            .chain(model.range(..from))
-                            .take(16)
-                            .map(|(&a, &b)| (a, b, place(a)))
-                            .collect();
-                        assert_eq!(window, expected);
-                        let (start, end, _) = window[prng.below(window.len() as u64) as usize];
+                        // Few distinct costs, so ties (won by the earlier extent) are common.
+                        let salt = prng.below(1000);
+                        let cost = |t: &Target| (t.angle as u64 * 31 + salt) % 13;
+                        let choice = dirty.cheapest(from, 16, place, cost).expect("a dirty extent");
+                        let window: Vec<(u64, u64)> =
+                            model.range(from..).chain(model.range(..from)).take(16).map(|(&a, &b)| (a, b)).collect();
+                        let cheapest = window.iter().map(|&(a, _)| cost(&place(a))).min().unwrap();
+                        let expected = window.iter().find(|&&(a, _)| cost(&place(a)) == cheapest).unwrap();
+                        assert_eq!((choice.start, choice.end), *expected);
+                        let (start, end) = (choice.start, choice.end);
                         let sectors = 1 + prng.below(end - start);
-                        dirty.take(start, sectors);
+                        dirty.take(choice, sectors);
                         dirty.landed(sectors);
                         model.remove(&start);
                         if start + sectors < end {

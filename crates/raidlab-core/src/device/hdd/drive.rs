@@ -4,7 +4,7 @@
 
 use super::cache::{DirtySet, ReadCache};
 use super::geometry::Location;
-use super::mech::{FastMod, HeadPos, Mechanics, SeekTable, Target};
+use super::mech::{FastMod, HeadPos, Mechanics, SeekTable};
 use super::queue::{self, CommandQueue, Done, Parked, Pending, Wait};
 use super::spec::{BufferPolicy, HddSpec, QueuePolicy, ReadAheadBound};
 use crate::device::{Command, Completion, Drive, DriveInfo, Op};
@@ -144,7 +144,6 @@ pub struct Hdd {
     dirty: DirtySet,
     busy: Nanos,
     stats: HddStats,
-    scratch: Vec<(u64, u64, Target)>,
     /// The previous host read/write was a write (selects the overhead set).
     last_write: bool,
     /// The buffer's behaviour (shared segments only with segments to share).
@@ -238,7 +237,6 @@ impl Hdd {
             dirty: DirtySet::new(write_buffer),
             busy: 0,
             stats: HddStats::default(),
-            scratch: Vec::with_capacity(DESTAGE_WINDOW),
             last_write: false,
             buffer: BufferPolicy {
                 writes_share_segments: spec.buffer.writes_share_segments && spec.cache_segments > 0,
@@ -283,19 +281,21 @@ impl Hdd {
     #[inline]
     fn run_until(&mut self, t: Nanos) {
         assert!(t >= self.clock, "time ran backwards: {t} < {}", self.clock);
-        if self.arm_event().is_some_and(|event| event <= t) {
-            self.run_arm(t);
+        if let Some(event) = self.arm_event().filter(|&event| event <= t) {
+            self.run_arm(event, t);
         }
         self.clock = t;
     }
 
+    /// Steps the arm from its due `event` through every later one up to `t`.
     #[inline(never)]
-    fn run_arm(&mut self, t: Nanos) {
-        while let Some(event) = self.arm_event() {
-            if event > t {
-                break;
-            }
+    fn run_arm(&mut self, mut event: Nanos, t: Nanos) {
+        loop {
             self.arm_step(event);
+            match self.arm_event() {
+                Some(next) if next <= t => event = next,
+                _ => break,
+            }
         }
     }
 
@@ -422,7 +422,7 @@ impl Hdd {
         let min_move = if p.write { tm.min_write_seek } else { 0 };
         let access = self
             .mech
-            .access(t, self.pos, p.location, p.sectors, p.write, p.data_ready, min_move);
+            .access(t, self.pos, &p.location, p.sectors, p.write, p.data_ready, min_move);
         let n = p.sectors as u64;
         let time = if p.write {
             // Done once the last sector is written and all data has come in, after the drive
@@ -500,22 +500,26 @@ impl Hdd {
     }
 
     /// Writes the dirty extent (from a C-LOOK window ahead of the heads) with the shortest
-    /// positioning time; adjacent writes were coalesced on insert, so they go out as one.
+    /// positioning time (ties keep the earlier extent); adjacent writes were coalesced on
+    /// insert, so they go out as one.
     fn start_destage(&mut self, t: Nanos) {
-        let mut window = std::mem::take(&mut self.scratch);
-        let mech = &self.mech;
-        self.dirty.window(self.pos.lba, DESTAGE_WINDOW, &mut window, |lba| {
-            mech.target(&mech.geo.locate(lba))
-        });
-        let pick = earliest(&self.mech, t, &self.pos, &window);
-        let (start, end, _) = window[pick];
-        let sectors = (end - start).min(DESTAGE_MAX_SECTORS);
-        self.scratch = window;
-        self.dirty.take(start, sectors);
-        let location = self.mech.geo.locate(start);
+        let (mech, from) = (&self.mech, self.pos);
+        let angle_t = mech.angle_at(t);
+        let choice = self
+            .dirty
+            .cheapest(
+                from.lba,
+                DESTAGE_WINDOW,
+                |lba| mech.target(&mech.geo.locate(lba)),
+                move |target| mech.positioned(t, angle_t, &from, target, true, 0),
+            )
+            .expect("destage with dirty data");
+        let sectors = (choice.end - choice.start).min(DESTAGE_MAX_SECTORS);
+        self.dirty.take(choice, sectors);
+        let location = self.mech.geo.locate(choice.start);
         let access = self
             .mech
-            .access(t, self.pos, location, sectors as u32, true, 0, 0);
+            .access(t, self.pos, &location, sectors as u32, true, 0, 0);
         self.pos = access.pos;
         self.work = Work::Destage {
             start: t,
@@ -531,7 +535,7 @@ impl Hdd {
         let s = *self.cache.segment(segment);
         let loc = self.mech.geo.locate(s.valid);
         let sectors = (s.target - s.valid).min(loc.contiguous() as u64) as u32;
-        let access = self.mech.access(t, self.pos, loc, sectors, false, 0, 0);
+        let access = self.mech.access(t, self.pos, &loc, sectors, false, 0, 0);
         let chunk = Chunk {
             segment,
             first: s.valid,
@@ -841,21 +845,6 @@ impl Hdd {
             "write cache overfull"
         );
     }
-}
-
-/// Index of the first window entry whose first sector the heads (at `from`, writing) reach
-/// soonest from `t` (ties keep the earlier entry).
-fn earliest(mech: &Mechanics, t: Nanos, from: &HeadPos, window: &[(u64, u64, Target)]) -> usize {
-    assert!(!window.is_empty(), "destage with dirty data");
-    let angle_t = mech.angle_at(t);
-    let (mut best, mut best_time) = (0, Nanos::MAX);
-    for (i, (_, _, target)) in window.iter().enumerate() {
-        let ready = mech.positioned(t, angle_t, from, target, true, 0);
-        if ready < best_time {
-            (best, best_time) = (i, ready);
-        }
-    }
-    best
 }
 
 impl Drive for Hdd {

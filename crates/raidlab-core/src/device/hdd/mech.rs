@@ -218,51 +218,55 @@ impl Mechanics {
         &self,
         t: Nanos,
         from: HeadPos,
-        start: Location,
+        start: &Location,
         sectors: u32,
         write: bool,
         not_before: Nanos,
         min_move: Nanos,
     ) -> Access {
         assert!(sectors > 0);
-        debug_assert_eq!(start, self.geo.locate(start.lba));
-        let (mut time, mut pos, mut lba, mut left) = (t, from, start.lba, sectors);
-        let mut first: Option<(Nanos, Nanos)> = None;
-        let mut tail = 1;
-        while left > 0 {
-            let loc = if first.is_none() {
-                start
-            } else {
-                self.geo.locate(lba)
-            };
-            let count = left.min(loc.contiguous());
-            let moving = self.move_ns(&pos, loc.cylinder, loc.head, write);
-            if first.is_none() {
-                time = (time + moving.max(min_move)).max(not_before);
-            } else {
-                time += moving;
-            }
-            let moved = time;
-            let landed_inside = if first.is_none() && self.zero_latency[write as usize] {
-                self.landed_inside(time, &loc, count)
-            } else {
-                None
-            };
-            if let Some(passed) = landed_inside {
+        debug_assert_eq!(*start, self.geo.locate(start.lba));
+        // The first track (most accesses have no other): the move, then either a zero-latency
+        // pickup or the wait for the first sector.
+        let count = sectors.min(start.contiguous());
+        let moving = self.move_ns(&from, start.cylinder, start.head, write);
+        let moved = (t + moving.max(min_move)).max(not_before);
+        let landed_inside = if self.zero_latency[write as usize] {
+            self.landed_inside(moved, start, count)
+        } else {
+            None
+        };
+        let (slot, spt) = (start.slot, start.sectors_per_track);
+        let (data_start, mut time, mut tail) = match landed_inside {
+            Some(passed) => {
                 // Zero latency: start at the next sector boundary (the `passed` sectors already
                 // gone by come round again), so the track's part ends one revolution after
                 // that boundary; in-order data begins with the first sector on that lap.
-                let boundary = time + self.geo.span(loc.slot, passed, loc.sectors_per_track)
-                    - self.since_angle(time, &loc);
-                time = boundary + self.rev;
-                first = Some((moved, time - self.geo.span(loc.slot, passed, loc.sectors_per_track)));
-                tail = if count == left { count - passed + 1 } else { 1 };
-            } else {
-                time += self.rotational_wait(time, self.geo.angle(loc.slot, loc.sectors_per_track));
-                first.get_or_insert((moved, time));
-                time += self.geo.span(loc.slot, count, loc.sectors_per_track);
-                tail = 1;
+                let boundary = moved + self.geo.span(slot, passed, spt) - self.since_angle(moved, start);
+                let end = boundary + self.rev;
+                let tail = if count == sectors { count - passed + 1 } else { 1 };
+                (end - self.geo.span(slot, passed, spt), end, tail)
             }
+            None => {
+                let data_start = moved + self.rotational_wait(moved, self.geo.angle(slot, spt));
+                (data_start, data_start + self.geo.span(slot, count, spt), 1)
+            }
+        };
+        let (mut lba, mut left) = (start.lba + count as u64, sectors - count);
+        let mut pos = HeadPos {
+            cylinder: start.cylinder,
+            head: start.head,
+            lba,
+        };
+        // Each further track: a head switch or a one-cylinder seek, then the (skewed) first
+        // sector, then its part of the transfer.
+        while left > 0 {
+            let loc = self.geo.locate(lba);
+            let count = left.min(loc.contiguous());
+            time += self.move_ns(&pos, loc.cylinder, loc.head, write);
+            time += self.rotational_wait(time, self.geo.angle(loc.slot, loc.sectors_per_track));
+            time += self.geo.span(loc.slot, count, loc.sectors_per_track);
+            tail = 1;
             lba += count as u64;
             left -= count;
             pos = HeadPos {
@@ -271,7 +275,6 @@ impl Mechanics {
                 lba,
             };
         }
-        let (moved, data_start) = first.expect("at least one track");
         Access {
             start: t,
             moved,
