@@ -83,6 +83,14 @@ def test_html_report(tmp_path, capsys):
     assert "http://" not in html.split("<body", 1)[0] and "<script src" not in html
 
 
+def test_png_directory_that_cannot_be_made_is_a_one_line_error(tmp_path, capsys):
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a directory")
+    status, _, err = run(["--preset", "wal", "--runtime-s", "1", "--states", "optimal", "--png", str(blocker / "charts")], capsys)
+    assert status == 2
+    assert err.count("\n") == 1 and "cannot create" in err and "charts" in err
+
+
 def test_png_charts(tmp_path, capsys):
     out = tmp_path / "charts"
     status, _, err = run(["--preset", "wal", "--runtime-s", "1", "--states", "optimal,rebuilding", "--png", str(out)], capsys)

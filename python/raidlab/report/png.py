@@ -148,15 +148,21 @@ def _pareto(plt, points, directory: Path, written) -> None:
     plt.close(figure)
 
 
-def write_pngs(directory: str, comparison: Sequence[Dict[str, Any]],
-               pareto: Optional[Sequence[Dict[str, Any]]] = None) -> List[Path]:
-    """Writes the charts for ``comparison`` entries ({design, state, document}) into directory."""
-    plt = _pyplot()
+def _output_dir(directory: str) -> Path:
+    """The charts' directory, created if missing (a bad path is the user's: ConfigError)."""
     target = Path(directory)
     try:
         target.mkdir(parents=True, exist_ok=True)
     except OSError as error:
         raise ConfigError(f"cannot create {directory}: {error.strerror}") from None
+    return target
+
+
+def write_pngs(directory: str, comparison: Sequence[Dict[str, Any]],
+               pareto: Optional[Sequence[Dict[str, Any]]] = None) -> List[Path]:
+    """Writes the charts for ``comparison`` entries ({design, state, document}) into directory."""
+    plt = _pyplot()
+    target = _output_dir(directory)
     written: List[Path] = []
     _bars(plt, comparison, "iops", "IOPS (read + write)", target, "iops.png", written)
     _bars(plt, comparison, "p99_ms", "p99 latency (ms)", target, "latency_p99.png", written)
@@ -172,11 +178,7 @@ def write_pngs(directory: str, comparison: Sequence[Dict[str, Any]],
 def write_pareto_png(directory: str, points: Sequence[Dict[str, Any]]) -> List[Path]:
     """The planner's Pareto front alone (``raidlab plan --png DIR``)."""
     plt = _pyplot()
-    target = Path(directory)
-    try:
-        target.mkdir(parents=True, exist_ok=True)
-    except OSError as error:
-        raise ConfigError(f"cannot create {directory}: {error.strerror}") from None
+    target = _output_dir(directory)
     written: List[Path] = []
     _pareto(plt, points, target, written)
     return written
