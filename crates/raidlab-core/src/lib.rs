@@ -8,6 +8,7 @@
 //! capacity, topology, the map from array sectors to member sectors and back, and per-row stripe
 //! roles. [`parity`] holds the XOR/GF(2^8) maths and [`plan`] the member I/O plans.
 
+pub mod bits;
 pub mod device;
 pub mod error;
 pub mod layout;

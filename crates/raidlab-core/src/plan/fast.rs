@@ -8,6 +8,7 @@
 //! goes to the general planner. `tests` checks the shortcut against it on random arrays.
 
 use super::{IoKind, MemberIo, MirrorState, Plan, Planner, Request, RmwLevel};
+use crate::bits::members;
 use crate::layout::Level;
 use crate::PAGE_SECTORS;
 
@@ -87,15 +88,6 @@ impl Planner {
         }
         true
     }
-}
-
-/// The members in `mask`, lowest first: the order the general planner's merge sorts them into.
-fn members(mut mask: u64) -> impl Iterator<Item = u32> {
-    std::iter::from_fn(move || {
-        let member = mask.trailing_zeros();
-        mask &= mask.wrapping_sub(1);
-        (member < u64::BITS).then_some(member)
-    })
 }
 
 #[cfg(test)]

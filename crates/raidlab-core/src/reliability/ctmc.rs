@@ -36,6 +36,7 @@ use std::collections::HashMap;
 
 use super::structure::FailureStructure;
 use super::RepairPolicy;
+use crate::bits::members;
 use crate::error::{Error, ErrorKind, Result};
 
 /// The most lumped states the exact chain keeps.
@@ -149,10 +150,7 @@ impl Chain {
             let mut seen: HashMap<u64, ()> = HashMap::new();
             for &i in &frontier {
                 let s = masks[i];
-                let mut live = all & !s;
-                while live != 0 {
-                    let m = live.trailing_zeros();
-                    live &= live - 1;
+                for m in members(all & !s) {
                     let t = s | (1u64 << m);
                     if structure.is_fatal(t) {
                         continue;
@@ -208,10 +206,7 @@ impl Chain {
             let s = chain.masks[i];
             let k = s.count_ones();
             let mut fail_row = Vec::new();
-            let mut live = all & !s;
-            while live != 0 {
-                let m = live.trailing_zeros();
-                live &= live - 1;
+            for m in members(all & !s) {
                 let t = s | (1u64 << m);
                 if structure.is_fatal(t) {
                     chain.loss[i] += lambda;
@@ -227,10 +222,7 @@ impl Chain {
                     RepairPolicy::Md => repair_row.push((0, mu)),
                     RepairPolicy::Serial | RepairPolicy::Parallel => {
                         let each = if rates.policy == RepairPolicy::Serial { mu / k as f64 } else { mu };
-                        let mut failed = s;
-                        while failed != 0 {
-                            let m = failed.trailing_zeros();
-                            failed &= failed - 1;
+                        for m in members(s) {
                             let j = index[&structure.canonical(s & !(1u64 << m))];
                             repair_row.push((j, each));
                         }

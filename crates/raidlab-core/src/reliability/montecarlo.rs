@@ -38,6 +38,7 @@ use std::collections::HashMap;
 use super::ctmc::SectorFaults;
 use super::structure::{prefix_mask, FailureStructure};
 use super::{RepairDistribution, RepairPolicy};
+use crate::bits::members;
 use crate::sim::rng::Prng;
 
 /// The normal quantile of a two-sided 95 % interval.
@@ -206,10 +207,7 @@ fn one_trial(
             RepairPolicy::Md | RepairPolicy::Serial => (s.repair_end[0], 0),
             RepairPolicy::Parallel => {
                 let mut best = (f64::INFINITY, 0);
-                let mut failed = s.failed;
-                while failed != 0 {
-                    let m = failed.trailing_zeros();
-                    failed &= failed - 1;
+                for m in members(s.failed) {
                     if s.repair_end[m as usize] < best.0 {
                         best = (s.repair_end[m as usize], m);
                     }
@@ -228,19 +226,13 @@ fn one_trial(
     let refresh = |s: &mut Trial, t: f64, rng: &mut Prng| {
         let live = all & !s.failed;
         s.fatal = 0;
-        let mut rest = live;
-        while rest != 0 {
-            let m = rest.trailing_zeros();
-            rest &= rest - 1;
+        for m in members(live) {
             if structure.is_fatal(s.failed | (1u64 << m)) {
                 s.fatal |= 1u64 << m;
             }
         }
         let nonfatal = live & !s.fatal;
-        let mut rest = nonfatal;
-        while rest != 0 {
-            let m = rest.trailing_zeros() as usize;
-            rest &= rest - 1;
+        for m in members(nonfatal).map(|m| m as usize) {
             // New drives have no clock; a clock that ran out while the member was fatal was a
             // killed failure, and the next one is a fresh draw (independent increments).
             if !(s.next_fail[m] > t && s.next_fail[m].is_finite()) {
@@ -260,10 +252,7 @@ fn one_trial(
         // A cheap lower bound first: the member with the smallest increment (the youngest when
         // the hazard rises, the oldest when it falls).
         let (mut youngest, mut oldest) = (f64::NEG_INFINITY, f64::INFINITY);
-        let mut rest = nonfatal;
-        while rest != 0 {
-            let m = rest.trailing_zeros() as usize;
-            rest &= rest - 1;
+        for m in members(nonfatal).map(|m| m as usize) {
             youngest = youngest.max(s.origin[m]);
             oldest = oldest.min(s.origin[m]);
         }
@@ -274,10 +263,7 @@ fn one_trial(
         }
         let mut base = [0.0f64; 64];
         let mut expected = 0.0;
-        let mut rest = nonfatal;
-        while rest != 0 {
-            let m = rest.trailing_zeros() as usize;
-            rest &= rest - 1;
+        for m in members(nonfatal).map(|m| m as usize) {
             base[m] = cumulative(t - s.origin[m]);
             expected += cumulative(end - s.origin[m]) - base[m];
         }
@@ -295,10 +281,7 @@ fn one_trial(
         }
         let f_and_slope = |tau: f64| {
             let (mut f, mut slope) = (-e, 0.0);
-            let mut rest = nonfatal;
-            while rest != 0 {
-                let m = rest.trailing_zeros() as usize;
-                rest &= rest - 1;
+            for m in members(nonfatal).map(|m| m as usize) {
                 f += scale * (cumulative(tau - s.origin[m]) - base[m]);
                 slope += scale * hazard(tau - s.origin[m]);
             }
@@ -323,18 +306,12 @@ fn one_trial(
         }
         // Whose failure: proportional to the hazards at that time.
         let mut total = 0.0;
-        let mut rest = nonfatal;
-        while rest != 0 {
-            let m = rest.trailing_zeros() as usize;
-            rest &= rest - 1;
+        for m in members(nonfatal).map(|m| m as usize) {
             total += hazard(when - s.origin[m]);
         }
         let mut u = rng.unit_f64() * total;
         let mut who = nonfatal.trailing_zeros() as usize;
-        let mut rest = nonfatal;
-        while rest != 0 {
-            let m = rest.trailing_zeros() as usize;
-            rest &= rest - 1;
+        for m in members(nonfatal).map(|m| m as usize) {
             who = m;
             u -= hazard(when - s.origin[m]);
             if u < 0.0 {
@@ -353,10 +330,7 @@ fn one_trial(
         let (t_repair, repaired) = next_repair(&s);
         let nonfatal = all & !s.failed & !s.fatal;
         let (mut t_fail, mut who) = (s.extra_time, s.extra_who);
-        let mut rest = nonfatal;
-        while rest != 0 {
-            let m = rest.trailing_zeros() as usize;
-            rest &= rest - 1;
+        for m in members(nonfatal).map(|m| m as usize) {
             if s.next_fail[m] < t_fail {
                 t_fail = s.next_fail[m];
                 who = m;
@@ -365,10 +339,7 @@ fn one_trial(
         let t_next = t_fail.min(t_repair).min(horizon);
         if t_next > t {
             // Fatal members' hazard is killed; biased members' hazard enters the likelihood ratio.
-            let mut integrate = if s.bias != 1.0 { all & !s.failed } else { s.fatal };
-            while integrate != 0 {
-                let m = integrate.trailing_zeros() as usize;
-                integrate &= integrate - 1;
+            for m in members(if s.bias != 1.0 { all & !s.failed } else { s.fatal }).map(|m| m as usize) {
                 let dh = cumulative(t_next - s.origin[m]) - cumulative(t - s.origin[m]);
                 if s.fatal & (1u64 << m) != 0 {
                     k_disk += dh;

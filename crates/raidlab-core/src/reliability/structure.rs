@@ -16,6 +16,7 @@
 
 use std::collections::HashMap;
 
+use crate::bits::members;
 use crate::layout::{Array, Copies, Level};
 use crate::{PAGE_BYTES, SECTOR_BYTES};
 
@@ -388,10 +389,7 @@ impl FailureStructure {
 /// Applies a member permutation to a mask.
 fn permute(mask: u64, perm: &[u8]) -> u64 {
     let mut out = 0u64;
-    let mut rest = mask;
-    while rest != 0 {
-        let m = rest.trailing_zeros() as usize;
-        rest &= rest - 1;
+    for m in members(mask).map(|m| m as usize) {
         out |= 1u64 << perm[m];
     }
     out
