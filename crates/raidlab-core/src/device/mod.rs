@@ -68,10 +68,18 @@ pub trait Drive {
     fn queue_depth(&self) -> u32;
     /// Accepts a command at `now`. The engine never exceeds `queue_depth` outstanding.
     fn submit(&mut self, now: Nanos, command: Command);
-    /// The next time the drive's state changes (a completion or internal work), if any.
+    /// The next time the drive must be advanced: its next completion, or internal work that
+    /// could produce one sooner; None if neither. A drive may defer internal work that cannot
+    /// complete a command before its next completion, and run it on the next call that brings
+    /// it to a later time (`submit`, `advance`, `run_to`), as of the times it was due.
     fn next_event(&self) -> Option<Nanos>;
     /// Runs the drive up to `now`, appending the commands that completed by then.
     fn advance(&mut self, now: Nanos, completed: &mut Vec<Completion>);
+    /// Runs deferred internal work up to `now` (before reading `busy_nanos` at the end of a
+    /// run). Must not complete commands: the engine has advanced the drive to every completion.
+    fn run_to(&mut self, now: Nanos) {
+        let _ = now;
+    }
     /// Busy time so far (a command or internal work in service), for utilisation.
     fn busy_nanos(&self) -> Nanos;
 }

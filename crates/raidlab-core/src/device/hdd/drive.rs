@@ -149,6 +149,9 @@ pub struct Hdd {
     /// The buffer's behaviour (shared segments only with segments to share).
     buffer: BufferPolicy,
     read_ahead: u64,
+    /// Sectors per track of the fastest zone: no transfer of `n` sectors takes less than
+    /// `n` of its sector times.
+    fastest_spt: u64,
 }
 
 fn ms_ns(ms: f64) -> Nanos {
@@ -243,6 +246,7 @@ impl Hdd {
                 ..spec.buffer.clone()
             },
             read_ahead: spec.read_ahead_sectors,
+            fastest_spt: spec.zones.iter().map(|z| z.sectors_per_track as u64).max().expect("a zone"),
         }
     }
 
@@ -297,6 +301,26 @@ impl Hdd {
                 _ => break,
             }
         }
+    }
+
+    /// The earliest time a completion can come out of stepping the arm from its next event
+    /// `e`, until the next command arrives (which steps the arm and asks again); None if none
+    /// can. Waiters outside the queue (flushes, writes waiting for room, reads waiting for
+    /// read-ahead) may complete at any arm step. Otherwise only a queued command started at
+    /// or after `e` completes, and not before its data has passed under the head: at least
+    /// its sectors' time in the fastest zone (less one ns per sector for rounding), however
+    /// it is positioned.
+    #[inline]
+    fn visible_from(&self, e: Nanos) -> Option<Nanos> {
+        if !self.parked.is_empty() {
+            return Some(e);
+        }
+        if self.queue.is_empty() {
+            return None;
+        }
+        let sectors = self.queue.fewest_sectors() as u64;
+        let transfer = (sectors * self.mech.rev / self.fastest_spt).saturating_sub(sectors);
+        Some(e + transfer)
     }
 
     /// When the arm next changes state.
@@ -883,12 +907,20 @@ impl Drive for Hdd {
         self.check_invariants();
     }
 
+    /// The next completion, or the earliest time the arm's own work could produce one: arm
+    /// steps that cannot change what the host sees before then run lazily, on the next
+    /// `submit`, `advance` or `run_to` (each first steps the arm up to its time).
     fn next_event(&self) -> Option<Nanos> {
         let done = self.done.last().map(|d| d.time);
-        match (done, self.arm_event()) {
+        let arm = self.arm_event().and_then(|e| self.visible_from(e));
+        match (done, arm) {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),
         }
+    }
+
+    fn run_to(&mut self, now: Nanos) {
+        self.run_until(now);
     }
 
     fn advance(&mut self, now: Nanos, completed: &mut Vec<Completion>) {

@@ -66,6 +66,8 @@ pub struct CommandQueue {
     free: Vec<u32>,
     order: Vec<u64>,
     first_eligible: Option<Nanos>,
+    /// No queued command is shorter (a bound: lowered on push, reset once the queue empties).
+    fewest_sectors: u32,
 }
 
 impl CommandQueue {
@@ -75,6 +77,7 @@ impl CommandQueue {
             free: Vec::with_capacity(capacity),
             order: Vec::with_capacity(capacity),
             first_eligible: None,
+            fewest_sectors: u32::MAX,
         }
     }
     pub fn len(&self) -> usize {
@@ -95,7 +98,13 @@ impl CommandQueue {
         debug_assert_eq!(self.first_eligible, self.iter().map(|(_, p)| p.eligible).min());
         self.first_eligible
     }
+    /// A lower bound on every queued command's length in sectors (`u32::MAX` when empty).
+    pub fn fewest_sectors(&self) -> u32 {
+        debug_assert!(self.iter().all(|(_, p)| p.sectors >= self.fewest_sectors));
+        self.fewest_sectors
+    }
     pub fn push(&mut self, pending: Pending) {
+        self.fewest_sectors = self.fewest_sectors.min(pending.sectors);
         self.first_eligible = Some(
             self.first_eligible
                 .map_or(pending.eligible, |e| e.min(pending.eligible)),
@@ -123,6 +132,9 @@ impl CommandQueue {
         self.free.push(slot as u32);
         if self.first_eligible == Some(taken.eligible) {
             self.first_eligible = self.iter().map(|(_, p)| p.eligible).min();
+        }
+        if self.order.is_empty() {
+            self.fewest_sectors = u32::MAX;
         }
         taken
     }
