@@ -10,6 +10,7 @@
 //! Each model module exposes `DECLARATIONS: &[params::ParamDecl]` (every parameter it reads,
 //! with unit, default, range and doc) and a constructor from resolved `params::ParamValues`.
 
+mod any;
 pub mod catalog;
 pub mod disksim;
 pub mod empirical;
@@ -17,6 +18,8 @@ pub mod null;
 pub mod hdd;
 pub mod params;
 pub mod ssd;
+
+pub use any::{AnyDrive, AsAny};
 
 use crate::sim::Nanos;
 
@@ -61,8 +64,9 @@ pub struct DriveInfo {
     pub rotational: bool,
 }
 
-/// The engine's view of a drive model.
-pub trait Drive {
+/// The engine's view of a drive model. (`AsAny`, implemented for every `'static` type, lets
+/// the engine recognise the models it calls directly: [`AnyDrive`].)
+pub trait Drive: AsAny {
     fn info(&self) -> &DriveInfo;
     /// Commands the drive accepts at once (its tagged/native command queue depth).
     fn queue_depth(&self) -> u32;

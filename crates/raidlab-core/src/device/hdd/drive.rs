@@ -910,6 +910,8 @@ impl Drive for Hdd {
     /// The next completion, or the earliest time the arm's own work could produce one: arm
     /// steps that cannot change what the host sees before then run lazily, on the next
     /// `submit`, `advance` or `run_to` (each first steps the arm up to its time).
+    // Inlined into the engine's `kick` (through `AnyDrive`), which asks after every dispatch.
+    #[inline(always)]
     fn next_event(&self) -> Option<Nanos> {
         let done = self.done.last().map(|d| d.time);
         let arm = self.arm_event().and_then(|e| self.visible_from(e));

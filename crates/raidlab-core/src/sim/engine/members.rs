@@ -1,7 +1,7 @@
 //! One member of the array as the engine sees it: a block-layer scheduler in front of a drive,
 //! the commands in flight, and the statistics fio reports per disk.
 
-use crate::device::{Command, Completion, Drive, Op};
+use crate::device::{AnyDrive, Command, Completion, Drive, Op};
 use crate::sim::sched::{AnyScheduler, BlockRequest, Scheduler};
 use crate::sim::Nanos;
 
@@ -20,7 +20,7 @@ pub struct MemberStats {
 
 pub struct Member {
     pub scheduler: AnyScheduler,
-    pub drive: Box<dyn Drive>,
+    pub drive: AnyDrive,
     /// Added to member sectors to get drive sectors (md's data offset).
     pub lba_offset: u64,
     depth: u32,
@@ -42,7 +42,7 @@ pub struct Member {
 }
 
 impl Member {
-    pub fn new(scheduler: AnyScheduler, drive: Box<dyn Drive>, lba_offset: u64, nr_requests: u32) -> Member {
+    pub fn new(scheduler: AnyScheduler, drive: AnyDrive, lba_offset: u64, nr_requests: u32) -> Member {
         assert!(nr_requests >= 1, "nr_requests");
         let depth = drive.queue_depth();
         assert!(depth >= 1, "drive queue depth");

@@ -550,7 +550,7 @@ fn build_members(config: &SimConfig, drives: Vec<Box<dyn Drive>>) -> Vec<Member>
         .into_iter()
         .map(|drive| {
             let scheduler = sched::AnyScheduler::new(config.scheduler, config.queue_limits);
-            Member::new(scheduler, drive, config.data_offset_sectors, config.queue_limits.nr_requests)
+            Member::new(scheduler, drive.into(), config.data_offset_sectors, config.queue_limits.nr_requests)
         })
         .collect()
 }
