@@ -31,11 +31,16 @@ pub struct Member {
     /// When a DriveWake event is pending for this member.
     pub wake_at: Option<Nanos>,
     pub timer_at: Option<Nanos>,
+    /// Whether the scheduler may ask for a timer ([`AnyScheduler::sets_timers`]); `kick`
+    /// asks the others for none after every dispatch.
+    pub timed: bool,
     outstanding: u64,
     last_change: Nanos,
     pub stats: MemberStats,
     merged: Vec<u64>,
     completions: Vec<Completion>,
+    /// Block request ids finished by the last `advance`.
+    pub done: Vec<u64>,
     /// Requests beyond `nr_requests`, waiting (unsorted, unmerged) to enter the scheduler.
     overflow: std::collections::VecDeque<BlockRequest>,
     nr_requests: usize,
@@ -47,6 +52,7 @@ impl Member {
         let depth = drive.queue_depth();
         assert!(depth >= 1, "drive queue depth");
         Member {
+            timed: scheduler.sets_timers(),
             scheduler,
             drive,
             lba_offset,
@@ -61,6 +67,7 @@ impl Member {
             stats: MemberStats::default(),
             merged: Vec::with_capacity(64),
             completions: Vec::with_capacity(depth as usize),
+            done: Vec::with_capacity(depth as usize),
             overflow: std::collections::VecDeque::new(),
             nr_requests: nr_requests as usize,
         }
@@ -122,9 +129,11 @@ impl Member {
         }
     }
 
-    /// Advances the drive to `now`; calls `done` with each finished block request id.
-    pub fn advance(&mut self, now: Nanos, mut done: impl FnMut(u64)) {
+    /// Advances the drive to `now` and lists the block request ids it finished in `done`
+    /// (replacing the last list); returns how many.
+    pub fn advance(&mut self, now: Nanos) -> usize {
         self.completions.clear();
+        self.done.clear();
         self.drive.advance(now, &mut self.completions);
         for index in 0..self.completions.len() {
             let completion = self.completions[index];
@@ -135,16 +144,17 @@ impl Member {
             assert!(slot < self.depth, "unknown command slot");
             debug_assert!(!self.free_slots.contains(&slot), "completion of a free slot");
             self.account(now);
-            let ids = std::mem::take(&mut self.slots[slot as usize]);
+            let ids = &mut self.slots[slot as usize];
             self.outstanding -= ids.len() as u64;
-            for &id in &ids {
-                done(id);
+            // One id at a time: usually there is one, and a copy of the slice calls memcpy.
+            for &id in ids.iter() {
+                self.done.push(id);
             }
-            self.slots[slot as usize] = ids;
-            self.slots[slot as usize].clear();
+            ids.clear();
             self.free_slots.push(slot);
             self.in_drive -= 1;
         }
+        self.done.len()
     }
 
     pub fn finish(&mut self, now: Nanos) {

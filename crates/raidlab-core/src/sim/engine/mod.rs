@@ -95,7 +95,6 @@ pub struct Simulation {
     plan_scratch: Plan,
     /// Emptied member I/O vectors of finished operations, reused so operations allocate nothing.
     spare_ios: Vec<Vec<MemberIo>>,
-    done_scratch: Vec<u64>,
     truncated: Option<String>,
     started: bool,
     failed: Vec<u32>,
@@ -162,7 +161,6 @@ impl Simulation {
             results,
             plan_scratch: Plan::new(),
             spare_ios: Vec::new(),
-            done_scratch: Vec::with_capacity(64),
             truncated: None,
             started: false,
             failed,
@@ -198,8 +196,9 @@ impl Simulation {
         if !self.started {
             self.start();
         }
+        let limit = until.min(self.stop_ns);
         while let Some(time) = self.events.peek_time() {
-            if time > until || time > self.stop_ns {
+            if time > limit {
                 break;
             }
             if self.events.pushed() > self.config.max_events {
@@ -500,6 +499,10 @@ impl Simulation {
             }
             m.wake_at = next;
         }
+        if !m.timed {
+            debug_assert_eq!(m.scheduler.next_timer(), None, "a scheduler that sets no timers");
+            return;
+        }
         let timer = m.scheduler.next_timer();
         if timer != m.timer_at {
             if let Some(time) = timer {
@@ -514,13 +517,13 @@ impl Simulation {
             return; // stale: the drive's next event moved
         }
         self.members[member as usize].wake_at = None;
-        let mut done = std::mem::take(&mut self.done_scratch);
-        self.members[member as usize].advance(self.now, |id| done.push(id));
-        for &id in &done {
+        let count = self.members[member as usize].advance(self.now);
+        for index in 0..count {
+            // Read in place: completing a block never advances a drive (only this wake-up
+            // does), so the member's list of finished ids stays as it is until the loop ends.
+            let id = self.members[member as usize].done[index];
             self.block_done(id);
         }
-        done.clear();
-        self.done_scratch = done;
         self.kick(member);
     }
 

@@ -108,6 +108,11 @@ impl AnyScheduler {
             SchedulerKind::Cfq { .. } => AnyScheduler::Cfq(Cfq::new(kind, limits)),
         }
     }
+
+    /// Whether `next_timer` can ever be `Some`: only CFQ holds requests back (idling).
+    pub fn sets_timers(&self) -> bool {
+        matches!(self, AnyScheduler::Cfq(_))
+    }
 }
 
 /// Forwards a call to whichever scheduler it is.
