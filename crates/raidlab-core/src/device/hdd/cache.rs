@@ -523,6 +523,35 @@ mod tests {
         assert!(dirty.covers(20, 45));
     }
 
+    /// A whole destage leaves a hole: searches and the destage window pass over it, an insert
+    /// at its start takes its slot, and a merge across it drops it.
+    #[test]
+    fn destaged_extents_leave_holes() {
+        let place = |lba: u64| Target { cylinder: 0, head: 0, angle: lba as u32 };
+        let mut dirty = DirtySet::new(1000);
+        for s in [10, 30, 50, 70] {
+            dirty.insert(s, s + 5);
+        }
+        let c = dirty.cheapest(30, 1, place, |_| 0).expect("an extent");
+        assert_eq!((c.start, c.end), (30, 35));
+        dirty.take(c, 5);
+        dirty.landed(5);
+        dirty.check();
+        assert_eq!((dirty.extents(), dirty.extents.len()), (3, 4));
+        assert!(!dirty.covers(30, 31) && dirty.covers(10, 15));
+        let c = dirty.cheapest(20, 1, place, |_| 0).expect("an extent");
+        assert_eq!(c.start, 50, "the window skips the hole");
+        dirty.insert(30, 32);
+        dirty.check();
+        assert_eq!((dirty.extents(), dirty.extents.len()), (4, 4), "the insert filled the hole");
+        let c = dirty.cheapest(30, 1, place, |_| 0).expect("an extent");
+        dirty.take(c, 2);
+        dirty.landed(2);
+        dirty.insert(12, 52);
+        dirty.check();
+        assert_eq!((dirty.extents(), dirty.extents.len(), dirty.sectors()), (2, 2, 50));
+    }
+
     #[test]
     fn read_ahead_window_slides() {
         let mut cache = ReadCache::new(2, 100, 50, 10_000);
