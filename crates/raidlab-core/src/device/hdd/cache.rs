@@ -263,7 +263,7 @@ pub struct DirtySet {
 
 /// Holes kept before the set compacts (drops them all in one pass): enough for a run of
 /// destages while a flush drains the buffer, few enough that finding the nearest is cheap.
-const MAX_HOLES: usize = 16;
+const MAX_HOLES: usize = 8;
 
 /// The extent [`DirtySet::cheapest`] chose, `[start, end)` at `index`: valid for
 /// [`DirtySet::take`] until the set next changes.
