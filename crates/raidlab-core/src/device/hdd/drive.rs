@@ -535,7 +535,8 @@ impl Hdd {
                 from.lba,
                 DESTAGE_WINDOW,
                 |lba| mech.target(&mech.geo.locate(lba)),
-                move |target| mech.positioned(t, angle_t, &from, target, true, 0),
+                // Ranked by the delay from `t` (the same order as the time `t` plus it).
+                move |target| mech.delay(angle_t, &from, target, true, 0),
             )
             .expect("destage with dirty data");
         let sectors = (choice.end - choice.start).min(DESTAGE_MAX_SECTORS);

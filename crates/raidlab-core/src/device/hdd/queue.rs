@@ -169,18 +169,23 @@ pub fn select(
 fn sptf(queue: &CommandQueue, t: Nanos, pos: &HeadPos, mech: &Mechanics) -> Option<usize> {
     let angle_t = mech.angle_at(t);
     let rev = mech.rev as u32;
+    // Costs are delays from `t`: the same order as the times, with `t` out of the loop.
     let mut best = Best::new();
     let split = queue.order.partition_point(|&k| ((k >> 32) as u32) < angle_t);
     let (behind, ahead) = queue.order.split_at(split);
-    for &key in ahead.iter().chain(behind) {
-        let (angle, slot) = ((key >> 32) as u32, key as u32 as usize);
-        let rotation = if angle >= angle_t { angle - angle_t } else { angle + rev - angle_t };
-        if t + rotation as Nanos > best.cost {
-            break;
-        }
-        let p = &queue.slots[slot];
-        if p.eligible <= t {
-            best.offer(slot, p.seq, mech.positioned(t, angle_t, pos, &p.target, p.write, p.data_ready));
+    // Two plain loops (a `for` over a chain of the halves tests which half on every item).
+    'search: for half in [ahead, behind] {
+        for &key in half {
+            let (angle, slot) = ((key >> 32) as u32, key as u32 as usize);
+            let rotation = if angle >= angle_t { angle - angle_t } else { angle + rev - angle_t };
+            if rotation as Nanos > best.cost {
+                break 'search;
+            }
+            let p = &queue.slots[slot];
+            if p.eligible <= t {
+                let lag = p.data_ready.saturating_sub(t);
+                best.offer(slot, p.seq, mech.delay(angle_t, pos, &p.target, p.write, lag));
+            }
         }
     }
     best.index()
