@@ -486,8 +486,8 @@ impl Hdd {
 
     // ---- arm work ---------------------------------------------------------------------------
 
-    fn start_host(&mut self, index: usize, t: Nanos) {
-        let p = self.queue.take(index);
+    fn start_host(&mut self, position: usize, t: Nanos) {
+        let p = self.queue.take(position);
         let tm = &self.timing;
         // DiskSim pads every write's positioning to its "Minimum seek delay" unless it appends
         // to a write under way, which one command at a time never does.

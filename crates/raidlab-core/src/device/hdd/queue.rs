@@ -123,13 +123,12 @@ impl CommandQueue {
         let at = self.order.partition_point(|&k| k < key);
         self.order.insert(at, key);
     }
-    /// Removes the command in `slot` (policies break ties by `seq`, never by position).
-    pub fn take(&mut self, slot: usize) -> Pending {
-        let taken = self.slots[slot];
-        let key = (taken.target.angle as u64) << 32 | slot as u64;
-        let at = self.order.binary_search(&key).expect("a queued slot");
-        self.order.remove(at);
-        self.free.push(slot as u32);
+    /// Removes the command at `position` in angle order, as [`select`] names it (so taking
+    /// it needs no search; policies break ties by `seq`, never by position).
+    pub fn take(&mut self, position: usize) -> Pending {
+        let slot = self.order.remove(position) as u32;
+        let taken = self.slots[slot as usize];
+        self.free.push(slot);
         if self.first_eligible == Some(taken.eligible) {
             self.first_eligible = self.iter().map(|(_, p)| p.eligible).min();
         }
@@ -140,7 +139,8 @@ impl CommandQueue {
     }
 }
 
-/// Slot of the command the policy serves next if the arm is free at `t`, among those the
+/// Position in angle order (for [`CommandQueue::take`]) of the command the policy serves
+/// next if the arm is free at `t`, among those the
 /// controller has finished processing (ties go to the earliest arrival). `None` if none is
 /// eligible yet. One loop per policy keeps SPTF's loop, the simulator's hottest, branch-lean.
 pub fn select(
@@ -174,8 +174,8 @@ fn sptf(queue: &CommandQueue, t: Nanos, pos: &HeadPos, mech: &Mechanics) -> Opti
     let split = queue.order.partition_point(|&k| ((k >> 32) as u32) < angle_t);
     let (behind, ahead) = queue.order.split_at(split);
     // Two plain loops (a `for` over a chain of the halves tests which half on every item).
-    'search: for half in [ahead, behind] {
-        for &key in half {
+    'search: for (first, half) in [(split, ahead), (0, behind)] {
+        for (i, &key) in half.iter().enumerate() {
             let (angle, slot) = ((key >> 32) as u32, key as u32 as usize);
             let rotation = if angle >= angle_t { angle - angle_t } else { angle + rev - angle_t };
             if rotation as Nanos > best.cost {
@@ -184,7 +184,7 @@ fn sptf(queue: &CommandQueue, t: Nanos, pos: &HeadPos, mech: &Mechanics) -> Opti
             let p = &queue.slots[slot];
             if p.eligible <= t {
                 let lag = p.data_ready.saturating_sub(t);
-                best.offer(slot, p.seq, mech.delay(angle_t, pos, &p.target, p.write, lag));
+                best.offer(first + i, p.seq, mech.delay(angle_t, pos, &p.target, p.write, lag));
             }
         }
     }
@@ -216,9 +216,9 @@ impl Best {
 #[inline(always)]
 fn best_by(queue: &CommandQueue, t: Nanos, cost: impl Fn(&Pending) -> Nanos) -> Option<usize> {
     let mut best = Best::new();
-    for (slot, p) in queue.iter() {
+    for (position, (_, p)) in queue.iter().enumerate() {
         if p.eligible <= t {
-            best.offer(slot, p.seq, cost(p));
+            best.offer(position, p.seq, cost(p));
         }
     }
     best.index()
