@@ -334,18 +334,18 @@ impl Hdd {
     fn run_until(&mut self, t: Nanos) {
         assert!(t >= self.clock, "time ran backwards: {t} < {}", self.clock);
         if let Some(event) = self.arm_event().filter(|&event| event <= t) {
-            self.run_arm(event, t);
+            self.run_arm((event, None), t);
         }
         self.clock = t;
     }
 
     /// Steps the arm from its due `event` through every later one up to `t`.
     #[inline(never)]
-    fn run_arm(&mut self, mut event: Nanos, t: Nanos) {
+    fn run_arm(&mut self, mut event: (Nanos, Option<Plan>), t: Nanos) {
         loop {
             self.arm_step(event);
-            match self.arm_event() {
-                Some(next) if next <= t => event = next,
+            match self.arm_next() {
+                Some(next) if next.0 <= t => event = next,
                 _ => break,
             }
         }
@@ -376,12 +376,7 @@ impl Hdd {
     fn arm_event(&self) -> Option<Nanos> {
         match &self.work {
             Work::Host { end, .. } | Work::Destage { end, .. } => Some(*end),
-            Work::ReadAhead(c) => {
-                // A host command that becomes eligible cuts read-ahead short (once the heads
-                // have finished any switch they started).
-                let preempt = self.queue.first_eligible().map(|e| e.max(c.moved));
-                Some(preempt.map_or(c.end, |p| p.min(c.end)))
-            }
+            Work::ReadAhead(c) => Some(self.read_ahead_event(c)),
             Work::Idle => {
                 let t = self.free_at.max(self.clock);
                 match self.plan(t) {
@@ -393,9 +388,36 @@ impl Hdd {
         }
     }
 
-    fn arm_step(&mut self, e: Nanos) {
+    /// A host command that becomes eligible cuts read-ahead short (once the heads have
+    /// finished any switch they started).
+    #[inline]
+    fn read_ahead_event(&self, c: &Chunk) -> Nanos {
+        let preempt = self.queue.first_eligible().map(|e| e.max(c.moved));
+        preempt.map_or(c.end, |p| p.min(c.end))
+    }
+
+    /// [`Hdd::arm_event`] and, if the arm is idle and has work then, the plan for it (made to
+    /// find the time; stepping the arm at that time uses it instead of planning again).
+    #[inline]
+    fn arm_next(&self) -> Option<(Nanos, Option<Plan>)> {
+        match &self.work {
+            Work::Host { end, .. } | Work::Destage { end, .. } => Some((*end, None)),
+            Work::ReadAhead(c) => Some((self.read_ahead_event(c), None)),
+            Work::Idle => {
+                let t = self.free_at.max(self.clock);
+                match self.plan(t) {
+                    Plan::Nothing => None,
+                    Plan::WaitUntil(w) => Some((w, None)),
+                    plan => Some((t, Some(plan))),
+                }
+            }
+        }
+    }
+
+    /// Steps the arm at `e`; `planned` is the plan made for `e` while finding it, if one was.
+    fn arm_step(&mut self, (e, planned): (Nanos, Option<Plan>)) {
         match std::mem::replace(&mut self.work, Work::Idle) {
-            Work::Idle => self.dispatch(e),
+            Work::Idle => self.dispatch(e, planned),
             Work::Host {
                 start,
                 end,
@@ -458,9 +480,11 @@ impl Hdd {
         Plan::Nothing
     }
 
-    fn dispatch(&mut self, t: Nanos) {
+    /// Starts the work `planned` for `t` (planned now if not given: the state is unchanged
+    /// since a plan was made for `t`, so it still holds).
+    fn dispatch(&mut self, t: Nanos, planned: Option<Plan>) {
         assert!(matches!(self.work, Work::Idle) && t >= self.free_at);
-        match self.plan(t) {
+        match planned.unwrap_or_else(|| self.plan(t)) {
             Plan::Destage => {
                 self.stop_read_ahead(t);
                 self.start_destage(t);
