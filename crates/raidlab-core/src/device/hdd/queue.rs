@@ -174,10 +174,14 @@ fn sptf(queue: &CommandQueue, t: Nanos, pos: &HeadPos, mech: &Mechanics) -> Opti
     let split = queue.order.partition_point(|&k| ((k >> 32) as u32) < angle_t);
     let (behind, ahead) = queue.order.split_at(split);
     // Two plain loops (a `for` over a chain of the halves tests which half on every item).
-    'search: for (first, half) in [(split, ahead), (0, behind)] {
+    // Each half knows its rotational distance as one addition to the angle: `angle − angle_t`
+    // ahead of the head, `angle + rev − angle_t` behind it (wrapping arithmetic ahead).
+    let halves = [(split, ahead, angle_t.wrapping_neg()), (0, behind, rev - angle_t)];
+    'search: for (first, half, bias) in halves {
         for (i, &key) in half.iter().enumerate() {
             let (angle, slot) = ((key >> 32) as u32, key as u32 as usize);
-            let rotation = if angle >= angle_t { angle - angle_t } else { angle + rev - angle_t };
+            let rotation = angle.wrapping_add(bias);
+            debug_assert!(rotation < rev);
             if rotation as Nanos > best.cost {
                 break 'search;
             }
