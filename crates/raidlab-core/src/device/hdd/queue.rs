@@ -187,8 +187,15 @@ fn sptf(queue: &CommandQueue, t: Nanos, pos: &HeadPos, mech: &Mechanics) -> Opti
             }
             let p = &queue.slots[slot];
             if p.eligible <= t {
-                let lag = p.data_ready.saturating_sub(t);
-                best.offer(first + i, p.seq, mech.delay(angle_t, pos, &p.target, p.write, lag));
+                // Specialised for reads, which have their data (`data_ready` is `eligible`)
+                // and no write settle: most queued commands when writes are cached.
+                let delay = if p.write {
+                    mech.delay(angle_t, pos, &p.target, true, p.data_ready.saturating_sub(t))
+                } else {
+                    debug_assert!(p.data_ready <= t);
+                    mech.delay(angle_t, pos, &p.target, false, 0)
+                };
+                best.offer(first + i, p.seq, delay);
             }
         }
     }
