@@ -16,19 +16,20 @@ use crate::sim::{Nanos, Prng};
 const DESTAGE_WINDOW: usize = 16;
 /// Longest single destage, so a huge coalesced extent does not hold the arm for long.
 const DESTAGE_MAX_SECTORS: u64 = 2048;
-/// Entries in [`Placed`], a power of two: an extent is often placed many destages before it
+/// Entries in [`Located`], a power of two: an extent is often placed many destages before it
 /// is chosen (64 entries kept 35 % of the choices, 1024 keep 86 %).
-const PLACED_ENTRIES: usize = 1024;
+const LOCATED_ENTRIES: usize = 1024;
 
-/// The locations the destage window found for extents' first sectors, direct-mapped by LBA,
-/// so the extent chosen (usually placed by an earlier choice) is not located a second time.
+/// Recently located sectors, direct-mapped by LBA: the same sector is located again and again
+/// (a RAID read-modify-write reads a block, then its write is placed by the destage window,
+/// usually many destages before that extent is chosen and located for the transfer).
 /// A location is a pure function of its LBA, which each entry holds: a hit is always exact.
-/// Cells, because the window places extents through a shared closure.
+/// Cells, because the destage window places extents through a shared closure.
 #[derive(Clone, Debug)]
-struct Placed(Box<[Cell<Location>]>);
+struct Located(Box<[Cell<Location>]>);
 
-impl Placed {
-    fn new() -> Placed {
+impl Located {
+    fn new() -> Located {
         // No sector has this LBA, so no lookup matches an entry never filled.
         let none = Location {
             lba: u64::MAX,
@@ -42,23 +43,23 @@ impl Placed {
             left: 0,
             run: 0,
         };
-        Placed(vec![Cell::new(none); PLACED_ENTRIES].into_boxed_slice())
+        Located(vec![Cell::new(none); LOCATED_ENTRIES].into_boxed_slice())
     }
     /// Fibonacci hashing: writes are often aligned, so low LBA bits would share few entries.
     fn entry(&self, lba: u64) -> &Cell<Location> {
-        let hash = lba.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (64 - PLACED_ENTRIES.trailing_zeros());
+        let hash = lba.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (64 - LOCATED_ENTRIES.trailing_zeros());
         &self.0[hash as usize]
     }
-    /// Locates `lba` and remembers it.
-    fn place(&self, geo: &Geometry, lba: u64) -> Location {
-        let loc = geo.locate(lba);
-        self.entry(lba).set(loc);
-        loc
-    }
-    /// `lba`'s location, remembered or found.
+    /// `lba`'s location, remembered or found (and then remembered).
     fn locate(&self, geo: &Geometry, lba: u64) -> Location {
-        let loc = self.entry(lba).get();
-        if loc.lba == lba { loc } else { geo.locate(lba) }
+        let entry = self.entry(lba);
+        let remembered = entry.get();
+        if remembered.lba == lba {
+            return remembered;
+        }
+        let loc = geo.locate(lba);
+        entry.set(loc);
+        loc
     }
 }
 
@@ -198,7 +199,7 @@ pub struct Hdd {
     /// Sectors per track of the fastest zone: no transfer of `n` sectors takes less than
     /// `n` of its sector times.
     fastest_spt: u64,
-    placed: Placed,
+    located: Located,
 }
 
 fn ms_ns(ms: f64) -> Nanos {
@@ -294,7 +295,7 @@ impl Hdd {
             },
             read_ahead: spec.read_ahead_sectors,
             fastest_spt: spec.zones.iter().map(|z| z.sectors_per_track as u64).max().expect("a zone"),
-            placed: Placed::new(),
+            located: Located::new(),
         }
     }
 
@@ -599,21 +600,21 @@ impl Hdd {
     /// positioning time (ties keep the earlier extent); adjacent writes were coalesced on
     /// insert, so they go out as one.
     fn start_destage(&mut self, t: Nanos) {
-        let (mech, from, placed) = (&self.mech, self.pos, &self.placed);
+        let (mech, from, located) = (&self.mech, self.pos, &self.located);
         let angle_t = mech.angle_at(t);
         let choice = self
             .dirty
             .cheapest(
                 from.lba,
                 DESTAGE_WINDOW,
-                |lba| mech.target(&placed.place(&mech.geo, lba)),
+                |lba| mech.target(&located.locate(&mech.geo, lba)),
                 // Ranked by the delay from `t` (the same order as the time `t` plus it).
                 move |target| mech.delay(angle_t, &from, target, true, 0),
             )
             .expect("destage with dirty data");
         let sectors = (choice.end - choice.start).min(DESTAGE_MAX_SECTORS);
         self.dirty.take(choice, sectors);
-        let location = self.placed.locate(&self.mech.geo, choice.start);
+        let location = self.located.locate(&self.mech.geo, choice.start);
         let access = self
             .mech
             .access(t, self.pos, &location, sectors as u32, true, 0, 0);
@@ -784,7 +785,7 @@ impl Hdd {
 
     fn enqueue_media(&mut self, command: Command, seq: u64, arrival: Nanos, eligible: Nanos) {
         let write = command.op == Op::Write;
-        let loc = self.mech.geo.locate(command.sector);
+        let loc = self.located.locate(&self.mech.geo, command.sector);
         // Media writing starts once the first `write_start_sectors` (all: 0) are in the buffer.
         let data_ready = if write {
             let t = &self.timing;
