@@ -1024,3 +1024,25 @@ impl Drive for Hdd {
         self.busy + self.clock.clamp(start, end) - start
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_location_memo_answers_as_the_geometry_does_through_collisions() {
+        let spec = HddSpec::from_params(&super::super::preset("cheetah-10k7").unwrap()).unwrap();
+        let geo = Hdd::new(spec, Prng::new(1)).mech.geo;
+        let located = Located::new();
+        let mut prng = Prng::new(7);
+        // Few distinct LBAs (so most lookups repeat one), aligned as RAID chunks are, and many
+        // more than the entries (so entries are overwritten).
+        let lbas: Vec<u64> = (0..4 * LOCATED_ENTRIES as u64)
+            .map(|i| (i * 32 + prng.below(2)) % geo.capacity_sectors())
+            .collect();
+        for _ in 0..20_000 {
+            let lba = lbas[prng.below(lbas.len() as u64) as usize];
+            assert_eq!(located.locate(&geo, lba), geo.locate(lba), "lba {lba}");
+        }
+    }
+}
