@@ -564,10 +564,22 @@ impl Hdd {
     }
 
     /// Where read-ahead stops for data buffered over `[start, end)` (see [`ReadAheadBound`]).
+    /// The default bound (a sum and a minimum) inline; the others call out.
+    #[inline]
     fn read_ahead_target(&self, start: u64, end: u64) -> u64 {
+        let count = (end + self.read_ahead).min(self.mech.geo.capacity_sectors());
+        match self.buffer.read_ahead_bound {
+            ReadAheadBound::Count => count,
+            _ => self.read_ahead_bounded(start, end, count),
+        }
+    }
+
+    /// [`Hdd::read_ahead_target`] for the bounds that depend on the layout, with `count` the
+    /// target by count alone.
+    #[inline(never)]
+    fn read_ahead_bounded(&self, start: u64, end: u64, count: u64) -> u64 {
         let geo = &self.mech.geo;
         let cap = geo.capacity_sectors();
-        let count = (end + self.read_ahead).min(cap);
         match self.buffer.read_ahead_bound {
             ReadAheadBound::Count => count,
             ReadAheadBound::Track => count.min(self.track_end(end - 1)),
