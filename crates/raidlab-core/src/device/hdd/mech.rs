@@ -226,7 +226,10 @@ impl Mechanics {
     /// track boundary costs a head switch or a one-cylinder seek, then waits for the (skewed)
     /// first sector of the next track. `start` is the first sector's location (callers have it).
     /// The first move takes at least `min_move` (DiskSim's "Minimum seek delay").
+    /// Inlined into its callers (one per kind of arm work), which each use a few fields of the
+    /// result: the call and the result through memory cost a fifth of the work.
     #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
     pub fn access(
         &self,
         t: Nanos,
@@ -250,7 +253,7 @@ impl Mechanics {
             None
         };
         let (slot, spt) = (start.slot, start.sectors_per_track);
-        let (data_start, mut time, mut tail) = match landed_inside {
+        let (data_start, time, tail) = match landed_inside {
             Some(passed) => {
                 // Zero latency: start at the next sector boundary (the `passed` sectors already
                 // gone by come round again), so the track's part ends one revolution after
@@ -265,37 +268,48 @@ impl Mechanics {
                 (data_start, data_start + self.geo.span(slot, count, spt), 1)
             }
         };
-        let (mut lba, mut left) = (start.lba + count as u64, sectors - count);
-        let mut pos = HeadPos {
+        let lba = start.lba + count as u64;
+        let pos = HeadPos {
             cylinder: start.cylinder,
             head: start.head,
             lba,
         };
-        // Each further track: a head switch or a one-cylinder seek, then the (skewed) first
-        // sector, then its part of the transfer.
-        while left > 0 {
-            let loc = self.geo.locate(lba);
-            let count = left.min(loc.contiguous());
-            time += self.move_ns(&pos, loc.cylinder, loc.head, write);
-            time += self.rotational_wait(time, self.geo.angle(loc.slot, loc.sectors_per_track));
-            time += self.geo.span(loc.slot, count, loc.sectors_per_track);
-            tail = 1;
-            lba += count as u64;
-            left -= count;
-            pos = HeadPos {
-                cylinder: loc.cylinder,
-                head: loc.head,
-                lba,
-            };
-        }
+        let (end, pos, tail) = if count == sectors {
+            (time, pos, tail)
+        } else {
+            let (end, pos) = self.further_tracks(time, pos, sectors - count, write);
+            (end, pos, 1)
+        };
         Access {
             start: t,
             moved,
             data_start,
-            end: time,
+            end,
             tail,
             pos,
         }
+    }
+
+    /// The rest of a transfer after its first track's part, which ended at `time` with the
+    /// heads at `pos`: each further track costs a head switch or a one-cylinder seek, then the
+    /// (skewed) first sector, then its part. Out of line: most transfers fit one track, and
+    /// [`Mechanics::access`] is inlined into its callers.
+    #[inline(never)]
+    fn further_tracks(&self, mut time: Nanos, mut pos: HeadPos, mut left: u32, write: bool) -> (Nanos, HeadPos) {
+        while left > 0 {
+            let loc = self.geo.locate(pos.lba);
+            let count = left.min(loc.contiguous());
+            time += self.move_ns(&pos, loc.cylinder, loc.head, write);
+            time += self.rotational_wait(time, self.geo.angle(loc.slot, loc.sectors_per_track));
+            time += self.geo.span(loc.slot, count, loc.sectors_per_track);
+            left -= count;
+            pos = HeadPos {
+                cylinder: loc.cylinder,
+                head: loc.head,
+                lba: pos.lba + count as u64,
+            };
+        }
+        (time, pos)
     }
 
     /// Rotation (ns) from the start of `loc`'s sector to the head's angle at `t`.
