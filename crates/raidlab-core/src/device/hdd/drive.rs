@@ -3,7 +3,8 @@
 //! reads ahead, always choosing its next piece of work when it becomes free.
 
 use super::cache::{DirtySet, ReadCache};
-use super::geometry::Location;
+use super::geometry::{Geometry, Location};
+use std::cell::Cell;
 use super::mech::{FastMod, HeadPos, Mechanics, SeekTable};
 use super::queue::{self, CommandQueue, Done, Parked, Pending, Wait};
 use super::spec::{BufferPolicy, HddSpec, QueuePolicy, ReadAheadBound};
@@ -15,6 +16,52 @@ use crate::sim::{Nanos, Prng};
 const DESTAGE_WINDOW: usize = 16;
 /// Longest single destage, so a huge coalesced extent does not hold the arm for long.
 const DESTAGE_MAX_SECTORS: u64 = 2048;
+/// Entries in [`Located`], a power of two: an extent is often placed many destages before it
+/// is chosen (64 entries kept 35 % of the choices, 1024 keep 86 %).
+const LOCATED_ENTRIES: usize = 1024;
+
+/// Recently located sectors, direct-mapped by LBA: the same sector is located again and again
+/// (a RAID read-modify-write reads a block, then its write is placed by the destage window,
+/// usually many destages before that extent is chosen and located for the transfer).
+/// A location is a pure function of its LBA, which each entry holds: a hit is always exact.
+/// Cells, because the destage window places extents through a shared closure.
+#[derive(Clone, Debug)]
+struct Located(Box<[Cell<Location>]>);
+
+impl Located {
+    fn new() -> Located {
+        // No sector has this LBA, so no lookup matches an entry never filled.
+        let none = Location {
+            lba: u64::MAX,
+            cylinder: 0,
+            head: 0,
+            zone: 0,
+            sector: 0,
+            physical_sector: 0,
+            slot: 0,
+            sectors_per_track: 0,
+            left: 0,
+            run: 0,
+        };
+        Located(vec![Cell::new(none); LOCATED_ENTRIES].into_boxed_slice())
+    }
+    /// Fibonacci hashing: writes are often aligned, so low LBA bits would share few entries.
+    fn entry(&self, lba: u64) -> &Cell<Location> {
+        let hash = lba.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (64 - LOCATED_ENTRIES.trailing_zeros());
+        &self.0[hash as usize]
+    }
+    /// `lba`'s location, remembered or found (and then remembered).
+    fn locate(&self, geo: &Geometry, lba: u64) -> Location {
+        let entry = self.entry(lba);
+        let remembered = entry.get();
+        if remembered.lba == lba {
+            return remembered;
+        }
+        let loc = geo.locate(lba);
+        entry.set(loc);
+        loc
+    }
+}
 
 /// Counters for tests and reports.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -152,6 +199,7 @@ pub struct Hdd {
     /// Sectors per track of the fastest zone: no transfer of `n` sectors takes less than
     /// `n` of its sector times.
     fastest_spt: u64,
+    located: Located,
 }
 
 fn ms_ns(ms: f64) -> Nanos {
@@ -247,6 +295,7 @@ impl Hdd {
             },
             read_ahead: spec.read_ahead_sectors,
             fastest_spt: spec.zones.iter().map(|z| z.sectors_per_track as u64).max().expect("a zone"),
+            located: Located::new(),
         }
     }
 
@@ -286,18 +335,18 @@ impl Hdd {
     fn run_until(&mut self, t: Nanos) {
         assert!(t >= self.clock, "time ran backwards: {t} < {}", self.clock);
         if let Some(event) = self.arm_event().filter(|&event| event <= t) {
-            self.run_arm(event, t);
+            self.run_arm((event, None), t);
         }
         self.clock = t;
     }
 
     /// Steps the arm from its due `event` through every later one up to `t`.
     #[inline(never)]
-    fn run_arm(&mut self, mut event: Nanos, t: Nanos) {
+    fn run_arm(&mut self, mut event: (Nanos, Option<Plan>), t: Nanos) {
         loop {
             self.arm_step(event);
-            match self.arm_event() {
-                Some(next) if next <= t => event = next,
+            match self.arm_next() {
+                Some(next) if next.0 <= t => event = next,
                 _ => break,
             }
         }
@@ -328,12 +377,7 @@ impl Hdd {
     fn arm_event(&self) -> Option<Nanos> {
         match &self.work {
             Work::Host { end, .. } | Work::Destage { end, .. } => Some(*end),
-            Work::ReadAhead(c) => {
-                // A host command that becomes eligible cuts read-ahead short (once the heads
-                // have finished any switch they started).
-                let preempt = self.queue.first_eligible().map(|e| e.max(c.moved));
-                Some(preempt.map_or(c.end, |p| p.min(c.end)))
-            }
+            Work::ReadAhead(c) => Some(self.read_ahead_event(c)),
             Work::Idle => {
                 let t = self.free_at.max(self.clock);
                 match self.plan(t) {
@@ -345,9 +389,36 @@ impl Hdd {
         }
     }
 
-    fn arm_step(&mut self, e: Nanos) {
+    /// A host command that becomes eligible cuts read-ahead short (once the heads have
+    /// finished any switch they started).
+    #[inline]
+    fn read_ahead_event(&self, c: &Chunk) -> Nanos {
+        let preempt = self.queue.first_eligible().map(|e| e.max(c.moved));
+        preempt.map_or(c.end, |p| p.min(c.end))
+    }
+
+    /// [`Hdd::arm_event`] and, if the arm is idle and has work then, the plan for it (made to
+    /// find the time; stepping the arm at that time uses it instead of planning again).
+    #[inline]
+    fn arm_next(&self) -> Option<(Nanos, Option<Plan>)> {
+        match &self.work {
+            Work::Host { end, .. } | Work::Destage { end, .. } => Some((*end, None)),
+            Work::ReadAhead(c) => Some((self.read_ahead_event(c), None)),
+            Work::Idle => {
+                let t = self.free_at.max(self.clock);
+                match self.plan(t) {
+                    Plan::Nothing => None,
+                    Plan::WaitUntil(w) => Some((w, None)),
+                    plan => Some((t, Some(plan))),
+                }
+            }
+        }
+    }
+
+    /// Steps the arm at `e`; `planned` is the plan made for `e` while finding it, if one was.
+    fn arm_step(&mut self, (e, planned): (Nanos, Option<Plan>)) {
         match std::mem::replace(&mut self.work, Work::Idle) {
-            Work::Idle => self.dispatch(e),
+            Work::Idle => self.dispatch(e, planned),
             Work::Host {
                 start,
                 end,
@@ -410,9 +481,11 @@ impl Hdd {
         Plan::Nothing
     }
 
-    fn dispatch(&mut self, t: Nanos) {
+    /// Starts the work `planned` for `t` (planned now if not given: the state is unchanged
+    /// since a plan was made for `t`, so it still holds).
+    fn dispatch(&mut self, t: Nanos, planned: Option<Plan>) {
         assert!(matches!(self.work, Work::Idle) && t >= self.free_at);
-        match self.plan(t) {
+        match planned.unwrap_or_else(|| self.plan(t)) {
             Plan::Destage => {
                 self.stop_read_ahead(t);
                 self.start_destage(t);
@@ -438,8 +511,8 @@ impl Hdd {
 
     // ---- arm work ---------------------------------------------------------------------------
 
-    fn start_host(&mut self, index: usize, t: Nanos) {
-        let p = self.queue.take(index);
+    fn start_host(&mut self, position: usize, t: Nanos) {
+        let p = self.queue.take(position);
         let tm = &self.timing;
         // DiskSim pads every write's positioning to its "Minimum seek delay" unless it appends
         // to a write under way, which one command at a time never does.
@@ -491,10 +564,22 @@ impl Hdd {
     }
 
     /// Where read-ahead stops for data buffered over `[start, end)` (see [`ReadAheadBound`]).
+    /// The default bound (a sum and a minimum) inline; the others call out.
+    #[inline]
     fn read_ahead_target(&self, start: u64, end: u64) -> u64 {
+        let count = (end + self.read_ahead).min(self.mech.geo.capacity_sectors());
+        match self.buffer.read_ahead_bound {
+            ReadAheadBound::Count => count,
+            _ => self.read_ahead_bounded(start, end, count),
+        }
+    }
+
+    /// [`Hdd::read_ahead_target`] for the bounds that depend on the layout, with `count` the
+    /// target by count alone.
+    #[inline(never)]
+    fn read_ahead_bounded(&self, start: u64, end: u64, count: u64) -> u64 {
         let geo = &self.mech.geo;
         let cap = geo.capacity_sectors();
-        let count = (end + self.read_ahead).min(cap);
         match self.buffer.read_ahead_bound {
             ReadAheadBound::Count => count,
             ReadAheadBound::Track => count.min(self.track_end(end - 1)),
@@ -527,20 +612,21 @@ impl Hdd {
     /// positioning time (ties keep the earlier extent); adjacent writes were coalesced on
     /// insert, so they go out as one.
     fn start_destage(&mut self, t: Nanos) {
-        let (mech, from) = (&self.mech, self.pos);
+        let (mech, from, located) = (&self.mech, self.pos, &self.located);
         let angle_t = mech.angle_at(t);
         let choice = self
             .dirty
             .cheapest(
                 from.lba,
                 DESTAGE_WINDOW,
-                |lba| mech.target(&mech.geo.locate(lba)),
-                move |target| mech.positioned(t, angle_t, &from, target, true, 0),
+                |lba| mech.target(&located.locate(&mech.geo, lba)),
+                // Ranked by the delay from `t` (the same order as the time `t` plus it).
+                move |target| mech.delay(angle_t, &from, target, true, 0),
             )
             .expect("destage with dirty data");
         let sectors = (choice.end - choice.start).min(DESTAGE_MAX_SECTORS);
         self.dirty.take(choice, sectors);
-        let location = self.mech.geo.locate(choice.start);
+        let location = self.located.locate(&self.mech.geo, choice.start);
         let access = self
             .mech
             .access(t, self.pos, &location, sectors as u32, true, 0, 0);
@@ -604,10 +690,16 @@ impl Hdd {
     }
 
     /// Gives up pending read-ahead; reads that were waiting for it go to the queue as misses.
+    /// Inline, so the common call with nothing pending costs a test, not a call.
+    #[inline]
     fn stop_read_ahead(&mut self, t: Nanos) {
-        if self.cache.pending().is_none() {
-            return;
+        if self.cache.pending().is_some() {
+            self.abandon_read_ahead(t);
         }
+    }
+
+    #[inline(never)]
+    fn abandon_read_ahead(&mut self, t: Nanos) {
         self.cache.abandon();
         while let Some(i) = self.parked.iter().position(|p| p.wait == Wait::ReadAhead) {
             let p = self.parked.remove(i);
@@ -705,7 +797,7 @@ impl Hdd {
 
     fn enqueue_media(&mut self, command: Command, seq: u64, arrival: Nanos, eligible: Nanos) {
         let write = command.op == Op::Write;
-        let loc = self.mech.geo.locate(command.sector);
+        let loc = self.located.locate(&self.mech.geo, command.sector);
         // Media writing starts once the first `write_start_sectors` (all: 0) are in the buffer.
         let data_ready = if write {
             let t = &self.timing;
@@ -944,5 +1036,27 @@ impl Drive for Hdd {
             Work::ReadAhead(c) => (c.start, c.end),
         };
         self.busy + self.clock.clamp(start, end) - start
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_location_memo_answers_as_the_geometry_does_through_collisions() {
+        let spec = HddSpec::from_params(&super::super::preset("cheetah-10k7").unwrap()).unwrap();
+        let geo = Hdd::new(spec, Prng::new(1)).mech.geo;
+        let located = Located::new();
+        let mut prng = Prng::new(7);
+        // Few distinct LBAs (so most lookups repeat one), aligned as RAID chunks are, and many
+        // more than the entries (so entries are overwritten).
+        let lbas: Vec<u64> = (0..4 * LOCATED_ENTRIES as u64)
+            .map(|i| (i * 32 + prng.below(2)) % geo.capacity_sectors())
+            .collect();
+        for _ in 0..20_000 {
+            let lba = lbas[prng.below(lbas.len() as u64) as usize];
+            assert_eq!(located.locate(&geo, lba), geo.locate(lba), "lba {lba}");
+        }
     }
 }

@@ -63,6 +63,10 @@ impl FastMod {
             magic: u64::MAX / divisor as u64 + 1,
         }
     }
+    #[inline(always)]
+    pub fn divisor(&self) -> u32 {
+        self.divisor
+    }
     #[inline]
     pub fn rem(&self, dividend: u32) -> u32 {
         let low = self.magic.wrapping_mul(dividend as u64);
@@ -147,7 +151,9 @@ impl Mechanics {
             return 0;
         };
         if write {
-            moving.saturating_add_signed(self.write_settle)
+            // `moving` < 2^32 and |settle| <= 1000 ms, so the signed sum is exact: the same
+            // as `saturating_add_signed`, in two instructions instead of nine.
+            (moving as i64 + self.write_settle).max(0) as Nanos
         } else {
             moving
         }
@@ -189,31 +195,41 @@ impl Mechanics {
         not_before: Nanos,
     ) -> Nanos {
         debug_assert_eq!(angle_t, self.angle_at(t));
-        let ready = (t + self.move_ns(from, target.cylinder, target.head, write)).max(not_before);
-        let offset = ready - t;
+        t + self.delay(angle_t, from, target, write, not_before.saturating_sub(t))
+    }
+
+    /// [`Mechanics::positioned`] less `t`, for choices that rank many targets from one `t`:
+    /// without `t` (and with `lag`, how long after `t` the transfer may begin, 0 when it may
+    /// begin at once) the loop over candidates keeps fewer values live.
+    #[inline(always)]
+    pub fn delay(&self, angle_t: u32, from: &HeadPos, target: &Target, write: bool, lag: Nanos) -> Nanos {
+        let offset = self
+            .move_ns(from, target.cylinder, target.head, write)
+            .max(lag);
+        // The divisor is the revolution (one value live instead of two).
+        let rev = self.rev_mod.divisor();
+        debug_assert!(angle_t < rev && target.angle < rev, "angle outside a revolution");
         // angle_t < rev < 2^25, so the sum fits 32 bits whenever the offset is below 2^31.
         let now = if offset < 1 << 31 {
             self.rev_mod.rem(angle_t + offset as u32)
         } else {
-            self.angle_at(ready)
+            ((angle_t as Nanos + offset) % rev as Nanos) as u32
         };
-        let rev = self.rev as u32;
-        debug_assert!(
-            target.angle < rev,
-            "angle {} outside a revolution",
-            target.angle
-        );
-        // Written so the compiler can use a conditional move: which way it goes is a coin toss.
+        // `wait - rev` wraps above `wait` unless `wait >= rev`: a minimum, so the compiler uses
+        // a conditional move (which way it goes is a coin toss, a branch would mispredict).
         let wait = target.angle + rev - now;
-        let wait = if wait >= rev { wait - rev } else { wait };
-        ready + wait as Nanos
+        let wait = wait.min(wait.wrapping_sub(rev));
+        offset + wait as Nanos
     }
 
     /// Reads or writes `[lba, lba + sectors)` starting to move at `t`, track by track: each
     /// track boundary costs a head switch or a one-cylinder seek, then waits for the (skewed)
     /// first sector of the next track. `start` is the first sector's location (callers have it).
     /// The first move takes at least `min_move` (DiskSim's "Minimum seek delay").
+    /// Inlined into its callers (one per kind of arm work), which each use a few fields of the
+    /// result: the call and the result through memory cost a fifth of the work.
     #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
     pub fn access(
         &self,
         t: Nanos,
@@ -237,7 +253,7 @@ impl Mechanics {
             None
         };
         let (slot, spt) = (start.slot, start.sectors_per_track);
-        let (data_start, mut time, mut tail) = match landed_inside {
+        let (data_start, time, tail) = match landed_inside {
             Some(passed) => {
                 // Zero latency: start at the next sector boundary (the `passed` sectors already
                 // gone by come round again), so the track's part ends one revolution after
@@ -252,37 +268,48 @@ impl Mechanics {
                 (data_start, data_start + self.geo.span(slot, count, spt), 1)
             }
         };
-        let (mut lba, mut left) = (start.lba + count as u64, sectors - count);
-        let mut pos = HeadPos {
+        let lba = start.lba + count as u64;
+        let pos = HeadPos {
             cylinder: start.cylinder,
             head: start.head,
             lba,
         };
-        // Each further track: a head switch or a one-cylinder seek, then the (skewed) first
-        // sector, then its part of the transfer.
-        while left > 0 {
-            let loc = self.geo.locate(lba);
-            let count = left.min(loc.contiguous());
-            time += self.move_ns(&pos, loc.cylinder, loc.head, write);
-            time += self.rotational_wait(time, self.geo.angle(loc.slot, loc.sectors_per_track));
-            time += self.geo.span(loc.slot, count, loc.sectors_per_track);
-            tail = 1;
-            lba += count as u64;
-            left -= count;
-            pos = HeadPos {
-                cylinder: loc.cylinder,
-                head: loc.head,
-                lba,
-            };
-        }
+        let (end, pos, tail) = if count == sectors {
+            (time, pos, tail)
+        } else {
+            let (end, pos) = self.further_tracks(time, pos, sectors - count, write);
+            (end, pos, 1)
+        };
         Access {
             start: t,
             moved,
             data_start,
-            end: time,
+            end,
             tail,
             pos,
         }
+    }
+
+    /// The rest of a transfer after its first track's part, which ended at `time` with the
+    /// heads at `pos`: each further track costs a head switch or a one-cylinder seek, then the
+    /// (skewed) first sector, then its part. Out of line: most transfers fit one track, and
+    /// [`Mechanics::access`] is inlined into its callers.
+    #[inline(never)]
+    fn further_tracks(&self, mut time: Nanos, mut pos: HeadPos, mut left: u32, write: bool) -> (Nanos, HeadPos) {
+        while left > 0 {
+            let loc = self.geo.locate(pos.lba);
+            let count = left.min(loc.contiguous());
+            time += self.move_ns(&pos, loc.cylinder, loc.head, write);
+            time += self.rotational_wait(time, self.geo.angle(loc.slot, loc.sectors_per_track));
+            time += self.geo.span(loc.slot, count, loc.sectors_per_track);
+            left -= count;
+            pos = HeadPos {
+                cylinder: loc.cylinder,
+                head: loc.head,
+                lba: pos.lba + count as u64,
+            };
+        }
+        (time, pos)
     }
 
     /// Rotation (ns) from the start of `loc`'s sector to the head's angle at `t`.

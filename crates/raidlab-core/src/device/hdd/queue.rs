@@ -123,13 +123,12 @@ impl CommandQueue {
         let at = self.order.partition_point(|&k| k < key);
         self.order.insert(at, key);
     }
-    /// Removes the command in `slot` (policies break ties by `seq`, never by position).
-    pub fn take(&mut self, slot: usize) -> Pending {
-        let taken = self.slots[slot];
-        let key = (taken.target.angle as u64) << 32 | slot as u64;
-        let at = self.order.binary_search(&key).expect("a queued slot");
-        self.order.remove(at);
-        self.free.push(slot as u32);
+    /// Removes the command at `position` in angle order, as [`select`] names it (so taking
+    /// it needs no search; policies break ties by `seq`, never by position).
+    pub fn take(&mut self, position: usize) -> Pending {
+        let slot = self.order.remove(position) as u32;
+        let taken = self.slots[slot as usize];
+        self.free.push(slot);
         if self.first_eligible == Some(taken.eligible) {
             self.first_eligible = self.iter().map(|(_, p)| p.eligible).min();
         }
@@ -140,7 +139,8 @@ impl CommandQueue {
     }
 }
 
-/// Slot of the command the policy serves next if the arm is free at `t`, among those the
+/// Position in angle order (for [`CommandQueue::take`]) of the command the policy serves
+/// next if the arm is free at `t`, among those the
 /// controller has finished processing (ties go to the earliest arrival). `None` if none is
 /// eligible yet. One loop per policy keeps SPTF's loop, the simulator's hottest, branch-lean.
 pub fn select(
@@ -169,18 +169,34 @@ pub fn select(
 fn sptf(queue: &CommandQueue, t: Nanos, pos: &HeadPos, mech: &Mechanics) -> Option<usize> {
     let angle_t = mech.angle_at(t);
     let rev = mech.rev as u32;
+    // Costs are delays from `t`: the same order as the times, with `t` out of the loop.
     let mut best = Best::new();
     let split = queue.order.partition_point(|&k| ((k >> 32) as u32) < angle_t);
     let (behind, ahead) = queue.order.split_at(split);
-    for &key in ahead.iter().chain(behind) {
-        let (angle, slot) = ((key >> 32) as u32, key as u32 as usize);
-        let rotation = if angle >= angle_t { angle - angle_t } else { angle + rev - angle_t };
-        if t + rotation as Nanos > best.cost {
-            break;
-        }
-        let p = &queue.slots[slot];
-        if p.eligible <= t {
-            best.offer(slot, p.seq, mech.positioned(t, angle_t, pos, &p.target, p.write, p.data_ready));
+    // Two plain loops (a `for` over a chain of the halves tests which half on every item).
+    // Each half knows its rotational distance as one addition to the angle: `angle − angle_t`
+    // ahead of the head, `angle + rev − angle_t` behind it (wrapping arithmetic ahead).
+    let halves = [(split, ahead, angle_t.wrapping_neg()), (0, behind, rev - angle_t)];
+    'search: for (first, half, bias) in halves {
+        for (i, &key) in half.iter().enumerate() {
+            let (angle, slot) = ((key >> 32) as u32, key as u32 as usize);
+            let rotation = angle.wrapping_add(bias);
+            debug_assert!(rotation < rev);
+            if rotation as Nanos > best.cost {
+                break 'search;
+            }
+            let p = &queue.slots[slot];
+            if p.eligible <= t {
+                // Specialised for reads, which have their data (`data_ready` is `eligible`)
+                // and no write settle: most queued commands when writes are cached.
+                let delay = if p.write {
+                    mech.delay(angle_t, pos, &p.target, true, p.data_ready.saturating_sub(t))
+                } else {
+                    debug_assert!(p.data_ready <= t);
+                    mech.delay(angle_t, pos, &p.target, false, 0)
+                };
+                best.offer(first + i, p.seq, delay);
+            }
         }
     }
     best.index()
@@ -211,9 +227,9 @@ impl Best {
 #[inline(always)]
 fn best_by(queue: &CommandQueue, t: Nanos, cost: impl Fn(&Pending) -> Nanos) -> Option<usize> {
     let mut best = Best::new();
-    for (slot, p) in queue.iter() {
+    for (position, (_, p)) in queue.iter().enumerate() {
         if p.eligible <= t {
-            best.offer(slot, p.seq, cost(p));
+            best.offer(position, p.seq, cost(p));
         }
     }
     best.index()
