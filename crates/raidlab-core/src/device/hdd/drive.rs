@@ -196,9 +196,9 @@ pub struct Hdd {
     /// The buffer's behaviour (shared segments only with segments to share).
     buffer: BufferPolicy,
     read_ahead: u64,
-    /// Sectors per track of the fastest zone: no transfer of `n` sectors takes less than
-    /// `n` of its sector times.
-    fastest_spt: u64,
+    /// A sector's time under the head in the fastest zone, in picoseconds rounded down: no
+    /// transfer of `n` sectors takes less than `n` of them.
+    fastest_sector_ps: u64,
     located: Located,
 }
 
@@ -294,7 +294,8 @@ impl Hdd {
                 ..spec.buffer.clone()
             },
             read_ahead: spec.read_ahead_sectors,
-            fastest_spt: spec.zones.iter().map(|z| z.sectors_per_track as u64).max().expect("a zone"),
+            fastest_sector_ps: rev * 1000
+                / spec.zones.iter().map(|z| z.sectors_per_track as u64).max().expect("a zone"),
             located: Located::new(),
         }
     }
@@ -368,7 +369,9 @@ impl Hdd {
             return None;
         }
         let sectors = self.queue.fewest_sectors() as u64;
-        let transfer = (sectors * self.mech.rev / self.fastest_spt).saturating_sub(sectors);
+        // Picoseconds over a constant 1000: a multiply, where dividing by the sectors per
+        // track would be a hardware divide on every call (the engine asks after every kick).
+        let transfer = (sectors * self.fastest_sector_ps / 1000).saturating_sub(sectors);
         Some(e + transfer)
     }
 
