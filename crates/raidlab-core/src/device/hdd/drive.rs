@@ -3,8 +3,7 @@
 //! reads ahead, always choosing its next piece of work when it becomes free.
 
 use super::cache::{DirtySet, ReadCache};
-use super::geometry::{Geometry, Location};
-use std::cell::Cell;
+use super::geometry::Location;
 use super::mech::{FastMod, HeadPos, Mechanics, SeekTable};
 use super::queue::{self, CommandQueue, Done, Parked, Pending, Wait};
 use super::spec::{BufferPolicy, HddSpec, QueuePolicy, ReadAheadBound};
@@ -16,53 +15,6 @@ use crate::sim::{Nanos, Prng};
 const DESTAGE_WINDOW: usize = 16;
 /// Longest single destage, so a huge coalesced extent does not hold the arm for long.
 const DESTAGE_MAX_SECTORS: u64 = 2048;
-/// Entries in [`Located`], a power of two: an extent is often placed many destages before it
-/// is chosen (64 entries kept 35 % of the choices, 1024 keep 86 %).
-const LOCATED_ENTRIES: usize = 1024;
-
-/// Recently located sectors, direct-mapped by LBA: the same sector is located again and again
-/// (a RAID read-modify-write reads a block, then its write is placed by the destage window,
-/// usually many destages before that extent is chosen and located for the transfer).
-/// A location is a pure function of its LBA, which each entry holds: a hit is always exact.
-/// Cells, because the destage window places extents through a shared closure.
-#[derive(Clone, Debug)]
-struct Located(Box<[Cell<Location>]>);
-
-impl Located {
-    fn new() -> Located {
-        // No sector has this LBA, so no lookup matches an entry never filled.
-        let none = Location {
-            lba: u64::MAX,
-            cylinder: 0,
-            head: 0,
-            zone: 0,
-            sector: 0,
-            physical_sector: 0,
-            slot: 0,
-            sectors_per_track: 0,
-            left: 0,
-            run: 0,
-        };
-        Located(vec![Cell::new(none); LOCATED_ENTRIES].into_boxed_slice())
-    }
-    /// Fibonacci hashing: writes are often aligned, so low LBA bits would share few entries.
-    fn entry(&self, lba: u64) -> &Cell<Location> {
-        let hash = lba.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (64 - LOCATED_ENTRIES.trailing_zeros());
-        &self.0[hash as usize]
-    }
-    /// `lba`'s location, remembered or found (and then remembered).
-    fn locate(&self, geo: &Geometry, lba: u64) -> Location {
-        let entry = self.entry(lba);
-        let remembered = entry.get();
-        if remembered.lba == lba {
-            return remembered;
-        }
-        let loc = geo.locate(lba);
-        entry.set(loc);
-        loc
-    }
-}
-
 /// Counters for tests and reports.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct HddStats {
@@ -199,7 +151,6 @@ pub struct Hdd {
     /// A sector's time under the head in the fastest zone, in picoseconds rounded down: no
     /// transfer of `n` sectors takes less than `n` of them.
     fastest_sector_ps: u64,
-    located: Located,
 }
 
 fn ms_ns(ms: f64) -> Nanos {
@@ -296,7 +247,6 @@ impl Hdd {
             read_ahead: spec.read_ahead_sectors,
             fastest_sector_ps: rev * 1000
                 / spec.zones.iter().map(|z| z.sectors_per_track as u64).max().expect("a zone"),
-            located: Located::new(),
         }
     }
 
@@ -615,21 +565,21 @@ impl Hdd {
     /// positioning time (ties keep the earlier extent); adjacent writes were coalesced on
     /// insert, so they go out as one.
     fn start_destage(&mut self, t: Nanos) {
-        let (mech, from, located) = (&self.mech, self.pos, &self.located);
+        let (mech, from) = (&self.mech, self.pos);
         let angle_t = mech.angle_at(t);
         let choice = self
             .dirty
             .cheapest(
                 from.lba,
                 DESTAGE_WINDOW,
-                |lba| mech.target(&located.locate(&mech.geo, lba)),
+                |lba| mech.target(&mech.geo.locate(lba)),
                 // Ranked by the delay from `t` (the same order as the time `t` plus it).
                 move |target| mech.delay(angle_t, &from, target, true, 0),
             )
             .expect("destage with dirty data");
         let sectors = (choice.end - choice.start).min(DESTAGE_MAX_SECTORS);
         self.dirty.take(choice, sectors);
-        let location = self.located.locate(&self.mech.geo, choice.start);
+        let location = self.mech.geo.locate(choice.start);
         let access = self
             .mech
             .access(t, self.pos, &location, sectors as u32, true, 0, 0);
@@ -800,7 +750,7 @@ impl Hdd {
 
     fn enqueue_media(&mut self, command: Command, seq: u64, arrival: Nanos, eligible: Nanos) {
         let write = command.op == Op::Write;
-        let loc = self.located.locate(&self.mech.geo, command.sector);
+        let loc = self.mech.geo.locate(command.sector);
         // Media writing starts once the first `write_start_sectors` (all: 0) are in the buffer.
         let data_ready = if write {
             let t = &self.timing;
@@ -1039,27 +989,5 @@ impl Drive for Hdd {
             Work::ReadAhead(c) => (c.start, c.end),
         };
         self.busy + self.clock.clamp(start, end) - start
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_location_memo_answers_as_the_geometry_does_through_collisions() {
-        let spec = HddSpec::from_params(&super::super::preset("cheetah-10k7").unwrap()).unwrap();
-        let geo = Hdd::new(spec, Prng::new(1)).mech.geo;
-        let located = Located::new();
-        let mut prng = Prng::new(7);
-        // Few distinct LBAs (so most lookups repeat one), aligned as RAID chunks are, and many
-        // more than the entries (so entries are overwritten).
-        let lbas: Vec<u64> = (0..4 * LOCATED_ENTRIES as u64)
-            .map(|i| (i * 32 + prng.below(2)) % geo.capacity_sectors())
-            .collect();
-        for _ in 0..20_000 {
-            let lba = lbas[prng.below(lbas.len() as u64) as usize];
-            assert_eq!(located.locate(&geo, lba), geo.locate(lba), "lba {lba}");
-        }
     }
 }
