@@ -250,6 +250,11 @@ impl Hdd {
         }
     }
 
+    /// Shares the seek table with an identical one already in `seen` (see [`SeekTable::share`]).
+    pub fn share_seek_table(&mut self, seen: &mut Vec<SeekTable>) {
+        self.mech.seek_table.share(seen);
+    }
+
     pub fn stats(&self) -> &HddStats {
         &self.stats
     }

@@ -95,6 +95,16 @@ impl SeekTable {
     pub fn nanos(&self, distance: u32) -> Nanos {
         self.0[distance as usize] as Nanos
     }
+
+    /// Shares the first table in `seen` with the same contents, else adds this one to `seen`.
+    /// An array's members are usually one model, and one table (hundreds of KB for a drive with
+    /// tens of thousands of cylinders) stays in cache where six would not.
+    pub fn share(&mut self, seen: &mut Vec<SeekTable>) {
+        match seen.iter().find(|t| t.0 == self.0) {
+            Some(same) => self.0 = Arc::clone(&same.0),
+            None => seen.push(self.clone()),
+        }
+    }
 }
 
 impl std::fmt::Debug for SeekTable {
@@ -336,5 +346,27 @@ impl Mechanics {
             passed -= 1;
         }
         Some(passed)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn equal_seek_tables_are_shared_and_different_ones_kept() {
+        let table = |full_ms| {
+            let curve = SeekCurve::fit_three_point(0.6, full_ms / 2.2, full_ms, 1000).unwrap();
+            SeekTable::new(&curve, 1000)
+        };
+        let (mut a, mut b, mut c) = (table(9.0), table(9.0), table(12.0));
+        let mut seen = Vec::new();
+        for t in [&mut a, &mut b, &mut c] {
+            t.share(&mut seen);
+        }
+        assert!(Arc::ptr_eq(&a.0, &b.0), "equal tables share one allocation");
+        assert!(!Arc::ptr_eq(&a.0, &c.0));
+        assert_eq!(seen.len(), 2);
+        assert_eq!(c.nanos(999), table(12.0).nanos(999), "a kept table is unchanged");
     }
 }

@@ -16,7 +16,7 @@ pub use host::HostOp;
 pub use members::MemberStats;
 pub use results::{DataLoss, DirectionStats, JobResult, PhaseResult, RebuildResult, SeriesPoint, SimResult};
 
-use crate::device::{Drive, Op};
+use crate::device::{AnyDrive, Drive, Op};
 use crate::error::{Error, ErrorKind, Result};
 use crate::layout::{Array, Level};
 use crate::plan::{IoKind, MemberIo, MirrorState, Plan, Planner, Request, RmwLevel};
@@ -549,11 +549,16 @@ fn config_error(message: String) -> Error {
 }
 
 fn build_members(config: &SimConfig, drives: Vec<Box<dyn Drive>>) -> Vec<Member> {
+    let mut seek_tables = Vec::new();
     drives
         .into_iter()
         .map(|drive| {
+            let mut drive = AnyDrive::from(drive);
+            if let AnyDrive::Hdd(hdd) = &mut drive {
+                hdd.share_seek_table(&mut seek_tables);
+            }
             let scheduler = sched::AnyScheduler::new(config.scheduler, config.queue_limits);
-            Member::new(scheduler, drive.into(), config.data_offset_sectors, config.queue_limits.nr_requests)
+            Member::new(scheduler, drive, config.data_offset_sectors, config.queue_limits.nr_requests)
         })
         .collect()
 }
