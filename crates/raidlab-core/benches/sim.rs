@@ -4,11 +4,13 @@
 //!
 //! Each iteration runs 20 simulated seconds; the benchmark reports host I/Os per iteration as
 //! its throughput element, so criterion's "elem/s" is host I/Os per wall second. Only the
-//! simulation is timed: the six drives (whose construction fits each seek curve over every
-//! cylinder) and the configuration are built per iteration outside the timed region, with
-//! `iter_batched`, so the figure is simulation speed, not setup cost.
+//! simulation is timed: the six drives are built once (construction fits each seek curve over
+//! every cylinder; the six then share one seek table, as the engine would make them) and
+//! cloned fresh for each iteration, with the configuration, outside the timed region
+//! (`iter_batched`), so the figure is simulation speed, not setup cost.
 
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion, Throughput};
+use raidlab_core::device::hdd::Hdd;
 use raidlab_core::device::Drive;
 use raidlab_core::device::catalog::DriveChoice;
 use raidlab_core::device::params::ParamValues;
@@ -52,12 +54,25 @@ fn config(level: Level) -> (SimConfig, DriveChoice) {
     (config, drive)
 }
 
-fn drives(drive: &DriveChoice) -> Vec<Box<dyn Drive>> {
-    (0..6).map(|i| drive.build(Prng::derive(1, "drive", i), None)).collect()
+/// The six drives, built as `raidlab sim` builds them, sharing one seek table.
+fn prototypes(drive: &DriveChoice) -> Vec<Hdd> {
+    let mut tables = Vec::new();
+    (0..6)
+        .map(|i| {
+            let built = drive.build(Prng::derive(1, "drive", i), None);
+            let mut hdd = (*built).as_any().downcast_ref::<Hdd>().expect("an HDD preset").clone();
+            hdd.share_seek_table(&mut tables);
+            hdd
+        })
+        .collect()
 }
 
-fn run(config: &SimConfig, drive: &DriveChoice) -> SimResult {
-    Simulation::new(config.clone(), drives(drive)).unwrap().run()
+fn drives(prototypes: &[Hdd]) -> Vec<Box<dyn Drive>> {
+    prototypes.iter().map(|hdd| Box::new(hdd.clone()) as Box<dyn Drive>).collect()
+}
+
+fn run(config: &SimConfig, prototypes: &[Hdd]) -> SimResult {
+    Simulation::new(config.clone(), drives(prototypes)).unwrap().run()
 }
 
 fn host_ios(result: &SimResult) -> u64 {
@@ -68,11 +83,12 @@ fn bench_sim(c: &mut Criterion) {
     let mut group = c.benchmark_group("sim");
     for (name, level) in [("raid5_6x_cheetah_sptf_128t", Level::Raid5), ("raid10_6x_cheetah_sptf_128t", Level::Raid10)] {
         let (config, drive) = config(level);
-        let ios = host_ios(&run(&config, &drive));
+        let prototypes = prototypes(&drive);
+        let ios = host_ios(&run(&config, &prototypes));
         group.throughput(Throughput::Elements(ios));
         group.bench_function(name, |b| {
             b.iter_batched(
-                || (config.clone(), drives(&drive)),
+                || (config.clone(), drives(&prototypes)),
                 |(config, drives)| Simulation::new(config, drives).unwrap().run(),
                 BatchSize::PerIteration,
             )

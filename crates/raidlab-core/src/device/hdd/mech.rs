@@ -100,7 +100,7 @@ impl SeekTable {
     /// An array's members are usually one model, and one table (hundreds of KB for a drive with
     /// tens of thousands of cylinders) stays in cache where six would not.
     pub fn share(&mut self, seen: &mut Vec<SeekTable>) {
-        match seen.iter().find(|t| t.0 == self.0) {
+        match seen.iter().find(|t| Arc::ptr_eq(&t.0, &self.0) || t.0 == self.0) {
             Some(same) => self.0 = Arc::clone(&same.0),
             None => seen.push(self.clone()),
         }
