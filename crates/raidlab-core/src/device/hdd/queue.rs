@@ -140,9 +140,9 @@ impl CommandQueue {
 }
 
 /// Position in angle order (for [`CommandQueue::take`]) of the command the policy serves
-/// next if the arm is free at `t`, among those the
-/// controller has finished processing (ties go to the earliest arrival). `None` if none is
-/// eligible yet. One loop per policy keeps SPTF's loop, the simulator's hottest, branch-lean.
+/// next if the arm is free at `t`, among those the controller has finished processing (ties
+/// go to the earliest arrival). `None` if none is eligible yet. One loop per policy keeps
+/// SPTF's loop, the simulator's hottest, branch-lean.
 pub fn select(
     policy: QueuePolicy,
     queue: &CommandQueue,

@@ -163,4 +163,3 @@ impl Member {
         self.stats.busy_ns = self.drive.busy_nanos();
     }
 }
-
