@@ -31,9 +31,6 @@ pub struct Member {
     /// When a DriveWake event is pending for this member.
     pub wake_at: Option<Nanos>,
     pub timer_at: Option<Nanos>,
-    /// Whether the scheduler may ask for a timer ([`AnyScheduler::sets_timers`]); `kick`
-    /// asks the others for none after every dispatch.
-    pub timed: bool,
     outstanding: u64,
     last_change: Nanos,
     pub stats: MemberStats,
@@ -52,7 +49,6 @@ impl Member {
         let depth = drive.queue_depth();
         assert!(depth >= 1, "drive queue depth");
         Member {
-            timed: scheduler.sets_timers(),
             scheduler,
             drive,
             lba_offset,

@@ -499,7 +499,8 @@ impl Simulation {
             }
             m.wake_at = next;
         }
-        if !m.timed {
+        // Only CFQ sets timers: the others are not asked after every dispatch.
+        if !m.scheduler.sets_timers() {
             debug_assert_eq!(m.scheduler.next_timer(), None, "a scheduler that sets no timers");
             return;
         }
