@@ -504,11 +504,17 @@ fn random_open_loop_traffic_completes_every_command() {
         let mut outstanding = 0u32;
         for id in 0..3000u64 {
             now += rng.below(if case % 2 == 0 { 3_000_000 } else { 30_000_000 });
-            // Catch up to `now` through events, as an engine would.
+            // Catch up to `now` through events, as an engine would. Every completion comes out
+            // at exactly the time `next_event` named (the drive may defer its arm's work, but
+            // never past a completion it causes).
             while let Some(t) = hdd.next_event().filter(|&t| t <= now) {
+                let before = done.len();
                 hdd.advance(t, &mut done);
+                assert!(done[before..].iter().all(|c| c.time == t), "{name}: a completion missed its time");
             }
+            let before = done.len();
             hdd.advance(now, &mut done);
+            assert!(done[before..].iter().all(|c| c.time == now), "{name}: a completion missed its time");
             outstanding = submitted.len() as u32 - done.len() as u32;
             if outstanding == hdd.queue_depth() {
                 continue;
@@ -542,7 +548,9 @@ fn random_open_loop_traffic_completes_every_command() {
             submitted.push((id, now));
         }
         while let Some(t) = hdd.next_event() {
+            let before = done.len();
             hdd.advance(t, &mut done);
+            assert!(done[before..].iter().all(|c| c.time == t), "{name}: a completion missed its time");
             now = now.max(t);
         }
         let mut ids: Vec<u64> = done.iter().map(|c| c.id).collect();
