@@ -4,7 +4,8 @@
 
 use super::cache::{DirtySet, ReadCache};
 use super::geometry::Location;
-use super::mech::{FastMod, HeadPos, Mechanics, SeekTable};
+use super::divide::Divisor;
+use super::mech::{HeadPos, Mechanics, SeekTable};
 use super::queue::{self, CommandQueue, Done, Parked, Pending, Wait};
 use super::spec::{BufferPolicy, HddSpec, QueuePolicy, ReadAheadBound};
 use crate::device::{Command, Completion, Drive, DriveInfo, Op};
@@ -171,7 +172,7 @@ impl Hdd {
             seek_table: SeekTable::new(&seek, geo.cylinders()),
             seek,
             rev,
-            rev_mod: FastMod::new(rev as u32),
+            rev_div: Divisor::new(u32::try_from(rev).expect("a revolution below 2^32 ns")),
             phase: prng.below(rev),
             head_switch: ms_ns(spec.head_switch_ms),
             write_settle: (spec.write_settle_ms * 1e6).round() as i64,
@@ -526,7 +527,7 @@ impl Hdd {
     /// wait of `wait` ns (DiskSim's "Read any free blocks": read while waiting, kept in front of
     /// the request's data); never before the track's first sector.
     fn free_blocks(&self, loc: &Location, wait: Nanos) -> u32 {
-        let whole = (wait * loc.sectors_per_track as u64 / self.mech.rev) as u32;
+        let whole = self.mech.rev_div.div(wait * loc.sectors_per_track as u64) as u32;
         whole.min(loc.sector)
     }
 

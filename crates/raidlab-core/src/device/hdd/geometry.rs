@@ -11,6 +11,7 @@
 //! Angles are measured in nanoseconds of rotation, `0..rev_ns`, so the platter angle at time `t`
 //! is the integer `(t + phase) % rev_ns` and no floating point enters positioning.
 
+use super::divide::Divisor;
 use crate::error::{Error, Result};
 use crate::sim::Nanos;
 
@@ -141,33 +142,6 @@ impl Location {
     }
 }
 
-/// Exact division of 32-bit numbers by a fixed divisor with multiplications (Lemire, Kaser &
-/// Kurz, "Faster remainder by direct computation", 2019: with `m = ⌈2^64 / d⌉`, the quotient is
-/// the high word of `m·n` and the remainder the high word of `(m·n mod 2^64)·d`, exact for every
-/// 32-bit `n`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-struct Divisor {
-    d: u32,
-    m: u64,
-}
-
-impl Divisor {
-    fn new(d: u32) -> Divisor {
-        assert!(d >= 1);
-        // For d = 1, m wraps to 0; `div_rem` special-cases it.
-        Divisor { d, m: (u64::MAX / d as u64).wrapping_add(1) }
-    }
-    #[inline(always)]
-    fn div_rem(self, n: u32) -> (u32, u32) {
-        if self.d == 1 {
-            return (n, 0);
-        }
-        let product = self.m as u128 * n as u128;
-        let low = product as u64;
-        ((product >> 64) as u32, ((low as u128 * self.d as u128) >> 64) as u32)
-    }
-}
-
 /// What [`Geometry::locate`] needs of a zone, precomputed and packed together.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct ZoneMap {
@@ -182,6 +156,20 @@ struct ZoneMap {
 }
 
 const NOT_SPARED: u32 = u32::MAX;
+
+/// Sectors-per-track values above this get no precomputed divisor (the table is indexed by
+/// the value; real drives have a few thousand at most).
+const SPT_TABLE_MAX: u32 = 1 << 14;
+
+/// [`Geometry::spt_divs`]: each zone's sectors per track at its own index, 1 elsewhere.
+fn spt_divisors(zones: &[Zone]) -> Vec<Divisor> {
+    let spts = zones.iter().map(|z| z.spec.sectors_per_track).filter(|&s| s <= SPT_TABLE_MAX);
+    let mut table = vec![Divisor::new(1); spts.clone().max().map_or(0, |s| s as usize + 1)];
+    for spt in spts {
+        table[spt as usize] = Divisor::new(spt);
+    }
+    table
+}
 
 /// A zone with sparing, precomputed for [`Geometry::locate`].
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -323,6 +311,10 @@ pub struct Geometry {
     spared: Vec<Spared>,
     surfaces_div: Divisor,
     rev_ns: Nanos,
+    rev_div: Divisor,
+    /// Divisors for the zones' sectors per track, indexed by that number (others unset): the
+    /// angle of a slot and the time of a span divide by it (see [`Geometry::spt_div`]).
+    spt_divs: Vec<Divisor>,
     /// Sectors the drive exposes (may be fewer than the zones hold: spares, rounding).
     capacity_sectors: u64,
 }
@@ -399,6 +391,8 @@ impl Geometry {
             bucket_shift,
             spared,
             surfaces_div: Divisor::new(surfaces),
+            rev_div: Divisor::new(rev_ns as u32),
+            spt_divs: spt_divisors(&built),
             zones: built,
             rev_ns,
             capacity_sectors,
@@ -446,7 +440,7 @@ impl Geometry {
             return self.locate_spared(lba, zone_index);
         }
         let offset = lba - zone.first_lba;
-        let spt = zone.spt.d as u64;
+        let spt = zone.spt.get() as u64;
         // Zones hold fewer than 2^32 sectors in practice; then every step divides 32-bit
         // numbers by multiplication. The general path below gives the same results.
         let (track, sector, cylinder_in_zone, head) = if offset <= u32::MAX as u64 {
@@ -492,7 +486,7 @@ impl Geometry {
     fn locate_spared(&self, lba: u64, zone_index: usize) -> Location {
         let zone = &self.maps[zone_index];
         let spared = &self.spared[zone.spared as usize];
-        let spt = zone.spt.d as u64;
+        let spt = zone.spt.get() as u64;
         let surfaces = self.surfaces as u64;
         let Placed { track, sector, index, left, run } = spared.place(lba - zone.first_lba, spt);
         let (cylinder_in_zone, surface) = (track / surfaces, track % surfaces);
@@ -531,16 +525,25 @@ impl Geometry {
     #[inline]
     pub fn angle(&self, slot: u32, sectors_per_track: u32) -> u32 {
         debug_assert!(slot < sectors_per_track);
-        (slot as u64 * self.rev_ns / sectors_per_track as u64) as u32
+        self.spt_div(sectors_per_track).div(slot as u64 * self.rev_ns) as u32
+    }
+
+    /// The divisor `sectors_per_track`: a zone's, precomputed; built here for any other.
+    #[inline(always)]
+    fn spt_div(&self, sectors_per_track: u32) -> Divisor {
+        match self.spt_divs.get(sectors_per_track as usize) {
+            Some(&div) if div.get() == sectors_per_track => div,
+            _ => Divisor::new(sectors_per_track),
+        }
     }
 
     /// Time for `count` consecutive sectors starting at physical `slot` to pass under the head.
     /// Uses the same integer lattice as [`Geometry::angle`], so back-to-back spans tile exactly.
     #[inline]
     pub fn span(&self, slot: u32, count: u32, sectors_per_track: u32) -> Nanos {
-        let spt = sectors_per_track as u64;
-        let from = slot as u64 * self.rev_ns / spt;
-        let to = (slot as u64 + count as u64) * self.rev_ns / spt;
+        let spt = self.spt_div(sectors_per_track);
+        let from = spt.div(slot as u64 * self.rev_ns);
+        let to = spt.div((slot as u64 + count as u64) * self.rev_ns);
         to - from
     }
 
@@ -552,7 +555,7 @@ impl Geometry {
         sectors_per_track: u32,
         elapsed: Nanos,
     ) -> u32 {
-        let estimate = (elapsed * sectors_per_track as u64 / self.rev_ns).min(count as u64) as u32;
+        let estimate = self.rev_div.div(elapsed * sectors_per_track as u64).min(count as u64) as u32;
         // The lattice floors can put the estimate one off either way; settle it exactly.
         let mut done = estimate;
         while done < count && self.span(slot, done + 1, sectors_per_track) <= elapsed {
@@ -693,21 +696,6 @@ pub fn linear_zone_track_sum(zones: u32, spt_outer: u32, spt_inner: u32) -> u64 
 mod tests {
     use super::*;
     use crate::sim::Prng;
-
-    #[test]
-    fn divisor_is_exact() {
-        let mut prng = Prng::new(7);
-        for d in [1u32, 2, 3, 7, 8, 457, 938, 4248, 65_537, u32::MAX - 1, u32::MAX] {
-            let div = Divisor::new(d);
-            for n in [0u32, 1, d - 1, d, d.wrapping_add(1), u32::MAX - 1, u32::MAX] {
-                assert_eq!(div.div_rem(n), (n / d, n % d), "{n} / {d}");
-            }
-            for _ in 0..10_000 {
-                let n = prng.below(1 << 32) as u32;
-                assert_eq!(div.div_rem(n), (n / d, n % d), "{n} / {d}");
-            }
-        }
-    }
 
     /// The textbook mapping, in 64-bit arithmetic throughout.
     fn reference(geo: &Geometry, lba: u64) -> Location {

@@ -5,6 +5,7 @@
 //! phase drawn once per drive; every timing here is integer nanoseconds except one seek-curve
 //! evaluation, rounded once (Ruemmler & Wilkes 1994: "rotational position" modelled exactly).
 
+use super::divide::Divisor;
 use super::geometry::{Geometry, Location};
 use super::seek::SeekCurve;
 use crate::sim::Nanos;
@@ -43,35 +44,6 @@ pub struct Access {
     /// point were buffered first and go out behind the ones picked up last.
     pub tail: u32,
     pub pos: HeadPos,
-}
-
-/// Remainder by a fixed 32-bit divisor with one multiplication instead of a division
-/// (Lemire, Kaser & Kurz, "Faster remainder by direct computation", Software: Practice and
-/// Experience 49(6), 2019): exact for every 32-bit dividend. SPTF evaluates one rotational
-/// position per queued command, so this sits on the simulator's hottest path.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct FastMod {
-    divisor: u32,
-    magic: u64,
-}
-
-impl FastMod {
-    pub fn new(divisor: u32) -> FastMod {
-        assert!(divisor >= 2);
-        FastMod {
-            divisor,
-            magic: u64::MAX / divisor as u64 + 1,
-        }
-    }
-    #[inline(always)]
-    pub fn divisor(&self) -> u32 {
-        self.divisor
-    }
-    #[inline]
-    pub fn rem(&self, dividend: u32) -> u32 {
-        let low = self.magic.wrapping_mul(dividend as u64);
-        ((low as u128 * self.divisor as u128) >> 64) as u32
-    }
 }
 
 /// Seek time in whole nanoseconds for every cylinder distance the drive can move, evaluated
@@ -121,7 +93,8 @@ pub struct Mechanics {
     /// `seek` tabulated by distance (what every movement uses).
     pub seek_table: SeekTable,
     pub rev: Nanos,
-    pub rev_mod: FastMod,
+    /// `rev` as a [`Divisor`]: angles are remainders by it.
+    pub rev_div: Divisor,
     pub phase: Nanos,
     pub head_switch: Nanos,
     /// Extra settle before writing after any movement; may be negative (DiskSim's "Add. write
@@ -172,7 +145,7 @@ impl Mechanics {
     /// Platter angle at time `t`.
     #[inline]
     pub fn angle_at(&self, t: Nanos) -> u32 {
-        ((t + self.phase) % self.rev) as u32
+        self.rev_div.rem_wide(t + self.phase) as u32
     }
 
     /// Wait from `t` until `angle` comes under the head.
@@ -217,13 +190,13 @@ impl Mechanics {
             .move_ns(from, target.cylinder, target.head, write)
             .max(lag);
         // The divisor is the revolution (one value live instead of two).
-        let rev = self.rev_mod.divisor();
+        let rev = self.rev_div.get();
         debug_assert!(angle_t < rev && target.angle < rev, "angle outside a revolution");
         // angle_t < rev < 2^25, so the sum fits 32 bits whenever the offset is below 2^31.
         let now = if offset < 1 << 31 {
-            self.rev_mod.rem(angle_t + offset as u32)
+            self.rev_div.rem(angle_t + offset as u32)
         } else {
-            ((angle_t as Nanos + offset) % rev as Nanos) as u32
+            self.rev_div.rem_wide(angle_t as Nanos + offset) as u32
         };
         // `wait - rev` wraps above `wait` unless `wait >= rev`: a minimum, so the compiler uses
         // a conditional move (which way it goes is a coin toss, a branch would mispredict).
@@ -325,7 +298,9 @@ impl Mechanics {
     /// Rotation (ns) from the start of `loc`'s sector to the head's angle at `t`.
     fn since_angle(&self, t: Nanos, loc: &Location) -> Nanos {
         let (now, a) = (self.angle_at(t) as Nanos, self.geo.angle(loc.slot, loc.sectors_per_track) as Nanos);
-        (now + self.rev - a) % self.rev
+        // Both below a revolution: one subtraction of it at most.
+        let since = now + self.rev - a;
+        if since >= self.rev { since - self.rev } else { since }
     }
 
     /// With the heads on `loc`'s track at `t`: if they are inside the `count` sectors from
@@ -338,7 +313,7 @@ impl Mechanics {
             return None;
         }
         // The estimate can be one off either way on the integer lattice; settle it exactly.
-        let mut passed = ((into * spt as Nanos) / self.rev).max(1) as u32;
+        let mut passed = self.rev_div.div(into * spt as Nanos).max(1) as u32;
         while self.geo.span(loc.slot, passed, spt) < into {
             passed += 1;
         }

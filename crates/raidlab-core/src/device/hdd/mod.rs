@@ -24,6 +24,7 @@
 
 pub mod analytic;
 pub mod cache;
+mod divide;
 pub mod drive;
 pub mod geometry;
 pub mod mech;
