@@ -211,12 +211,11 @@ impl ReadCache {
     }
 }
 
-/// One dirty extent `[start, start + len)`, and the physical place of its first sector once
-/// destage has asked for it (computed at most once per extent start, not once per destage
-/// decision; [`UNPLACED`] until then). 24 bytes, so the sorted vector stays short in memory.
+/// One dirty extent's length, and the physical place of its first sector once destage has
+/// asked for it (computed at most once per extent start, not once per destage decision;
+/// [`UNPLACED`] until then). Its start is kept apart, in [`DirtySet::starts`].
 #[derive(Clone, Copy, Debug)]
 struct Extent {
-    start: u64,
     len: u32,
     target: Target,
 }
@@ -231,16 +230,15 @@ const UNPLACED: Target = Target {
 impl Extent {
     fn new(start: u64, end: u64, target: Target) -> Extent {
         let len = u32::try_from(end - start).expect("dirty extents are shorter than the buffer");
-        Extent { start, len, target }
-    }
-    fn end(&self) -> u64 {
-        self.start + self.len as u64
+        Extent { len, target }
     }
 }
 
 /// Acknowledged writes not yet on media: disjoint, non-adjacent extents coalesced on insert,
-/// in a vector sorted by start (the buffer holds at most a few hundred; a binary search and a
-/// short move beat a B-tree's node walks at that size).
+/// in vectors sorted by start (the buffer holds at most a few hundred; a binary search and a
+/// short move beat a B-tree's node walks at that size). The starts, which every search walks,
+/// are a vector of their own (8 bytes a slot: the search's first steps keep to a few cache
+/// lines), beside the rest of each extent.
 ///
 /// A destage that takes a whole extent leaves its slot as a hole (length 0; its start and
 /// placed target kept, as the sort key) instead of moving the tail down, and an insert fills
@@ -252,6 +250,9 @@ impl Extent {
 /// cover.
 #[derive(Clone, Debug, Default)]
 pub struct DirtySet {
+    /// Each slot's first sector (a hole's too), ascending.
+    starts: Vec<u64>,
+    /// Each slot's length and target (a hole has length 0).
     extents: Vec<Extent>,
     /// Indices of the holes in `extents`, ascending (at most [`MAX_HOLES`]).
     holes: Vec<usize>,
@@ -307,9 +308,15 @@ impl DirtySet {
         self.sectors() * 4 > self.capacity * 3
     }
 
+    /// End of the extent in slot `i` (a hole's is its start).
+    #[inline(always)]
+    fn end(&self, i: usize) -> u64 {
+        self.starts[i] + self.extents[i].len as u64
+    }
+
     /// Index of the first extent (or hole) starting after `sector`.
     fn after(&self, sector: u64) -> usize {
-        self.extents.partition_point(|e| e.start <= sector)
+        self.starts.partition_point(|&s| s <= sector)
     }
 
     /// Adds `[start, end)`, merging with overlapping or adjacent extents.
@@ -319,24 +326,23 @@ impl DirtySet {
         let mut lo = self.after(start);
         // An extent that starts at or before `start` and reaches it keeps its start (and target);
         // so does a hole that starts exactly there (its target is that sector's).
-        if lo > 0 && self.extents[lo - 1].end() >= start {
+        if lo > 0 && self.end(lo - 1) >= start {
             lo -= 1;
-            let left = self.extents[lo];
-            start = left.start;
-            end = end.max(left.end());
-            target = left.target;
+            start = self.starts[lo];
+            end = end.max(self.end(lo));
+            target = self.extents[lo].target;
         }
         // Extents are disjoint with gaps between them, so those merged (and holes dropped)
         // are exactly the ones starting within the (possibly grown) range.
         let mut hi = lo;
-        while self.extents.get(hi).is_some_and(|e| e.start <= end) {
-            let e = self.extents[hi];
-            self.sectors -= e.len as u64;
-            end = end.max(e.end());
+        while self.starts.get(hi).is_some_and(|&s| s <= end) {
+            self.sectors -= self.extents[hi].len as u64;
+            end = end.max(self.end(hi));
             hi += 1;
         }
         self.sectors += end - start;
         let at = if hi == lo { self.open(lo) } else { self.merge(lo, hi) };
+        self.starts[at] = start;
         self.extents[at] = Extent::new(start, end, target);
     }
 
@@ -349,16 +355,19 @@ impl DirtySet {
         let before = k.checked_sub(1).map(|k| lo - 1 - self.holes[k]);
         match (before, after) {
             (None, None) => {
-                self.extents.insert(lo, Extent { start: 0, len: 0, target: UNPLACED });
+                self.starts.insert(lo, 0);
+                self.extents.insert(lo, Extent { len: 0, target: UNPLACED });
                 lo
             }
             (Some(b), a) if a.is_none_or(|a| b < a) => {
                 let h = self.holes.remove(k - 1);
+                self.starts.copy_within(h + 1..lo, h);
                 self.extents.copy_within(h + 1..lo, h);
                 lo - 1
             }
             _ => {
                 let h = self.holes.remove(k);
+                self.starts.copy_within(lo..h, lo + 1);
                 self.extents.copy_within(lo..h, lo + 1);
                 lo
             }
@@ -378,6 +387,7 @@ impl DirtySet {
             });
         }
         if gone > 0 {
+            self.starts.drain(lo + 1..hi);
             self.extents.drain(lo + 1..hi);
         }
         lo
@@ -386,7 +396,7 @@ impl DirtySet {
     /// True if `[start, end)` is entirely dirty (a read can be served from the buffer).
     pub fn covers(&self, start: u64, end: u64) -> bool {
         let i = self.after(start);
-        i > 0 && self.extents[i - 1].end() >= end
+        i > 0 && self.end(i - 1) >= end
     }
 
     /// Of the first `limit` extents in LBA order from `from`, wrapping around (a C-LOOK
@@ -402,7 +412,7 @@ impl DirtySet {
         cost: impl Fn(&Target) -> Nanos,
     ) -> Option<Choice> {
         let n = self.extents.len();
-        let split = self.extents.partition_point(|e| e.start < from);
+        let split = self.starts.partition_point(|&s| s < from);
         let count = limit.min(self.extents());
         // The window is `count` extents from `split` on, then, wrapping, from 0.
         let k = self.holes.partition_point(|&h| h < split);
@@ -410,8 +420,8 @@ impl DirtySet {
         let mut best = (usize::MAX, Nanos::MAX);
         self.scan(split, ahead, k, &place, &cost, &mut best);
         self.scan(0, count - ahead, 0, &place, &cost, &mut best);
-        let e = self.extents.get(best.0)?;
-        Some(Choice { index: best.0, start: e.start, end: e.end() })
+        let start = *self.starts.get(best.0)?;
+        Some(Choice { index: best.0, start, end: self.end(best.0) })
     }
 
     /// Places and costs the `count` extents from slot `from` on, in runs between the holes
@@ -431,9 +441,9 @@ impl DirtySet {
         while count > 0 {
             let run = holes.next().map_or(count, |&h| (h - from).min(count));
             let extents = &mut self.extents[from..from + run];
-            for e in extents.iter_mut() {
+            for (e, &start) in extents.iter_mut().zip(&self.starts[from..from + run]) {
                 if e.target.angle == UNPLACED.angle {
-                    e.target = place(e.start);
+                    e.target = place(start);
                     assert!(e.target.angle != UNPLACED.angle, "a target angle within the revolution");
                 }
             }
@@ -452,9 +462,10 @@ impl DirtySet {
     pub fn take(&mut self, choice: Choice, sectors: u64) {
         let Choice { index, start, end } = choice;
         let e = self.extents[index];
-        assert!(e.start == start && e.end() == end, "a stale choice: {choice:?} for {e:?}");
+        assert!(self.starts[index] == start && self.end(index) == end, "a stale choice: {choice:?} for {e:?}");
         assert!(sectors > 0 && start + sectors <= end);
         if start + sectors < end {
+            self.starts[index] = start + sectors;
             self.extents[index] = Extent::new(start + sectors, end, UNPLACED);
         } else {
             debug_assert!(e.target.angle != UNPLACED.angle, "a chosen extent was placed");
@@ -462,12 +473,25 @@ impl DirtySet {
             let k = self.holes.partition_point(|&h| h < index);
             self.holes.insert(k, index);
             if self.holes.len() > MAX_HOLES {
-                self.extents.retain(|e| e.len > 0);
-                self.holes.clear();
+                self.compact();
             }
         }
         self.sectors -= sectors;
         self.inflight += sectors;
+    }
+
+    /// Drops the holes.
+    fn compact(&mut self) {
+        let mut kept = 0;
+        for i in 0..self.extents.len() {
+            if self.extents[i].len > 0 {
+                (self.starts[kept], self.extents[kept]) = (self.starts[i], self.extents[i]);
+                kept += 1;
+            }
+        }
+        self.starts.truncate(kept);
+        self.extents.truncate(kept);
+        self.holes.clear();
     }
 
     /// Panics unless the slots are sorted, live extents disjoint and non-adjacent, every hole
@@ -476,17 +500,18 @@ impl DirtySet {
     fn check(&self) {
         let holes: Vec<usize> = (0..self.extents.len()).filter(|&i| self.extents[i].len == 0).collect();
         assert_eq!(holes, self.holes, "holes, ascending");
+        assert_eq!(self.starts.len(), self.extents.len(), "a start for every slot");
         let mut reach: Option<u64> = None; // end of the last live extent
-        for w in self.extents.windows(2) {
-            assert!(w[0].start < w[1].start, "sorted: {w:?}");
+        for w in self.starts.windows(2) {
+            assert!(w[0] < w[1], "sorted: {w:?}");
         }
-        for e in &self.extents {
+        for (i, (&start, e)) in self.starts.iter().zip(&self.extents).enumerate() {
             assert!(e.len > 0 || e.target.angle != UNPLACED.angle, "holes are placed: {e:?}");
             if let Some(r) = reach {
-                assert!(r < e.start, "live extents end before what follows: {e:?}");
+                assert!(r < start, "live extents end before what follows: {start} {e:?}");
             }
             if e.len > 0 {
-                reach = Some(e.end());
+                reach = Some(self.end(i));
             }
         }
         assert_eq!(self.sectors, self.extents.iter().map(|e| e.len as u64).sum::<u64>());
