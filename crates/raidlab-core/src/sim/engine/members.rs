@@ -18,6 +18,25 @@ pub struct MemberStats {
     pub busy_ns: Nanos,
 }
 
+/// The block requests behind one drive command: the first in place (a command is usually
+/// one request, and reading it then needs no second load), any merged into it after.
+#[derive(Debug, Default)]
+struct SlotIds {
+    first: u64,
+    merged: Vec<u64>,
+}
+
+impl SlotIds {
+    fn set(&mut self, ids: &[u64]) {
+        debug_assert!(self.merged.is_empty(), "a slot in use");
+        self.first = ids[0];
+        self.merged.extend_from_slice(&ids[1..]);
+    }
+    fn len(&self) -> usize {
+        1 + self.merged.len()
+    }
+}
+
 pub struct Member {
     pub scheduler: AnyScheduler,
     pub drive: AnyDrive,
@@ -26,7 +45,7 @@ pub struct Member {
     depth: u32,
     in_drive: u32,
     /// Block request ids behind each command slot.
-    slots: Vec<Vec<u64>>,
+    slots: Vec<SlotIds>,
     free_slots: Vec<u32>,
     /// When a DriveWake event is pending for this member.
     pub wake_at: Option<Nanos>,
@@ -54,7 +73,7 @@ impl Member {
             lba_offset,
             depth,
             in_drive: 0,
-            slots: (0..depth).map(|_| Vec::with_capacity(4)).collect(),
+            slots: (0..depth).map(|_| SlotIds::default()).collect(),
             free_slots: (0..depth).rev().collect(),
             wake_at: None,
             timer_at: None,
@@ -112,7 +131,7 @@ impl Member {
             let Some(dispatch) = self.scheduler.dispatch(now, &mut self.merged) else { break };
             assert!(!self.merged.is_empty(), "a dispatch covers at least one request");
             let slot = self.free_slots.pop().expect("a free slot below depth");
-            std::mem::swap(&mut self.slots[slot as usize], &mut self.merged);
+            self.slots[slot as usize].set(&self.merged);
             self.in_drive += 1;
             let command = Command {
                 id: slot as u64,
@@ -142,11 +161,12 @@ impl Member {
             self.account(now);
             let ids = &mut self.slots[slot as usize];
             self.outstanding -= ids.len() as u64;
-            // One id at a time: usually there is one, and a copy of the slice calls memcpy.
-            for &id in ids.iter() {
+            self.done.push(ids.first);
+            // One id at a time: there are seldom more, and a copy of the slice calls memcpy.
+            for &id in ids.merged.iter() {
                 self.done.push(id);
             }
-            ids.clear();
+            ids.merged.clear();
             self.free_slots.push(slot);
             self.in_drive -= 1;
         }
