@@ -21,10 +21,12 @@
 //!
 //! Determinism: state is integer nanoseconds; floating point appears only inside one seek
 //! evaluation (rounded once) and in the analytic helpers, which never feed the simulation.
+//! Divisions by the drive's fixed numbers (sectors per track, surfaces, the revolution) are
+//! exact multiplications by precomputed reciprocals ([`divide`]).
 
 pub mod analytic;
 pub mod cache;
-mod divide;
+pub mod divide;
 pub mod drive;
 pub mod geometry;
 pub mod mech;
