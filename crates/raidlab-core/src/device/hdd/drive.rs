@@ -4,7 +4,6 @@
 
 use super::cache::{DirtySet, ReadCache};
 use super::geometry::Location;
-use super::divide::Divisor;
 use super::mech::{HeadPos, Mechanics, SeekTable};
 use super::queue::{self, CommandQueue, Done, Parked, Pending, Wait};
 use super::spec::{BufferPolicy, HddSpec, QueuePolicy, ReadAheadBound};
@@ -172,7 +171,6 @@ impl Hdd {
             seek_table: SeekTable::new(&seek, geo.cylinders()),
             seek,
             rev,
-            rev_div: Divisor::new(u32::try_from(rev).expect("a revolution below 2^32 ns")),
             phase: prng.below(rev),
             head_switch: ms_ns(spec.head_switch_ms),
             write_settle: (spec.write_settle_ms * 1e6).round() as i64,
@@ -527,7 +525,7 @@ impl Hdd {
     /// wait of `wait` ns (DiskSim's "Read any free blocks": read while waiting, kept in front of
     /// the request's data); never before the track's first sector.
     fn free_blocks(&self, loc: &Location, wait: Nanos) -> u32 {
-        let whole = self.mech.rev_div.div(wait * loc.sectors_per_track as u64) as u32;
+        let whole = self.mech.geo.rev_div().div(wait * loc.sectors_per_track as u64) as u32;
         whole.min(loc.sector)
     }
 
@@ -594,6 +592,8 @@ impl Hdd {
             .expect("destage with dirty data");
         let sectors = (choice.end - choice.start).min(DESTAGE_MAX_SECTORS);
         self.dirty.take(choice, sectors);
+        // Located again: the set keeps only each extent's target (keeping whole locations
+        // would triple its size), and the choice was usually placed by an earlier destage.
         let location = self.mech.geo.locate(choice.start);
         let access = self
             .mech

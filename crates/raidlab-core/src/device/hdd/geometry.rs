@@ -408,6 +408,11 @@ impl Geometry {
     pub fn rev_ns(&self) -> Nanos {
         self.rev_ns
     }
+    /// The revolution as a [`Divisor`]: angles are remainders by it.
+    #[inline(always)]
+    pub fn rev_div(&self) -> Divisor {
+        self.rev_div
+    }
     pub fn capacity_sectors(&self) -> u64 {
         self.capacity_sectors
     }

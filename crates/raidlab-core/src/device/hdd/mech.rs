@@ -5,7 +5,6 @@
 //! phase drawn once per drive; every timing here is integer nanoseconds except one seek-curve
 //! evaluation, rounded once (Ruemmler & Wilkes 1994: "rotational position" modelled exactly).
 
-use super::divide::Divisor;
 use super::geometry::{Geometry, Location};
 use super::seek::SeekCurve;
 use crate::sim::Nanos;
@@ -93,8 +92,6 @@ pub struct Mechanics {
     /// `seek` tabulated by distance (what every movement uses).
     pub seek_table: SeekTable,
     pub rev: Nanos,
-    /// `rev` as a [`Divisor`]: angles are remainders by it.
-    pub rev_div: Divisor,
     pub phase: Nanos,
     pub head_switch: Nanos,
     /// Extra settle before writing after any movement; may be negative (DiskSim's "Add. write
@@ -145,7 +142,7 @@ impl Mechanics {
     /// Platter angle at time `t`.
     #[inline]
     pub fn angle_at(&self, t: Nanos) -> u32 {
-        self.rev_div.rem_wide(t + self.phase) as u32
+        self.geo.rev_div().rem_wide(t + self.phase) as u32
     }
 
     /// Wait from `t` until `angle` comes under the head.
@@ -164,39 +161,25 @@ impl Mechanics {
         }) as Nanos
     }
 
-    /// When the first sector of `target` would start under the head if the arm moves at `t`
-    /// and the transfer may not begin before `not_before` (write data still arriving).
-    /// `angle_t` must be [`Mechanics::angle_at`]`(t)`, computed once for many targets.
-    #[inline(always)]
-    pub fn positioned(
-        &self,
-        t: Nanos,
-        angle_t: u32,
-        from: &HeadPos,
-        target: &Target,
-        write: bool,
-        not_before: Nanos,
-    ) -> Nanos {
-        debug_assert_eq!(angle_t, self.angle_at(t));
-        t + self.delay(angle_t, from, target, write, not_before.saturating_sub(t))
-    }
-
-    /// [`Mechanics::positioned`] less `t`, for choices that rank many targets from one `t`:
-    /// without `t` (and with `lag`, how long after `t` the transfer may begin, 0 when it may
-    /// begin at once) the loop over candidates keeps fewer values live.
+    /// How long after `t` the first sector of `target` starts under the head if the arm moves
+    /// at `t` and the transfer may not begin before `t + lag` (write data still arriving; 0
+    /// when it may begin at once). `angle_t` must be [`Mechanics::angle_at`]`(t)`, computed
+    /// once for the many targets a choice ranks: delays from one `t` rank as the times do,
+    /// with fewer values live in the loop.
     #[inline(always)]
     pub fn delay(&self, angle_t: u32, from: &HeadPos, target: &Target, write: bool, lag: Nanos) -> Nanos {
         let offset = self
             .move_ns(from, target.cylinder, target.head, write)
             .max(lag);
         // The divisor is the revolution (one value live instead of two).
-        let rev = self.rev_div.get();
+        let rev_div = self.geo.rev_div();
+        let rev = rev_div.get();
         debug_assert!(angle_t < rev && target.angle < rev, "angle outside a revolution");
         // angle_t < rev < 2^25, so the sum fits 32 bits whenever the offset is below 2^31.
         let now = if offset < 1 << 31 {
-            self.rev_div.rem(angle_t + offset as u32)
+            rev_div.rem(angle_t + offset as u32)
         } else {
-            self.rev_div.rem_wide(angle_t as Nanos + offset) as u32
+            rev_div.rem_wide(angle_t as Nanos + offset) as u32
         };
         // `wait - rev` wraps above `wait` unless `wait >= rev`: a minimum, so the compiler uses
         // a conditional move (which way it goes is a coin toss, a branch would mispredict).
@@ -313,7 +296,7 @@ impl Mechanics {
             return None;
         }
         // The estimate can be one off either way on the integer lattice; settle it exactly.
-        let mut passed = self.rev_div.div(into * spt as Nanos).max(1) as u32;
+        let mut passed = self.geo.rev_div().div(into * spt as Nanos).max(1) as u32;
         while self.geo.span(loc.slot, passed, spt) < into {
             passed += 1;
         }
