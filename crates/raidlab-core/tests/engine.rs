@@ -218,3 +218,32 @@ fn results_are_pinned_across_machines_and_releases() {
 }
 
 const PINNED_RAID5_CHEETAH: u64 = 632817948098309347;
+
+/// Every completed I/O counts once in its job and once in its phase: with two jobs and a
+/// failure mid-run (optimal, then degraded), the jobs' reads and writes add up to the phases',
+/// latency histograms included, and every job and phase saw both.
+#[test]
+fn jobs_and_phases_count_the_same_ios() {
+    use raidlab_core::sim::engine::{ArrayEvent, ArrayEventKind, DirectionStats};
+    use raidlab_core::sim::histogram::Histogram;
+    fn total<'a>(all: impl Iterator<Item = &'a DirectionStats>) -> (u64, u64, Histogram) {
+        let (mut ios, mut bytes, mut latency) = (0, 0, Histogram::new());
+        for d in all {
+            assert!(d.ios > 0, "each job and phase did some of each");
+            (ios, bytes) = (ios + d.ios, bytes + d.bytes);
+            latency.merge(&d.latency);
+        }
+        (ios, bytes, latency)
+    }
+    let mut cfg = config(Level::Raid5, None, 4, job(0.6, true, 16384, 4, 1), md());
+    let mut second = job(0.2, true, 4096, 2, 2);
+    second.name = "second".into();
+    cfg.workload.jobs.push(second);
+    cfg.timeline = vec![ArrayEvent { at_ns: 2_000_000_000, kind: ArrayEventKind::Fail(1) }];
+    let result = run(cfg);
+    let names: Vec<&str> = result.phases.iter().map(|p| p.name).collect();
+    assert_eq!(names, ["optimal", "degraded"]);
+    let (jobs, phases) = (&result.jobs, &result.phases);
+    assert_eq!(total(jobs.iter().map(|j| &j.read)), total(phases.iter().map(|p| &p.read)), "reads");
+    assert_eq!(total(jobs.iter().map(|j| &j.write)), total(phases.iter().map(|p| &p.write)), "writes");
+}
