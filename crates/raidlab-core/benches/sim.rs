@@ -5,9 +5,9 @@
 //! Each iteration runs 20 simulated seconds; the benchmark reports host I/Os per iteration as
 //! its throughput element, so criterion's "elem/s" is host I/Os per wall second. Only the
 //! simulation is timed: the six drives are built once (construction fits each seek curve over
-//! every cylinder; the six then share one seek table, as the engine would make them) and
-//! cloned fresh for each iteration, with the configuration, outside the timed region
-//! (`iter_batched`), so the figure is simulation speed, not setup cost.
+//! every cylinder) and cloned fresh for each iteration, with the configuration, outside the
+//! timed region (`iter_batched`), so the figure is simulation speed, not setup cost. (The
+//! engine makes the six share one seek table, as it does for `raidlab sim`.)
 
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion, Throughput};
 use raidlab_core::device::hdd::Hdd;
@@ -54,15 +54,12 @@ fn config(level: Level) -> (SimConfig, DriveChoice) {
     (config, drive)
 }
 
-/// The six drives, built as `raidlab sim` builds them, sharing one seek table.
+/// The six drives, built as `raidlab sim` builds them.
 fn prototypes(drive: &DriveChoice) -> Vec<Hdd> {
-    let mut tables = Vec::new();
     (0..6)
         .map(|i| {
             let built = drive.build(Prng::derive(1, "drive", i), None);
-            let mut hdd = (*built).as_any().downcast_ref::<Hdd>().expect("an HDD preset").clone();
-            hdd.share_seek_table(&mut tables);
-            hdd
+            (*built).as_any().downcast_ref::<Hdd>().expect("an HDD preset").clone()
         })
         .collect()
 }

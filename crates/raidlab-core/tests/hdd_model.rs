@@ -481,6 +481,14 @@ fn presets_describe_themselves() {
     assert!(hdd::preset("no-such-drive").is_none());
 }
 
+/// Advances `hdd` to `t`, asserting every completion it reports is due exactly then (the drive
+/// may defer its arm's work, but never past a completion it causes).
+fn advance_on_time(hdd: &mut Hdd, t: Nanos, done: &mut Vec<Completion>, name: &str) {
+    let before = done.len();
+    hdd.advance(t, done);
+    assert!(done[before..].iter().all(|c| c.time == t), "{name}: a completion missed its time");
+}
+
 /// Open-loop chaos: random arrivals at arbitrary times (not only at events), mixed sizes,
 /// sequential runs, overlapping writes, flushes, every policy and both write-cache settings.
 /// Every command must complete exactly once, never before it was submitted, and the drive
@@ -504,17 +512,12 @@ fn random_open_loop_traffic_completes_every_command() {
         let mut outstanding = 0u32;
         for id in 0..3000u64 {
             now += rng.below(if case % 2 == 0 { 3_000_000 } else { 30_000_000 });
-            // Catch up to `now` through events, as an engine would. Every completion comes out
-            // at exactly the time `next_event` named (the drive may defer its arm's work, but
-            // never past a completion it causes).
+            // Catch up to `now` through events, as an engine would; every completion comes out
+            // at exactly the time `next_event` named.
             while let Some(t) = hdd.next_event().filter(|&t| t <= now) {
-                let before = done.len();
-                hdd.advance(t, &mut done);
-                assert!(done[before..].iter().all(|c| c.time == t), "{name}: a completion missed its time");
+                advance_on_time(&mut hdd, t, &mut done, name);
             }
-            let before = done.len();
-            hdd.advance(now, &mut done);
-            assert!(done[before..].iter().all(|c| c.time == now), "{name}: a completion missed its time");
+            advance_on_time(&mut hdd, now, &mut done, name);
             outstanding = submitted.len() as u32 - done.len() as u32;
             if outstanding == hdd.queue_depth() {
                 continue;
@@ -548,9 +551,7 @@ fn random_open_loop_traffic_completes_every_command() {
             submitted.push((id, now));
         }
         while let Some(t) = hdd.next_event() {
-            let before = done.len();
-            hdd.advance(t, &mut done);
-            assert!(done[before..].iter().all(|c| c.time == t), "{name}: a completion missed its time");
+            advance_on_time(&mut hdd, t, &mut done, name);
             now = now.max(t);
         }
         let mut ids: Vec<u64> = done.iter().map(|c| c.id).collect();
