@@ -48,31 +48,44 @@ pub struct Access {
 /// Seek time in whole nanoseconds for every cylinder distance the drive can move, evaluated
 /// once from the curve when the drive is built (a pure function of distance: the table holds
 /// exactly what [`SeekCurve::nanos`] returns), so positioning does no floating point. Shared
-/// by clones.
+/// by clones. The table remembers the curve it was evaluated from, so tables can be found
+/// equal without comparing their contents.
 #[derive(Clone)]
-pub struct SeekTable(Arc<[u32]>);
+pub struct SeekTable {
+    nanos: Arc<[u32]>,
+    source: Arc<SeekCurve>,
+}
 
 impl SeekTable {
     pub fn new(seek: &SeekCurve, cylinders: u32) -> SeekTable {
-        let table = (0..cylinders.max(1))
+        let nanos = (0..cylinders.max(1))
             .map(|d| {
                 let ns = seek.nanos(d);
                 u32::try_from(ns).unwrap_or_else(|_| panic!("seek of {d} cylinders takes {ns} ns"))
             })
             .collect();
-        SeekTable(table)
+        SeekTable { nanos, source: Arc::new(seek.clone()) }
     }
     #[inline(always)]
     pub fn nanos(&self, distance: u32) -> Nanos {
-        self.0[distance as usize] as Nanos
+        self.nanos[distance as usize] as Nanos
     }
 
-    /// Shares the first table in `seen` with the same contents, else adds this one to `seen`.
-    /// An array's members are usually one model, and one table (hundreds of KB for a drive with
-    /// tens of thousands of cylinders) stays in cache where six would not.
+    /// Shares the first table in `seen` evaluated from the same curve over as many cylinders
+    /// (so with the same contents), else adds this one to `seen`. An array's members are
+    /// usually one model, and one table (hundreds of KB for a drive with tens of thousands of
+    /// cylinders) stays in cache where six would not. Comparing curves, not tables, keeps this
+    /// cheap: the engine does it for every run.
     pub fn share(&mut self, seen: &mut Vec<SeekTable>) {
-        match seen.iter().find(|t| Arc::ptr_eq(&t.0, &self.0) || t.0 == self.0) {
-            Some(same) => self.0 = Arc::clone(&same.0),
+        let same = |t: &&SeekTable| {
+            Arc::ptr_eq(&t.nanos, &self.nanos)
+                || (t.nanos.len() == self.nanos.len() && t.source == self.source)
+        };
+        match seen.iter().find(same) {
+            Some(same) => {
+                debug_assert!(same.nanos == self.nanos, "equal curves tabulate equally");
+                self.nanos = Arc::clone(&same.nanos);
+            }
             None => seen.push(self.clone()),
         }
     }
@@ -80,7 +93,7 @@ impl SeekTable {
 
 impl std::fmt::Debug for SeekTable {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "SeekTable({} distances)", self.0.len())
+        write!(f, "SeekTable({} distances)", self.nanos.len())
     }
 }
 
@@ -322,9 +335,15 @@ mod tests {
         for t in [&mut a, &mut b, &mut c] {
             t.share(&mut seen);
         }
-        assert!(Arc::ptr_eq(&a.0, &b.0), "equal tables share one allocation");
-        assert!(!Arc::ptr_eq(&a.0, &c.0));
+        assert!(Arc::ptr_eq(&a.nanos, &b.nanos), "equal tables share one allocation");
+        assert!(!Arc::ptr_eq(&a.nanos, &c.nanos));
         assert_eq!(seen.len(), 2);
         assert_eq!(c.nanos(999), table(12.0).nanos(999), "a kept table is unchanged");
+        // The same curve over fewer cylinders is another table.
+        let curve = SeekCurve::fit_three_point(0.6, 9.0 / 2.2, 9.0, 1000).unwrap();
+        let mut short = SeekTable::new(&curve, 500);
+        short.share(&mut seen);
+        assert!(!Arc::ptr_eq(&a.nanos, &short.nanos));
+        assert_eq!(seen.len(), 3);
     }
 }
