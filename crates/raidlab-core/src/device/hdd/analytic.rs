@@ -36,7 +36,7 @@ impl Qd1Estimate {
 impl Hdd {
     /// Mean seek time (ns) over two independent uniformly random cylinders.
     pub fn mean_seek_ns(&self) -> f64 {
-        self.mech.seek.mean_uniform_ns()
+        self.mech.seek_table.curve().mean_uniform_ns()
     }
 
     /// Expected service time of a uniformly random read of `sectors` at queue depth 1.
@@ -95,7 +95,7 @@ impl Hdd {
                 0.0
             };
         }
-        let seek = &self.mech.seek;
+        let seek = self.mech.seek_table.curve();
         let within = within_band_mean_ns(width, |d| seek.nanos(d));
         let mut sum = 0.0;
         for i in 0..bins as usize {
@@ -126,7 +126,7 @@ impl Hdd {
             let head_gap =
                 self.switch_gap(self.mech.head_switch, zone.spec.track_skew_sectors, spt);
             let cyl_gap = self.switch_gap(
-                self.mech.seek.nanos(1),
+                self.mech.seek_table.curve().nanos(1),
                 zone.spec.cylinder_skew_sectors,
                 spt,
             );

@@ -169,7 +169,6 @@ impl Hdd {
         let rev = geo.rev_ns();
         let mech = Mechanics {
             seek_table: SeekTable::new(&seek, geo.cylinders()),
-            seek,
             rev,
             phase: prng.below(rev),
             head_switch: ms_ns(spec.head_switch_ms),
@@ -269,7 +268,7 @@ impl Hdd {
         &self.mech.geo
     }
     pub fn seek_curve(&self) -> &super::seek::SeekCurve {
-        &self.mech.seek
+        self.mech.seek_table.curve()
     }
     /// Starting platter angle (ns of rotation), drawn from the drive's Prng.
     pub fn phase_ns(&self) -> Nanos {

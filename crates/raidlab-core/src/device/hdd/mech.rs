@@ -66,6 +66,10 @@ impl SeekTable {
             .collect();
         SeekTable { nanos, source: Arc::new(seek.clone()) }
     }
+    /// The curve the table was evaluated from.
+    pub fn curve(&self) -> &SeekCurve {
+        &self.source
+    }
     #[inline(always)]
     pub fn nanos(&self, distance: u32) -> Nanos {
         self.nanos[distance as usize] as Nanos
@@ -84,7 +88,7 @@ impl SeekTable {
         match seen.iter().find(same) {
             Some(same) => {
                 debug_assert!(same.nanos == self.nanos, "equal curves tabulate equally");
-                self.nanos = Arc::clone(&same.nanos);
+                *self = same.clone();
             }
             None => seen.push(self.clone()),
         }
@@ -101,8 +105,7 @@ impl std::fmt::Debug for SeekTable {
 #[derive(Clone, Debug)]
 pub struct Mechanics {
     pub geo: Geometry,
-    pub seek: SeekCurve,
-    /// `seek` tabulated by distance (what every movement uses).
+    /// The seek curve tabulated by distance (what every movement uses), with the curve.
     pub seek_table: SeekTable,
     pub rev: Nanos,
     pub phase: Nanos,
