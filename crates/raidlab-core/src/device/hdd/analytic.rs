@@ -44,7 +44,7 @@ impl Hdd {
         assert!(sectors > 0);
         let overhead_ns = self.timing.overhead_read as f64;
         let seek_ns = self.lba_weighted_mean_seek_ns();
-        let rotation_ns = self.mech.rev as f64 / 2.0;
+        let rotation_ns = self.mech.rev() as f64 / 2.0;
         let transfer_ns = self.mean_transfer_ns(sectors);
         Qd1Estimate {
             overhead_ns,
@@ -112,7 +112,7 @@ impl Hdd {
     fn mean_transfer_ns(&self, sectors: u32) -> f64 {
         let geo = &self.mech.geo;
         let capacity = geo.capacity_sectors() as f64;
-        let rev = self.mech.rev as f64;
+        let rev = self.mech.rev() as f64;
         let surfaces = geo.surfaces() as f64;
         let n = sectors as f64;
         let mut mean = 0.0;
@@ -142,7 +142,7 @@ impl Hdd {
     /// Time from the end of one track to the first sector of the next: the skew, plus whole
     /// revolutions if the switch takes longer than the skew allows.
     fn switch_gap(&self, switch: Nanos, skew_sectors: u32, spt: f64) -> f64 {
-        let rev = self.mech.rev as f64;
+        let rev = self.mech.rev() as f64;
         let skew = skew_sectors as f64 * rev / spt;
         let late = (switch as f64 - skew).max(0.0);
         skew + rev * (late / rev).ceil()

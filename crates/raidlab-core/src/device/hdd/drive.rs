@@ -168,8 +168,7 @@ impl Hdd {
             .unwrap_or_else(|e| panic!("invalid HddSpec: {e}"));
         let rev = geo.rev_ns();
         let mech = Mechanics {
-            seek_table: SeekTable::new(&seek, geo.cylinders()),
-            rev,
+            seek_table: SeekTable::new(seek, geo.cylinders()),
             phase: prng.below(rev),
             head_switch: ms_ns(spec.head_switch_ms),
             write_settle: (spec.write_settle_ms * 1e6).round() as i64,
@@ -277,7 +276,7 @@ impl Hdd {
 
     /// Sets the platter angle at time 0 (before any command): e.g. 0, DiskSim's convention.
     pub fn set_phase_ns(&mut self, phase: Nanos) {
-        assert!(phase < self.mech.rev, "phase {phase} ns is not within one revolution");
+        assert!(phase < self.mech.rev(), "phase {phase} ns is not within one revolution");
         assert!(self.next_seq == 0, "the phase is set before the first command");
         self.mech.phase = phase;
     }

@@ -57,14 +57,14 @@ pub struct SeekTable {
 }
 
 impl SeekTable {
-    pub fn new(seek: &SeekCurve, cylinders: u32) -> SeekTable {
+    pub fn new(seek: SeekCurve, cylinders: u32) -> SeekTable {
         let nanos = (0..cylinders.max(1))
             .map(|d| {
                 let ns = seek.nanos(d);
                 u32::try_from(ns).unwrap_or_else(|_| panic!("seek of {d} cylinders takes {ns} ns"))
             })
             .collect();
-        SeekTable { nanos, source: Arc::new(seek.clone()) }
+        SeekTable { nanos, source: Arc::new(seek) }
     }
     /// The curve the table was evaluated from.
     pub fn curve(&self) -> &SeekCurve {
@@ -107,7 +107,6 @@ pub struct Mechanics {
     pub geo: Geometry,
     /// The seek curve tabulated by distance (what every movement uses), with the curve.
     pub seek_table: SeekTable,
-    pub rev: Nanos,
     pub phase: Nanos,
     pub head_switch: Nanos,
     /// Extra settle before writing after any movement; may be negative (DiskSim's "Add. write
@@ -118,13 +117,19 @@ pub struct Mechanics {
 }
 
 impl Mechanics {
+    /// One revolution in ns (the geometry's).
+    #[inline(always)]
+    pub fn rev(&self) -> Nanos {
+        self.geo.rev_ns()
+    }
+
     pub fn target(&self, loc: &Location) -> Target {
         let angle = self.geo.angle(loc.slot, loc.sectors_per_track);
         // Checked here, once per command, so the SPTF loop need not check it per candidate.
         assert!(
-            (angle as Nanos) < self.rev,
+            (angle as Nanos) < self.rev(),
             "angle {angle} outside a revolution of {} ns",
-            self.rev
+            self.rev()
         );
         Target {
             cylinder: loc.cylinder,
@@ -164,7 +169,7 @@ impl Mechanics {
     /// Wait from `t` until `angle` comes under the head.
     #[inline]
     pub fn rotational_wait(&self, t: Nanos, angle: u32) -> Nanos {
-        let rev = self.rev as u32;
+        let rev = self.rev() as u32;
         assert!(
             angle < rev,
             "angle {angle} outside a revolution of {rev} ns"
@@ -241,7 +246,7 @@ impl Mechanics {
                 // gone by come round again), so the track's part ends one revolution after
                 // that boundary; in-order data begins with the first sector on that lap.
                 let boundary = moved + self.geo.span(slot, passed, spt) - self.since_angle(moved, start);
-                let end = boundary + self.rev;
+                let end = boundary + self.rev();
                 let tail = if count == sectors { count - passed + 1 } else { 1 };
                 (end - self.geo.span(slot, passed, spt), end, tail)
             }
@@ -298,8 +303,8 @@ impl Mechanics {
     fn since_angle(&self, t: Nanos, loc: &Location) -> Nanos {
         let (now, a) = (self.angle_at(t) as Nanos, self.geo.angle(loc.slot, loc.sectors_per_track) as Nanos);
         // Both below a revolution: one subtraction of it at most.
-        let since = now + self.rev - a;
-        if since >= self.rev { since - self.rev } else { since }
+        let since = now + self.rev() - a;
+        if since >= self.rev() { since - self.rev() } else { since }
     }
 
     /// With the heads on `loc`'s track at `t`: if they are inside the `count` sectors from
@@ -331,7 +336,7 @@ mod tests {
     fn equal_seek_tables_are_shared_and_different_ones_kept() {
         let table = |full_ms| {
             let curve = SeekCurve::fit_three_point(0.6, full_ms / 2.2, full_ms, 1000).unwrap();
-            SeekTable::new(&curve, 1000)
+            SeekTable::new(curve, 1000)
         };
         let (mut a, mut b, mut c) = (table(9.0), table(9.0), table(12.0));
         let mut seen = Vec::new();
@@ -344,7 +349,7 @@ mod tests {
         assert_eq!(c.nanos(999), table(12.0).nanos(999), "a kept table is unchanged");
         // The same curve over fewer cylinders is another table.
         let curve = SeekCurve::fit_three_point(0.6, 9.0 / 2.2, 9.0, 1000).unwrap();
-        let mut short = SeekTable::new(&curve, 500);
+        let mut short = SeekTable::new(curve, 500);
         short.share(&mut seen);
         assert!(!Arc::ptr_eq(&a.nanos, &short.nanos));
         assert_eq!(seen.len(), 3);

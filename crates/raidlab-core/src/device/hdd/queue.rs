@@ -168,7 +168,7 @@ pub fn select(
 /// costed.
 fn sptf(queue: &CommandQueue, t: Nanos, pos: &HeadPos, mech: &Mechanics) -> Option<usize> {
     let angle_t = mech.angle_at(t);
-    let rev = mech.rev as u32;
+    let rev = mech.rev() as u32;
     // Costs are delays from `t`: the same order as the times, with `t` out of the loop.
     let mut best = Best::new();
     let split = queue.order.partition_point(|&k| ((k >> 32) as u32) < angle_t);
