@@ -73,9 +73,15 @@ impl ReadCache {
 
     /// A segment holding all of `[lba, end)` already.
     pub fn full_hit(&self, lba: u64, end: u64) -> Option<usize> {
-        self.segments
-            .iter()
-            .position(|s| s.start <= lba && end <= s.valid)
+        // Every segment is tested and the first hit kept by a select: whether a random read
+        // starts after a segment's start is a coin toss, which as a branch (or an early
+        // exit on `&&`, or on `&`, which the compiler splits into two branches again)
+        // mispredicts about once per call.
+        let mut found = usize::MAX;
+        for (i, s) in self.segments.iter().enumerate().rev() {
+            found = std::hint::select_unpredictable((s.start <= lba) & (end <= s.valid), i, found);
+        }
+        (found != usize::MAX).then_some(found)
     }
 
     /// The active segment if `lba` continues the stream it reads ahead on (even if the
@@ -199,10 +205,11 @@ impl ReadCache {
     pub fn invalidate(&mut self, lba: u64, end: u64) -> bool {
         let mut hit_active = false;
         for (i, s) in self.segments.iter_mut().enumerate() {
-            if s.start < end && lba < s.target.max(s.valid) {
-                hit_active |= self.active == Some(i);
-                *s = Segment::default();
-            }
+            // Branch-free, as in `full_hit`: every segment is rewritten, with itself unless
+            // it overlaps.
+            let stale = (s.start < end) & (lba < s.target.max(s.valid));
+            hit_active |= stale & (self.active == Some(i));
+            *s = std::hint::select_unpredictable(stale, Segment::default(), *s);
         }
         if hit_active {
             self.active = None;
