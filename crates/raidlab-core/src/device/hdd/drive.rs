@@ -578,20 +578,15 @@ impl Hdd {
     fn start_destage(&mut self, t: Nanos) {
         let (mech, from) = (&self.mech, self.pos);
         let angle_t = mech.angle_at(t);
+        // Ranked by the delay from `t` (the same order as the time `t` plus it).
         let choice = self
             .dirty
-            .cheapest(
-                from.lba,
-                DESTAGE_WINDOW,
-                |lba| mech.target(&mech.geo.locate(lba)),
-                // Ranked by the delay from `t` (the same order as the time `t` plus it).
-                move |target| mech.delay(angle_t, &from, target, true, 0),
-            )
+            .cheapest(from.lba, DESTAGE_WINDOW, move |target| mech.delay(angle_t, &from, target, true, 0))
             .expect("destage with dirty data");
         let sectors = (choice.end - choice.start).min(DESTAGE_MAX_SECTORS);
-        self.dirty.take(choice, sectors);
+        self.dirty.take(choice, sectors, |lba| mech.place(lba));
         // Located again: the set keeps only each extent's target (keeping whole locations
-        // would triple its size), and the choice was usually placed by an earlier destage.
+        // would triple its size).
         let location = self.mech.geo.locate(choice.start);
         let access = self
             .mech
@@ -751,8 +746,8 @@ impl Hdd {
 
     /// Immediate reporting: done once the controller has processed it and the data is in.
     fn accept_write(&mut self, t: Nanos, command: Command, seq: u64, arrival: Nanos) {
-        self.dirty
-            .insert(command.sector, command.sector + command.sectors as u64);
+        let mech = &self.mech;
+        self.dirty.insert(command.sector, command.sector + command.sectors as u64, |lba| mech.place(lba));
         let tm = &self.timing;
         let ack = arrival + tm.overhead_write + tm.prep + tm.iface_write(command.sectors as u64) + tm.done_write;
         self.finish_at(ack.max(t), seq, command.id, arrival);

@@ -138,6 +138,12 @@ impl Mechanics {
         }
     }
 
+    /// The target of sector `lba`.
+    #[inline]
+    pub fn place(&self, lba: u64) -> Target {
+        self.target(&self.geo.locate(lba))
+    }
+
     /// Time to move the heads from `from` to `to`'s track. A seek includes any head switch
     /// (they overlap); writes add the extra settle after any movement (DiskSim "Add. write
     /// settling delay"; Ruemmler & Wilkes: writes settle longer than reads).
