@@ -567,6 +567,26 @@ mod tests {
         assert_eq!((dirty.extents(), dirty.extents.len(), dirty.sectors()), (2, 2, 50));
     }
 
+    /// With several segments holding a range, a hit names the first; a write drops every
+    /// segment it overlaps (and only those), and says whether read-ahead's segment was one.
+    #[test]
+    fn hits_take_the_first_segment_and_writes_drop_every_overlap() {
+        let mut cache = ReadCache::new(4, 100, 50, 10_000);
+        cache.hold_write(1, 0, 40, true);
+        cache.hold_write(2, 10, 60, true);
+        cache.hold_write(3, 500, 540, true);
+        assert_eq!(cache.full_hit(10, 40), Some(1), "both 1 and 2 hold it: the first");
+        assert_eq!(cache.full_hit(40, 60), Some(2));
+        assert_eq!(cache.full_hit(30, 70), None, "no one segment holds it all");
+        cache.fill_after_miss(700, 710, 760);
+        assert_eq!(cache.pending(), Some(0));
+        assert!(!cache.invalidate(35, 45), "read-ahead's segment untouched");
+        assert_eq!((cache.full_hit(10, 20), cache.full_hit(500, 540)), (None, Some(3)));
+        assert!(cache.invalidate(705, 706));
+        assert_eq!((cache.pending(), cache.full_hit(700, 710)), (None, None));
+        assert_eq!(cache.full_hit(500, 540), Some(3), "a segment outside every write stays");
+    }
+
     #[test]
     fn read_ahead_window_slides() {
         let mut cache = ReadCache::new(2, 100, 50, 10_000);
