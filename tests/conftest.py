@@ -15,8 +15,8 @@ from typing import List, Sequence
 from raidlab.cli import main
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
-#: Vectors recorded from real md live beside the repository, in ../shared/md-vectors.
-VECTORS_PATH = REPO_ROOT.parent / "shared" / "md-vectors" / "vectors.json"
+#: Vectors recorded from real md live in the repository, in data/md-vectors (copied from shared/).
+VECTORS_PATH = REPO_ROOT / "data" / "md-vectors" / "vectors.json"
 
 
 @dataclass
@@ -58,7 +58,7 @@ def run_process(args: Sequence[str]) -> Run:
 
 
 def load_vectors() -> list:
-    """Every vector in ../shared/md-vectors/vectors.json (a missing file is an error)."""
+    """Every vector in data/md-vectors/vectors.json (a missing file is an error)."""
     if not VECTORS_PATH.is_file():
         raise FileNotFoundError(f"md vectors not found at {VECTORS_PATH}")
     return json.loads(VECTORS_PATH.read_text())

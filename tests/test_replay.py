@@ -1,7 +1,7 @@
 """raidlab replay --disksim: DiskSim validation traces on imported drives (issue 8).
 
 Demerit numbers recorded at the time of writing (full traces, platter at angle 0 at time 0 as in
-DiskSim's runs; DiskSim's own figure in brackets, from ../shared/disksim-valid/README.md):
+DiskSim's runs; DiskSim's own figure in brackets, from data/disksim-valid/README.md):
   atlas10k 0.097 ms (0.268), cheetah9LP 0.098 ms (0.107), ibm18es 0.141 ms (0.135),
   hp_c2247a 0.090 ms (0.090), dec_rz26 0.329 ms (0.340).
 Issue 8's target: at most 1.25 × DiskSim's on every drive, and at most DiskSim's on most.
@@ -18,13 +18,12 @@ import pytest
 from raidlab import disksim
 from conftest import run_cli
 
-DATA = Path(__file__).resolve().parents[1].parent / "shared" / "disksim-valid"
+DATA = Path(__file__).resolve().parents[1] / "data" / "disksim-valid"
 DRIVES = ["atlas10k", "cheetah9LP", "ibm18es", "hp_c2247a", "dec_rz26"]
 #: DiskSim's published demerit (ms) on each trace.
 DISKSIM_MS = {"atlas10k": 0.268, "cheetah9LP": 0.107, "ibm18es": 0.135, "hp_c2247a": 0.090, "dec_rz26": 0.340}
 KEYS = ["requests", "mean_measured_ms", "mean_simulated_ms", "demerit_ms", "demerit_pct"]
 
-pytestmark = pytest.mark.skipif(not DATA.is_dir(), reason="../shared/disksim-valid not present")
 
 
 @pytest.mark.parametrize("stem", DRIVES)

@@ -1,4 +1,4 @@
-//! DiskSim import and validation-trace replay on the five drives in ../shared/disksim-valid
+//! DiskSim import and validation-trace replay on the five drives in data/disksim-valid
 //! (DiskSim 4.0 validated models, WD fork; see that directory's README).
 
 use std::path::{Path, PathBuf};
@@ -16,7 +16,7 @@ const DRIVES: &[(&str, &str)] = &[
 ];
 
 fn data_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/disksim-valid")
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../data/disksim-valid")
 }
 
 fn import_file(entry: &str) -> raidlab_core::Result<Imported> {
@@ -32,10 +32,6 @@ fn import_texts(entry: &str, files: &[(&str, &str)]) -> raidlab_core::Result<Imp
 
 #[test]
 fn imports_the_five_validated_drives() {
-    if !data_dir().exists() {
-        eprintln!("skipping: {} not present", data_dir().display());
-        return;
-    }
     for (stem, parv) in DRIVES {
         let via_parv = import_file(parv).unwrap_or_else(|e| panic!("{parv}: {e}"));
         let via_specs = import_file(&format!("{stem}.diskspecs")).unwrap();
@@ -129,9 +125,6 @@ const DISKSIM_MAPPINGS: &[(&str, &[(u64, u32, u32, u32, u32)])] = &[
 
 #[test]
 fn lbns_map_to_the_places_disksim_maps_them_to() {
-    if !data_dir().exists() {
-        return;
-    }
     for (stem, expected) in DISKSIM_MAPPINGS {
         let geo = import_file(&format!("{stem}.parv")).unwrap().spec.geometry().unwrap();
         for &(lba, cylinder, head, sector, slot) in expected.iter() {
@@ -242,7 +235,7 @@ fn malformed_specs_name_the_file_and_line() {
     expect_error(&[("d.diskspecs", "disksim_disk D { Model = ] }")], "d.diskspecs:1:");
 }
 
-/// DiskSim's own demerit on each validation trace (../shared/disksim-valid/README.md).
+/// DiskSim's own demerit on each validation trace (data/disksim-valid/README.md).
 fn published_ms(stem: &str) -> f64 {
     match stem {
         "atlas10k" => 0.268,
@@ -256,9 +249,6 @@ fn published_ms(stem: &str) -> f64 {
 
 #[test]
 fn replays_validation_traces_within_a_quarter_of_disksims_demerit() {
-    if !data_dir().exists() {
-        return;
-    }
     for (stem, parv) in DRIVES {
         let imported = import_file(parv).unwrap();
         let text = std::fs::read_to_string(data_dir().join(format!("{stem}.trace"))).unwrap();

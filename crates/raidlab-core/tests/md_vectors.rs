@@ -1,4 +1,4 @@
-//! Reproduces every layout recorded from the real Linux md driver in `../shared/md-vectors`:
+//! Reproduces every layout recorded from the real Linux md driver in `data/md-vectors`:
 //! map, Q coefficient exponents, capacity, io_min and io_opt.
 
 use raidlab_core::layout::{Array, ArraySpec, Cell, Layout, Level};
@@ -6,7 +6,7 @@ use serde_json::Value;
 use std::path::PathBuf;
 
 fn vectors() -> Vec<Value> {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/md-vectors/vectors.json");
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../data/md-vectors/vectors.json");
     let text = std::fs::read_to_string(&path)
         .unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
     serde_json::from_str::<Value>(&text).unwrap().as_array().unwrap().clone()
