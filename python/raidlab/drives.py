@@ -45,7 +45,7 @@ def _presets() -> Dict[str, Dict[str, Any]]:
 
 
 def _unknown(name: str, where: str) -> ConfigError:
-    return ConfigError(f"{where} {name!r}: unknown drive; give {DRIVE_FORMS} "
+    return ConfigError(f"{where} {name!r}: unknown drive model; give {DRIVE_FORMS} "
                        f"(presets: {', '.join(_presets())})")
 
 

@@ -79,7 +79,7 @@ def parse_drive(text: str) -> DriveModel:
     """One ``--drive NAME[:PRICE]``: any drive ``raidlab sim --drive`` takes (a preset, a drive
     TOML file or a DiskSim model; :func:`raidlab.drives.resolve_drive`)."""
     name, price = _split_price(text.strip())
-    drive = resolve_drive(name, f"--drive {text!r}")
+    drive = resolve_drive(name, "--drive")
     if name in _presets():
         return DriveModel(name, name, drive.kind, "nvme" in drive.interface.lower(), drive.capacity_bytes, price)
     nvme = "nvme" in drive.interface.lower() or "nvme" in Path(name).stem.lower()
