@@ -124,6 +124,14 @@ def test_bad_settings_are_one_line_from_every_source(tmp_path):
         build_run({"preset": "wal", "warp": 9})
     with pytest.raises(raidlab.RaidlabError, match="controller 'raid'"):
         build_run({"preset": "wal", "controller": "raid"})
+    base = dict(level=5, devices=4, drive="null", preset="wal", runtime_s=0.01)
+    for bad, message in ((dict(failed=5), "failed=5 is not a list of member indices"),
+                         (dict(layout=5), "layout=5 is not a layout name"),
+                         (dict(bbu="maybe"), "bbu='maybe' is not true or false"),
+                         (dict(runtime_s=float("nan")), "runtime_s=nan is not a finite number"),
+                         (dict(stripe_cache_size=5), "stripe_cache_size=5 is out of range 17..32768")):
+        with pytest.raises(raidlab.RaidlabError, match=message):
+            raidlab.simulate(**{**base, **bad})
     designs = _write(tmp_path, "d.toml", '[[design]]\nname = "x"\nchunk_kib = 64.5\n')
     run = run_cli(["compare", "--designs", designs, "--preset", "wal"])
     assert run.status == 2 and len(run.stderr_lines) == 1

@@ -99,6 +99,12 @@ def _convert(name: str, value: Any, where: str) -> Any:
         if str(value) not in meta["choices"]:
             raise ConfigError(f"{where}{name} {value!r}: expected one of {', '.join(meta['choices'])}")
         return str(value)
+    if name == "layout":
+        if not isinstance(value, str):
+            raise ConfigError(f"{where}layout={value!r} is not a layout name")
+        return value
+    if name == "failed":
+        return _members(value, where)
     if name in ("runtime_s", "max_time_s"):
         number = _number(name, value, where, float)
     elif isinstance(default, int):
@@ -106,11 +112,13 @@ def _convert(name: str, value: Any, where: str) -> Any:
     else:
         return value
     if not meta["low"] <= number <= meta["high"]:
-        raise ConfigError(f"{where}{name}={value!r} is out of range {meta['low']:g}..{meta['high']:g}")
+        raise ConfigError(f"{where}{name}={value!r} is out of range {meta['low']}..{meta['high']}")
     return number
 
 
 def _number(name: str, value: Any, where: str, kind: type) -> Any:
+    if kind is int and isinstance(value, str) and value.strip().isdigit():
+        return int(value)  # exact, even past float precision (seeds)
     try:
         number = float(value) if not isinstance(value, bool) else math.nan
     except (TypeError, ValueError):
@@ -119,6 +127,18 @@ def _number(name: str, value: Any, where: str, kind: type) -> Any:
         what = "a whole number" if kind is int else "a finite number"
         raise ConfigError(f"{where}{name}={value!r} is not {what}")
     return int(value) if kind is int and isinstance(value, int) else kind(number)
+
+
+def _members(value: Any, where: str) -> Tuple[int, ...]:
+    """Member indices: a list of whole numbers, or their text "0,2"."""
+    items = value.split(",") if isinstance(value, str) else value
+    try:
+        members = tuple(_number("failed", item, where, int) for item in items)
+    except TypeError:
+        members = (-1,)
+    if any(m < 0 for m in members):
+        raise ConfigError(f"{where}failed={value!r} is not a list of member indices (from 0)")
+    return members
 
 
 def _boolean(name: str, value: Any, where: str) -> bool:
@@ -208,8 +228,7 @@ def build_run(settings: Mapping[str, Any], *, workload: Optional[Workload] = Non
     given = _checked(settings, KNOWN_KEYS, where)
     design = build_design({k: v for k, v in given.items() if k in _DESIGN_KEYS}, where)
     chosen = {k: given[k] for k in _OPTION_KEYS if k in given}
-    options = Options(**{**chosen, "failed": tuple(int(m) for m in chosen.get("failed", ())),
-                         "timeline": tuple(chosen.get("timeline", ()))})
+    options = Options(**{**chosen, "timeline": tuple(chosen.get("timeline", ()))})
     idle_ok = allow_idle or bool(options.timeline) or (options.spare and bool(options.failed))
     workload_given = {k: given[k] for k in WORKLOAD_KEYS if k in given}
     if workload is None or workload_given:
