@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field, fields, replace
-from typing import Any, Callable, Dict, List, Mapping, Optional, Tuple
+from typing import Any, Dict, Mapping, Optional, Tuple
 
 from raidlab import _core
 from raidlab.drives import DriveSpec, resolve_drive
@@ -86,6 +86,16 @@ DEFAULTS: Dict[str, Any] = {f.name: f.default for cls in (Design, Options) for f
 _DESIGN_KEYS = tuple(f.name for f in fields(Design))
 _OPTION_KEYS = tuple(f.name for f in fields(Options))
 KNOWN_KEYS = _DESIGN_KEYS + _OPTION_KEYS + WORKLOAD_KEYS
+
+
+def cli_type(name: str) -> Any:
+    """The click type of setting ``name``'s option, from its declaration (range or choices)."""
+    import click
+
+    meta = next(f for cls in (Design, Options) for f in fields(cls) if f.name == name).metadata
+    if meta["choices"]:
+        return click.Choice(list(meta["choices"]))
+    return click.IntRange(meta["low"], meta["high"])
 
 
 def _convert(name: str, value: Any, where: str) -> Any:
@@ -241,5 +251,5 @@ def build_run(settings: Mapping[str, Any], *, workload: Optional[Workload] = Non
     return RunSpec(design, workload, options)
 
 
-__all__ = ["Design", "Options", "RunSpec", "DEFAULTS", "KNOWN_KEYS", "build_design", "build_run", "normalise_level",
+__all__ = ["Design", "Options", "RunSpec", "DEFAULTS", "KNOWN_KEYS", "build_design", "build_run", "cli_type", "normalise_level",
            "resolve_drive", "DriveSpec"]
