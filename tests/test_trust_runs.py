@@ -12,6 +12,7 @@ import io
 import json
 import shutil
 import subprocess
+from pathlib import Path
 
 import pytest
 
@@ -189,12 +190,30 @@ def test_one_drive_file_works_in_sim_compare_and_plan(tmp_path):
     assert planned.json()["winner"] == "raid5 left-symmetric x4 64K small"
 
 
-def test_a_disksim_model_cannot_stand_in_for_reliabilitys_capacity(tmp_path):
+def test_a_disksim_model_keeps_its_own_size():
     from raidlab.drives import DriveSpec
 
     drive = DriveSpec("x.parv", {"disksim": "x.parv", "files": {}}, "hdd", "SCSI", 9 * 10**9)
+    assert drive.fixed_capacity
     with pytest.raises(raidlab.RaidlabError, match="DiskSim model's capacity is fixed"):
         drive.with_capacity(10**12)
+
+
+DISKSIM = Path(__file__).resolve().parents[1].parent / "shared" / "disksim-valid" / "atlas10k.parv"
+
+
+@pytest.mark.skipif(not DISKSIM.is_file(), reason="../shared/disksim-valid not present")
+def test_reliability_takes_a_disksim_drive_as_sim_does():
+    """The rebuild runs on the model as it is; its time scales to --capacity-tb at that rate."""
+    sim = run_cli(["sim", "--level", "5", "--devices", "4", "--drive", str(DISKSIM), "--failed", "0",
+                   "--spare", "--runtime-s", "5", "--json"])
+    assert sim.status == 0, sim.stderr
+    rebuild = sim.json()["rebuild"]
+    from raidlab.drives import resolve_drive
+
+    drive_bytes = resolve_drive(str(DISKSIM)).capacity_bytes
+    hours = _reliability_hours(str(DISKSIM))
+    assert hours == pytest.approx(rebuild["duration_s"] * 2e12 / drive_bytes / 3600, rel=1e-9)
 
 
 def test_sim_opt_takes_any_run_setting():

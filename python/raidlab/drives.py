@@ -30,9 +30,14 @@ class DriveSpec:
     interface: str
     capacity_bytes: int
 
+    @property
+    def fixed_capacity(self) -> bool:
+        """A DiskSim model's size comes from its geometry and cannot be set."""
+        return "disksim" in self.choice
+
     def with_capacity(self, capacity_bytes: int, where: str = "--drive") -> "DriveSpec":
         """The same model with members of ``capacity_bytes`` (e.g. reliability's --capacity-tb)."""
-        if "disksim" in self.choice:
+        if self.fixed_capacity:
             raise ConfigError(f"{where} {self.name}: a DiskSim model's capacity is fixed by its geometry; "
                               "give a preset or a drive .toml to size it")
         params = {**self.choice.get("params", {}), "capacity_bytes": float(capacity_bytes)}

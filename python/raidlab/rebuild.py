@@ -34,11 +34,15 @@ def simulated_rebuild_hours(*, level: str, devices: int, layout: Optional[str], 
     unknown = sorted(set(options) - set(SIM_OPTIONS))
     if unknown:
         raise ConfigError(f"unknown --sim-opt key(s) {', '.join(unknown)}; expected {', '.join(SIM_OPTIONS)}")
-    model = resolve_drive(drive or REBUILD_DRIVE).with_capacity(capacity_bytes)
+    model = resolve_drive(drive or REBUILD_DRIVE)
+    # A DiskSim model's size is fixed by its geometry: rebuild it as it is and scale the time to
+    # the member size at the same rate (as the simulator extrapolates any unfinished rebuild).
+    scale = capacity_bytes / model.capacity_bytes if model.fixed_capacity else 1.0
+    model = model if model.fixed_capacity else model.with_capacity(capacity_bytes)
     settings = {"runtime_s": REBUILD_RUNTIME_S, **options, "level": level, "devices": devices,
                 "layout": layout, "chunk_kib": chunk_kib, "drive": model, "failed": (0,), "spare": True}
     spec = build_run(settings, where="--sim-opt ", allow_idle=True)
     rebuild = run_spec(spec).to_dict()["rebuild"]
     if not rebuild or not rebuild["duration_s"]:
         raise ConfigError("the simulated rebuild made no progress; give it a longer runtime_s")
-    return rebuild["duration_s"] / 3600
+    return rebuild["duration_s"] * scale / 3600
