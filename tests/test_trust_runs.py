@@ -42,7 +42,9 @@ def test_a_design_compare_and_sim_both_run_gets_the_same_defaults(tmp_path):
     compared = run_cli(["compare", "--designs", designs, "--preset", "wal", "--runtime-s", "0.05",
                         "--states", "optimal", "--json", "-"])
     assert compared.status == 0, compared.stderr
-    compare_config = compared.json()["runs"][0]["document"]["raidlab"]["config"]
+    entry = compared.json()["runs"][0]
+    assert (entry["controller"], entry["chunk_kib"]) == ("md", 512)
+    compare_config = entry["document"]["raidlab"]["config"]
     simulated = run_cli(["sim", *NULL_DESIGN, "--preset", "wal", "--runtime-s", "0.05", "--json"])
     assert simulated.status == 0, simulated.stderr
     sim_config = simulated.json()["raidlab"]["config"]

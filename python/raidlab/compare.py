@@ -64,7 +64,7 @@ class Row:
     document: Dict[str, Any]
     capacity_bytes: int
     #: The design as run (controller, chunk, ... with defaults filled in).
-    spec: Optional[ArrayDesign] = None
+    resolved: Optional[ArrayDesign] = None
     notes: List[str] = field(default_factory=list)
 
     def totals(self) -> Dict[str, Any]:

@@ -36,7 +36,7 @@ def _table(rows) -> str:
     for row in rows:
         t = row.totals()
         hours = row.rebuild_hours()
-        body.append([row.design, row.spec.controller, row.spec.chunk_kib, row.state, row.case,
+        body.append([row.design, row.resolved.controller, row.resolved.chunk_kib, row.state, row.case,
                      f"{t['iops']:.0f}", f"{t['mib_s']:.1f}", *(_ms(t[key]) for _, key in _LATENCY),
                      f"{row.capacity_bytes / 1e9:.0f}", f"{hours:.1f}" if hours else "-"])
     return render(["design", "controller", "chunk KiB", "state", "workload", "IOPS", "MiB/s",
@@ -51,7 +51,7 @@ def _csv(rows) -> str:
                      "capacity_bytes", "rebuild_hours"])
     for row in rows:
         t = row.totals()
-        writer.writerow([row.design, row.spec.controller, row.spec.chunk_kib, row.state, row.case,
+        writer.writerow([row.design, row.resolved.controller, row.resolved.chunk_kib, row.state, row.case,
                          f"{t['iops']:.3f}", f"{t['mib_s']:.3f}",
                          *("" if t[key] is None else f"{t[key]:.3f}" for _, key in _LATENCY),
                          row.capacity_bytes, "" if row.rebuild_hours() is None else f"{row.rebuild_hours():.3f}"])
@@ -107,7 +107,8 @@ def compare_command(designs_file, fio_job, sysbench, preset, states, runtime_s, 
         rows = compare(designs, cases, chosen, seed, runtime_s)
     _emit_notes(rows)
     if json_out:
-        docs = [{"design": r.design, "state": r.state, "workload": r.case, "capacity_bytes": r.capacity_bytes,
+        docs = [{"design": r.design, "controller": r.resolved.controller, "chunk_kib": r.resolved.chunk_kib,
+                 "state": r.state, "workload": r.case, "capacity_bytes": r.capacity_bytes,
                  "document": r.document} for r in rows]
         write_output(json_out, json.dumps({"raidlab": {"version": _core.__version__, "seed": seed}, "runs": docs}, indent=2))
     if csv_out:
