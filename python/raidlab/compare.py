@@ -9,14 +9,16 @@ benchmarks of the mid-2000s asked: six 10k RPM SCSI drives behind a RAID control
 from __future__ import annotations
 
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Dict, List, Optional, Sequence
 
-from raidlab import _core
-from raidlab.array import Array
+from raidlab import notes as run_notes
 from raidlab.errors import ConfigError
-from raidlab.sim import build_config, load_drive, resolve_workload, run_config
+from raidlab.report.html import percentile_ms
+from raidlab.run import Design as ArrayDesign
+from raidlab.run import build_design, build_run
+from raidlab.sim import resolve_workload, run_spec
 from raidlab.workload import Workload, parse_sysbench
 
 if sys.version_info >= (3, 11):
@@ -26,13 +28,12 @@ else:  # pragma: no cover
 
 STATES = ("optimal", "degraded", "rebuilding")
 
-#: Settings every design starts from (the classic's hardware); a design overrides any of them.
-DEFAULT_DESIGN: Dict[str, Any] = {
-    "level": 5, "devices": 6, "layout": None, "chunk_kib": 64, "drive": "cheetah-10k7",
-    "controller": "hw", "cache_mib": 256, "bbu": True, "read_ahead": False,
-    "scheduler": "mq-deadline", "stripe_cache_size": 256, "rmw_level": 1, "nr_requests": 128,
-    "max_sectors_kb": 1280, "speed_limit_min": 1000, "speed_limit_max": 200000,
-    "rebuild_priority": 30,
+#: The classic's hardware, said in full: six Cheetah 10K.7 behind a RAID controller with a
+#: 256 MiB battery-backed cache and 64 KiB stripe units. Settings a design does not give take
+#: the defaults every command shares (:data:`raidlab.run.DEFAULTS`: md, 512 KiB chunks, ...).
+CLASSIC_HARDWARE: Dict[str, Any] = {
+    "devices": 6, "drive": "cheetah-10k7", "controller": "hw", "cache_mib": 256, "bbu": True,
+    "chunk_kib": 64,
 }
 
 CLASSIC_SYSBENCH = ("--file-total-size=32G --threads=128 --file-block-size=16384 "
@@ -42,6 +43,8 @@ CLASSIC_MODES = ("rndrd", "rndwr", "rndrw")
 
 @dataclass
 class Design:
+    """A named design: its settings as given (names of :class:`raidlab.run.Design`)."""
+
     name: str
     settings: Dict[str, Any]
 
@@ -60,22 +63,23 @@ class Row:
     case: str
     document: Dict[str, Any]
     capacity_bytes: int
+    #: The design as run (controller, chunk, ... with defaults filled in).
+    resolved: Optional[ArrayDesign] = None
+    notes: List[str] = field(default_factory=list)
 
-    def totals(self) -> Dict[str, float]:
-        """IOPS, MiB/s and p50/p99 latency (ms) over reads and writes of every job."""
+    def totals(self) -> Dict[str, Any]:
+        """IOPS and MiB/s over reads and writes of every job, and the p50/p99 latency (ms) of
+        each direction over all jobs (``read_p99_ms``, ...; None when the run had none)."""
         iops = bw = 0.0
-        p50 = p99 = 0.0
         for job in self.document["jobs"]:
             for direction in ("read", "write"):
-                stats = job[direction]
-                if not stats["total_ios"]:
-                    continue
-                iops += stats["iops"]
-                bw += stats["bw_bytes"] / 2**20
-                pct = stats["clat_ns"]["percentile"]
-                p50 = max(p50, pct["50.000000"] / 1e6)
-                p99 = max(p99, pct["99.000000"] / 1e6)
-        return {"iops": iops, "mib_s": bw, "p50_ms": p50, "p99_ms": p99}
+                iops += job[direction]["iops"]
+                bw += job[direction]["bw_bytes"] / 2**20
+        totals: Dict[str, Any] = {"iops": iops, "mib_s": bw}
+        for direction in ("read", "write"):
+            for percent in (50, 99):
+                totals[f"{direction}_p{percent}_ms"] = percentile_ms(self.document, direction, float(percent))
+        return totals
 
     def rebuild_hours(self) -> Optional[float]:
         rebuild = self.document.get("rebuild")
@@ -86,7 +90,7 @@ class Row:
 
 def classic() -> tuple:
     """The built-in comparison: RAID5 vs RAID10 on the classic hardware and sysbench modes."""
-    designs = [Design("RAID5", {"level": 5}), Design("RAID10", {"level": 10})]
+    designs = [Design("RAID5", {**CLASSIC_HARDWARE, "level": 5}), Design("RAID10", {**CLASSIC_HARDWARE, "level": 10})]
     cases = [Case(mode, parse_sysbench(f"--file-test-mode={mode} {CLASSIC_SYSBENCH}")) for mode in CLASSIC_MODES]
     return designs, cases
 
@@ -117,9 +121,7 @@ def load_designs(path: str) -> tuple:
             raise ConfigError(f"designs file {path}: [[design]] entries must be tables")
         settings = {**defaults, **entry}
         name = str(settings.pop("name", f"design{index + 1}"))
-        unknown = set(settings) - set(DEFAULT_DESIGN)
-        if unknown:
-            raise ConfigError(f"designs file {path}: design '{name}' has unknown setting(s) {', '.join(sorted(unknown))}")
+        build_design(settings, f"designs file {path}: design '{name}': ")
         designs.append(Design(name, settings))
     if not designs:
         raise ConfigError(f"designs file {path}: no [[design]] entries")
@@ -142,36 +144,11 @@ def _state_options(state: str) -> Dict[str, Any]:
 
 
 def run_one(design: Design, case: Case, state: str, seed: int, runtime_s: Optional[float]) -> Row:
-    settings = {**DEFAULT_DESIGN, **design.settings}
-    workload = case.workload if runtime_s is None else case.workload.with_runtime_ns(int(runtime_s * 1e9))
-    options = _state_options(state)
-    config = build_config(
-        level=settings["level"], devices=settings["devices"], layout=settings["layout"],
-        chunk_kib=settings["chunk_kib"], drive=settings["drive"], controller=settings["controller"],
-        cache_mib=settings["cache_mib"], bbu=settings["bbu"], read_ahead=settings["read_ahead"],
-        stripe_cache_size=settings["stripe_cache_size"], rmw_level=settings["rmw_level"],
-        scheduler=settings["scheduler"], nr_requests=settings["nr_requests"],
-        max_sectors_kb=settings["max_sectors_kb"], failed=options["failed"], workload=workload,
-        seed=seed, max_time_s=3600.0, max_events=2_000_000_000, spare=options["spare"],
-        speed_limit_min=settings["speed_limit_min"], speed_limit_max=settings["speed_limit_max"],
-        rebuild_priority_pct=settings["rebuild_priority"])
-    result = run_config(config, workload)
-    capacity = _member_capacity(settings)
-    array = Array(level=settings["level"], devices=settings["devices"], chunk_kib=settings["chunk_kib"],
-                  layout=settings["layout"], member_kib=capacity)
-    return Row(design.name, state, case.name, result.to_dict(), array.capacity_bytes)
-
-
-def _member_capacity(settings: Dict[str, Any]) -> int:
-    """Member size in KiB as the simulation uses it (the drive's capacity)."""
-    drive = load_drive(settings["drive"])
-    if "params" in drive and "capacity_bytes" in drive["params"]:
-        return int(drive["params"]["capacity_bytes"]) // 1024
-    preset = drive.get("preset")
-    for entry in _core.drive_presets():
-        if entry["name"] == preset:
-            return entry["capacity_bytes"] // 1024
-    return 1 << 30
+    spec = build_run({**design.settings, **_state_options(state), "seed": seed, "runtime_s": runtime_s},
+                     workload=case.workload, where=f"design '{design.name}': ")
+    result = run_spec(spec)
+    return Row(design.name, state, case.name, result.to_dict(), run_notes.array_capacity_bytes(spec),
+               spec.design, result.notes)
 
 
 def compare(designs: Sequence[Design], cases: Sequence[Case], states: Sequence[str] = STATES,

@@ -1,54 +1,48 @@
 """Rebuild time from the simulator, for reliability models (``raidlab reliability
 --rebuild-from-sim``): one member fails, a spare takes over at once, and the rebuild runs under
 the foreground workload with md's speed limits (or a controller's rebuild rate). The duration
-for the full member is extrapolated from the simulated rate when the run ends first."""
+for the full member is extrapolated from the simulated rate when the run ends first.
+
+The run is a :class:`raidlab.run.RunSpec` built like every other (``--sim-opt KEY=VALUE`` takes
+any setting of :data:`raidlab.run.KNOWN_KEYS`; ``--drive`` any drive ``raidlab sim`` takes),
+with two defaults of its own, declared here: the drive and how long to simulate.
+"""
 
 from __future__ import annotations
 
 from typing import Any, Optional
 
+from raidlab.drives import resolve_drive
 from raidlab.errors import ConfigError
-from raidlab.sim import DEFAULT_MAX_SECTORS_KB, DEFAULT_NR_REQUESTS, build_config, resolve_workload, run_config
+from raidlab.run import KNOWN_KEYS, build_run
+from raidlab.sim import run_spec
 
-#: Options accepted through ``--sim-opt KEY=VALUE``, with their defaults.
-SIM_OPTIONS = {
-    "preset": None, "fio": None, "sysbench": None, "controller": "md", "scheduler": "mq-deadline",
-    "runtime_s": "30", "speed_limit_min": "1000", "speed_limit_max": "200000",
-    "rebuild_priority": "30", "seed": "1",
-}
-
-
-def _number(key: str, value: Any, kind=float):
-    try:
-        return kind(value)
-    except (TypeError, ValueError):
-        raise ConfigError(f"--sim-opt {key}={value!r} is not a number") from None
+#: The drive when --drive is not given: reliability asks about today's multi-TB arrays.
+REBUILD_DRIVE = "nearline-7200"
+#: Simulated seconds of rebuild (md's resync speed settles within its 30 s mark window).
+REBUILD_RUNTIME_S = 30.0
+#: Settings the array options (--level, --devices, ...) and the rebuild itself fix.
+_FIXED = ("level", "devices", "layout", "chunk_kib", "drive", "failed", "spare", "timeline")
+#: Options accepted through ``--sim-opt KEY=VALUE``.
+SIM_OPTIONS = tuple(k for k in KNOWN_KEYS if k not in _FIXED)
 
 
 def simulated_rebuild_hours(*, level: str, devices: int, layout: Optional[str], chunk_kib: Optional[int],
                             capacity_bytes: int, drive: Optional[str], **options: Any) -> float:
     """Hours to rebuild one member of ``capacity_bytes`` under the given foreground workload
     (an idle array when no workload option is given)."""
-    unknown = set(options) - set(SIM_OPTIONS)
+    unknown = sorted(set(options) - set(SIM_OPTIONS))
     if unknown:
-        raise ConfigError(f"unknown --sim-opt key(s) {', '.join(sorted(unknown))}; expected {', '.join(SIM_OPTIONS)}")
-    opts = {**SIM_OPTIONS, **options}
-    given = {k: opts[k] for k in ("preset", "fio", "sysbench") if opts[k] is not None}
-    workload = resolve_workload(**given) if given else None
-    runtime_s = _number("runtime_s", opts["runtime_s"])
-    if workload is not None:
-        workload = workload.with_runtime_ns(int(runtime_s * 1e9))
-    drive_choice = {"preset": drive or "nearline-7200", "params": {"capacity_bytes": float(capacity_bytes)}}
-    config = build_config(
-        level=level, devices=devices, layout=layout, chunk_kib=chunk_kib, drive=drive_choice,
-        controller=opts["controller"], cache_mib=256, bbu=True, read_ahead=False, stripe_cache_size=256,
-        rmw_level=1, scheduler=opts["scheduler"], nr_requests=DEFAULT_NR_REQUESTS,
-        max_sectors_kb=DEFAULT_MAX_SECTORS_KB, failed=(0,), workload=workload,
-        seed=_number("seed", opts["seed"], int), max_time_s=runtime_s, max_events=2_000_000_000,
-        spare=True, speed_limit_min=_number("speed_limit_min", opts["speed_limit_min"], int),
-        speed_limit_max=_number("speed_limit_max", opts["speed_limit_max"], int),
-        rebuild_priority_pct=_number("rebuild_priority", opts["rebuild_priority"], int))
-    rebuild = run_config(config, workload).to_dict()["rebuild"]
+        raise ConfigError(f"unknown --sim-opt key(s) {', '.join(unknown)}; expected {', '.join(SIM_OPTIONS)}")
+    model = resolve_drive(drive or REBUILD_DRIVE)
+    # A DiskSim model's size is fixed by its geometry: rebuild it as it is and scale the time to
+    # the member size at the same rate (as the simulator extrapolates any unfinished rebuild).
+    scale = capacity_bytes / model.capacity_bytes if model.fixed_capacity else 1.0
+    model = model if model.fixed_capacity else model.with_capacity(capacity_bytes)
+    settings = {"runtime_s": REBUILD_RUNTIME_S, **options, "level": level, "devices": devices,
+                "layout": layout, "chunk_kib": chunk_kib, "drive": model, "failed": (0,), "spare": True}
+    spec = build_run(settings, where="--sim-opt ", allow_idle=True)
+    rebuild = run_spec(spec).to_dict()["rebuild"]
     if not rebuild or not rebuild["duration_s"]:
         raise ConfigError("the simulated rebuild made no progress; give it a longer runtime_s")
-    return rebuild["duration_s"] / 3600
+    return rebuild["duration_s"] * scale / 3600

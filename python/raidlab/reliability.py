@@ -371,12 +371,11 @@ def analyze(
     return ReliabilityResult(inputs=inputs, core=core)
 
 
-def _drive_capacity_bytes(drive: str) -> int:
-    for preset in _core.drive_presets():
-        if preset["name"] == drive:
-            return int(preset["capacity_bytes"])
-    raise ConfigError(f"unknown drive {drive!r} for the reliability model: give a preset from "
-                      "'raidlab drives' or capacity_bytes")
+def _drive_capacity_bytes(drive: Any) -> int:
+    """A drive's capacity, from any way of naming it (:func:`raidlab.drives.resolve_drive`)."""
+    from raidlab.drives import resolve_drive
+
+    return resolve_drive(drive, "drive").capacity_bytes
 
 
 def loss_probability(*, level: Any, devices: int, layout: Optional[str] = None,

@@ -14,27 +14,23 @@ progress bar can follow it, and wraps the result.
 from __future__ import annotations
 
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Dict, List, Optional, Sequence, Union
+from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Sequence, Union
 
 from raidlab import _core
 from raidlab.errors import ConfigError, DeviceError
 from raidlab.report import fio_json
 from raidlab.workload import Workload, parse_fio, parse_sysbench, preset as workload_preset
 
+if TYPE_CHECKING:  # pragma: no cover
+    from raidlab.run import RunSpec
+
 if sys.version_info >= (3, 11):
     import tomllib
 else:  # pragma: no cover - exercised only on old Pythons
     import tomli as tomllib
 
-#: Defaults, each with its source.
-DEFAULT_CHUNK_KIB = 512  # mdadm DEFAULT_CHUNK since 3.1
-DEFAULT_STRIPE_CACHE = 256  # md NR_STRIPES
-DEFAULT_NR_REQUESTS = 128  # block layer BLKDEV_DEFAULT_RQ
-DEFAULT_MAX_SECTORS_KB = 1280  # block layer BLK_DEF_MAX_SECTORS (2560 sectors)
-DEFAULT_MAX_TIME_S = 3600.0
-DEFAULT_MAX_EVENTS = 2_000_000_000
 #: Simulated seconds per progress step.
 PROGRESS_STEP_NS = 250_000_000
 
@@ -145,6 +141,8 @@ class SimResult:
     raw: Dict[str, Any]
     config: Dict[str, Any]
     workload: Optional[Workload]
+    #: What the user should know about this run (see :mod:`raidlab.notes`).
+    notes: List[str] = field(default_factory=list)
 
     def to_dict(self) -> Dict[str, Any]:
         """fio's JSON shape, with a ``raidlab`` block (version, seed, resolved configuration)."""
@@ -155,6 +153,7 @@ class SimResult:
             "events": self.raw["events"],
             "simulated_ns": self.raw["end_ns"],
             "truncated": self.raw["truncated"],
+            "notes": list(self.notes),
             "config": self.config,
         }
         return fio_json.document(self.raw, block)
@@ -179,44 +178,9 @@ class SimResult:
         return pd.DataFrame(rows)
 
 
-def build_config(*, level: Union[int, str], devices: int, layout: Optional[str],
-                 chunk_kib: Optional[int], drive: Union[str, Path, Dict[str, Any]],
-                 controller: str, cache_mib: int, bbu: bool, read_ahead: bool,
-                 stripe_cache_size: int, rmw_level: int, scheduler: str, nr_requests: int,
-                 max_sectors_kb: int, failed: Sequence[int], workload: Optional[Workload], seed: int,
-                 max_time_s: float, max_events: int, timeline: Sequence[Dict[str, Any]] = (),
-                 spare: bool = False, speed_limit_min: int = 1000, speed_limit_max: int = 200000,
-                 rebuild_priority_pct: int = 30) -> Dict[str, Any]:
-    """The core's configuration dict (also recorded in every report)."""
-    if workload is IDLE and not timeline and not (spare and failed):
-        raise ConfigError("give a workload (--fio, --sysbench or --preset), or failures to simulate on an idle array")
-    workload_dict = workload.to_dict() if workload is not None else {"jobs": [], "source": {"tool": "idle", "text": ""}}
-    return {
-        "seed": int(seed),
-        "array": {"level": str(level), "layout": layout, "devices": int(devices),
-                  "chunk_kib": int(chunk_kib if chunk_kib is not None else DEFAULT_CHUNK_KIB)},
-        "failed": [int(m) for m in failed],
-        "drive": load_drive(drive),
-        "controller": {"kind": controller, "stripe_cache_entries": int(stripe_cache_size),
-                       "rmw_level": int(rmw_level), "cache_mib": int(cache_mib), "bbu": bool(bbu),
-                       "read_ahead": bool(read_ahead)},
-        "scheduler": scheduler,
-        "nr_requests": int(nr_requests),
-        "max_sectors_kb": int(max_sectors_kb),
-        "workload": workload_dict,
-        "max_time_s": float(max_time_s),
-        "max_events": int(max_events),
-        "timeline": sorted(timeline, key=lambda e: e["at_s"]),
-        "rebuild": {"speed_limit_min_kib_s": int(speed_limit_min), "speed_limit_max_kib_s": int(speed_limit_max),
-                    "hot_spare": bool(spare), "hw_priority_pct": int(rebuild_priority_pct)},
-    }
-
-
 def run_config(config: Dict[str, Any], workload: Optional[Workload],
                progress: Optional[Callable[[int, int], None]] = None) -> SimResult:
     """Runs a core configuration in steps, calling ``progress(now_ns, stop_ns)`` between them."""
-    if config["controller"]["kind"] not in ("md", "hw"):
-        raise ConfigError(f"unknown controller '{config['controller']['kind']}': expected md or hw")
     simulation = _core.CoreSimulation(config)
     stop = simulation.stop_ns
     target = 0
@@ -230,27 +194,28 @@ def run_config(config: Dict[str, Any], workload: Optional[Workload],
     return SimResult(raw=simulation.result(), config=config, workload=workload)
 
 
-def simulate(*, level: Union[int, str] = 5, devices: int = 6, layout: Optional[str] = None,
-             chunk_kib: Optional[int] = None, drive: Union[str, Path, Dict[str, Any]] = "cheetah-10k7",
-             controller: str = "md", cache_mib: int = 256, bbu: bool = True, read_ahead: bool = False,
-             stripe_cache_size: int = DEFAULT_STRIPE_CACHE, rmw_level: int = 1,
-             scheduler: str = "mq-deadline", nr_requests: int = DEFAULT_NR_REQUESTS,
-             max_sectors_kb: int = DEFAULT_MAX_SECTORS_KB, failed: Sequence[int] = (),
-             fio: Optional[str] = None, sysbench: Optional[str] = None, preset: Optional[str] = None,
-             workload: Optional[Workload] = None, runtime_s: Optional[float] = None, seed: int = 1,
-             max_time_s: float = DEFAULT_MAX_TIME_S, max_events: int = DEFAULT_MAX_EVENTS,
-             progress: Optional[Callable[[int, int], None]] = None) -> SimResult:
+def run_spec(spec: "RunSpec", progress: Optional[Callable[[int, int], None]] = None) -> SimResult:
+    """Runs a :class:`raidlab.run.RunSpec`; the result carries the run's notes."""
+    from raidlab import notes
+
+    before = notes.before(spec)
+    result = run_config(spec.config(), spec.workload, progress)
+    result.notes = before + notes.after(spec, result.raw)
+    return result
+
+
+def simulate(*, fio: Optional[str] = None, sysbench: Optional[str] = None, preset: Optional[str] = None,
+             workload: Optional[Workload] = None,
+             progress: Optional[Callable[[int, int], None]] = None, **settings: Any) -> SimResult:
     """Simulates one array under one workload and returns a :class:`SimResult`.
 
-    ``runtime_s`` overrides the workload's own run time (handy for presets in tests).
+    ``settings`` are any of :data:`raidlab.run.KNOWN_KEYS` (``level``, ``devices``, ``chunk_kib``,
+    ``drive``, ``controller``, ..., ``seed``, ``runtime_s``, ``failed``), with the defaults
+    declared in :mod:`raidlab.run`. ``runtime_s`` overrides the workload's own run time
+    (handy for presets in tests).
     """
-    chosen = resolve_workload(fio, sysbench, preset, workload)
-    if runtime_s is not None:
-        chosen = chosen.with_runtime_ns(int(runtime_s * 1e9))
-    config = build_config(level=level, devices=devices, layout=layout, chunk_kib=chunk_kib,
-                          drive=drive, controller=controller, cache_mib=cache_mib, bbu=bbu,
-                          read_ahead=read_ahead, stripe_cache_size=stripe_cache_size,
-                          rmw_level=rmw_level, scheduler=scheduler, nr_requests=nr_requests,
-                          max_sectors_kb=max_sectors_kb, failed=failed, workload=chosen, seed=seed,
-                          max_time_s=max_time_s, max_events=max_events)
-    return run_config(config, chosen, progress)
+    from raidlab.run import build_run
+
+    spec = build_run({**settings, "fio": fio, "sysbench": sysbench, "preset": preset},
+                     workload=workload)
+    return run_spec(spec, progress)

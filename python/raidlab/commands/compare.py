@@ -7,17 +7,27 @@ import io
 import json
 import sys
 
+from typing import Optional
+
 import click
 
 from raidlab.commands import write_output
 from raidlab import _core
+from raidlab import notes as run_notes
 from raidlab.compare import STATES, Case, classic, compare, load_designs, verdicts
 from raidlab.errors import ConfigError
 from raidlab.report.table import render
 from raidlab.sim import resolve_workload
 
 
-def _ms(value: float) -> str:
+#: Per-direction latency columns: (header, key of Row.totals()).
+_LATENCY = (("read p50 ms", "read_p50_ms"), ("read p99 ms", "read_p99_ms"),
+            ("write p50 ms", "write_p50_ms"), ("write p99 ms", "write_p99_ms"))
+
+
+def _ms(value: Optional[float]) -> str:
+    if value is None:
+        return "-"
     return f"{value:.2f}" if value < 10 else f"{value:.1f}"
 
 
@@ -26,24 +36,36 @@ def _table(rows) -> str:
     for row in rows:
         t = row.totals()
         hours = row.rebuild_hours()
-        body.append([row.design, row.state, row.case, f"{t['iops']:.0f}", f"{t['mib_s']:.1f}",
-                     _ms(t["p50_ms"]), _ms(t["p99_ms"]), f"{row.capacity_bytes / 1e9:.0f}",
-                     f"{hours:.1f}" if hours else "-"])
-    return render(["design", "state", "workload", "IOPS", "MiB/s", "p50 ms", "p99 ms", "usable GB",
-                   "rebuild h"], body)
+        body.append([row.design, row.resolved.controller, row.resolved.chunk_kib, row.state, row.case,
+                     f"{t['iops']:.0f}", f"{t['mib_s']:.1f}", *(_ms(t[key]) for _, key in _LATENCY),
+                     f"{row.capacity_bytes / 1e9:.0f}", f"{hours:.1f}" if hours else "-"])
+    return render(["design", "controller", "chunk KiB", "state", "workload", "IOPS", "MiB/s",
+                   *(header for header, _ in _LATENCY), "usable GB", "rebuild h"], body)
 
 
 def _csv(rows) -> str:
     out = io.StringIO()
     writer = csv.writer(out)
-    writer.writerow(["design", "state", "workload", "iops", "mib_s", "latency_ms_p50", "latency_ms_p99",
+    writer.writerow(["design", "controller", "chunk_kib", "state", "workload", "iops", "mib_s",
+                     *(f"{key.split('_')[0]}_latency_ms_{key.split('_')[1]}" for _, key in _LATENCY),
                      "capacity_bytes", "rebuild_hours"])
     for row in rows:
         t = row.totals()
-        writer.writerow([row.design, row.state, row.case, f"{t['iops']:.3f}", f"{t['mib_s']:.3f}",
-                         f"{t['p50_ms']:.3f}", f"{t['p99_ms']:.3f}", row.capacity_bytes,
-                         "" if row.rebuild_hours() is None else f"{row.rebuild_hours():.3f}"])
+        writer.writerow([row.design, row.resolved.controller, row.resolved.chunk_kib, row.state, row.case,
+                         f"{t['iops']:.3f}", f"{t['mib_s']:.3f}",
+                         *("" if t[key] is None else f"{t[key]:.3f}" for _, key in _LATENCY),
+                         row.capacity_bytes, "" if row.rebuild_hours() is None else f"{row.rebuild_hours():.3f}"])
     return out.getvalue()
+
+
+def _emit_notes(rows) -> None:
+    """Each run's notes on stderr, once per design and workload (states share them)."""
+    seen = set()
+    for row in rows:
+        for note in row.notes:
+            if (row.design, row.case, note) not in seen:
+                seen.add((row.design, row.case, note))
+                run_notes.emit([note], f"{row.design} · {row.case}")
 
 
 @click.command("compare")
@@ -83,8 +105,10 @@ def compare_command(designs_file, fio_job, sysbench, preset, states, runtime_s, 
             rows = compare(designs, cases, chosen, seed, runtime_s, lambda done, _: bar.update(1))
     else:
         rows = compare(designs, cases, chosen, seed, runtime_s)
+    _emit_notes(rows)
     if json_out:
-        docs = [{"design": r.design, "state": r.state, "workload": r.case, "capacity_bytes": r.capacity_bytes,
+        docs = [{"design": r.design, "controller": r.resolved.controller, "chunk_kib": r.resolved.chunk_kib,
+                 "state": r.state, "workload": r.case, "capacity_bytes": r.capacity_bytes,
                  "document": r.document} for r in rows]
         write_output(json_out, json.dumps({"raidlab": {"version": _core.__version__, "seed": seed}, "runs": docs}, indent=2))
     if csv_out:

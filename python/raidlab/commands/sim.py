@@ -17,9 +17,10 @@ from raidlab.errors import ConfigError
 from raidlab.report import html as html_report
 from raidlab.report import sysbench_text, table
 from raidlab.report import timeline as timeline_report
-from raidlab.sim import (DEFAULT_CHUNK_KIB, DEFAULT_MAX_SECTORS_KB, DEFAULT_MAX_TIME_S,
-                         DEFAULT_NR_REQUESTS, DEFAULT_STRIPE_CACHE, build_config,
-                         parse_events, resolve_workload, run_config)
+from raidlab import notes as run_notes
+from raidlab.drives import DRIVE_FORMS
+from raidlab.run import DEFAULTS, build_run, cli_type
+from raidlab.sim import parse_events, run_spec
 
 
 def _failed_members(text: Optional[str]) -> Tuple[int, ...]:
@@ -49,51 +50,51 @@ def _progress(enabled: bool):
 
 
 @click.command("sim")
-@click.option("--level", default="5", show_default=True, help="RAID level: 0, 1, 4, 5, 6, 10.")
-@click.option("--devices", type=click.IntRange(1, 64), default=6, show_default=True,
+@click.option("--level", default=DEFAULTS["level"], show_default=True, help="RAID level: 0, 1, 4, 5, 6, 10.")
+@click.option("--devices", type=cli_type("devices"), default=DEFAULTS["devices"], show_default=True,
               help="Members in the array (a single drive is --level 0 --devices 1).")
 @click.option("--layout", metavar="NAME", help="mdadm layout name [default: mdadm's].")
-@click.option("--chunk-kib", type=click.IntRange(4, 1 << 20), default=DEFAULT_CHUNK_KIB,
+@click.option("--chunk-kib", type=cli_type("chunk_kib"), default=DEFAULTS["chunk_kib"],
               show_default=True, help="Chunk size in KiB (power of two).")
-@click.option("--drive", default="cheetah-10k7", show_default=True, metavar="PRESET|FILE.toml",
-              help="Drive model: a preset from 'raidlab drives' or a drive TOML file.")
-@click.option("--controller", type=click.Choice(["md", "hw"]), default="md", show_default=True,
+@click.option("--drive", default=DEFAULTS["drive"], show_default=True, metavar="PRESET|FILE.toml|FILE.parv",
+              help=f"Drive model: {DRIVE_FORMS}.")
+@click.option("--controller", type=cli_type("controller"), default=DEFAULTS["controller"], show_default=True,
               help="Linux md, or a hardware RAID controller.")
-@click.option("--cache-mib", type=click.IntRange(0, 1 << 20), default=256, show_default=True,
+@click.option("--cache-mib", type=cli_type("cache_mib"), default=DEFAULTS["cache_mib"], show_default=True,
               help="Hardware controller cache in MiB.")
-@click.option("--bbu/--no-bbu", default=True, show_default=True,
+@click.option("--bbu/--no-bbu", default=DEFAULTS["bbu"], show_default=True,
               help="Battery-backed cache (write-back) or none (write-through).")
-@click.option("--read-ahead/--no-read-ahead", default=False, show_default=True,
+@click.option("--read-ahead/--no-read-ahead", default=DEFAULTS["read_ahead"], show_default=True,
               help="Hardware controller read-ahead.")
-@click.option("--scheduler", type=click.Choice(["none", "mq-deadline", "cfq"]), default="mq-deadline",
+@click.option("--scheduler", type=cli_type("scheduler"), default=DEFAULTS["scheduler"],
               show_default=True, help="I/O scheduler on each member.")
-@click.option("--stripe-cache-size", type=click.IntRange(17, 32768), default=DEFAULT_STRIPE_CACHE,
+@click.option("--stripe-cache-size", type=cli_type("stripe_cache_size"), default=DEFAULTS["stripe_cache_size"],
               show_default=True, help="md raid5/6 stripe_cache_size (4 KiB rows).")
-@click.option("--rmw-level", type=click.IntRange(0, 2), default=1, show_default=True,
+@click.option("--rmw-level", type=cli_type("rmw_level"), default=DEFAULTS["rmw_level"], show_default=True,
               help="md rmw_level: 0 never read-modify-write, 1 when cheaper, 2 also on ties.")
-@click.option("--nr-requests", type=click.IntRange(1, 65536), default=DEFAULT_NR_REQUESTS,
+@click.option("--nr-requests", type=cli_type("nr_requests"), default=DEFAULTS["nr_requests"],
               show_default=True, help="Block-layer queue size per member.")
-@click.option("--max-sectors-kb", type=click.IntRange(4, 1 << 20), default=DEFAULT_MAX_SECTORS_KB,
+@click.option("--max-sectors-kb", type=cli_type("max_sectors_kb"), default=DEFAULTS["max_sectors_kb"],
               show_default=True, help="Largest merged request per member, KiB.")
 @click.option("--failed", metavar="K[,K...]", help="Start degraded: failed member indices (from 0).")
 @click.option("--fio", "fio_job", metavar="JOB.fio", help="A fio job file.")
 @click.option("--sysbench", metavar='"OPTIONS"', help="sysbench fileio options, e.g. \"--file-test-mode=rndrw\".")
 @click.option("--preset", metavar="NAME", help="A workload preset (oltp-innodb, oltp-postgres, wal, backup-scan).")
 @click.option("--runtime-s", type=click.FloatRange(0.001, 1e6), help="Override the workload's run time.")
-@click.option("--seed", type=click.IntRange(0, 2**64 - 1), default=1, show_default=True,
+@click.option("--seed", type=cli_type("seed"), default=DEFAULTS["seed"], show_default=True,
               help="Seed of the run: same inputs and seed give identical output.")
-@click.option("--max-time-s", type=click.FloatRange(0.001, 1e7), default=DEFAULT_MAX_TIME_S,
+@click.option("--max-time-s", type=click.FloatRange(0.001, 1e7), default=DEFAULTS["max_time_s"],
               show_default=True, help="Bound on simulated time.")
 @click.option("--fail", "fail_at", multiple=True, metavar="K@T",
               help="Fail member K at time T (e.g. 2@30s); repeatable.")
 @click.option("--replace", "replace_at", multiple=True, metavar="K@T",
               help="Insert a replacement for member K at time T and rebuild it; repeatable.")
 @click.option("--spare", is_flag=True, help="A hot spare: rebuild starts as soon as a member fails.")
-@click.option("--speed-limit-min", type=click.IntRange(1, 10**9), default=1000, show_default=True,
+@click.option("--speed-limit-min", type=cli_type("speed_limit_min"), default=DEFAULTS["speed_limit_min"], show_default=True,
               help="md speed_limit_min, KiB/s per device.")
-@click.option("--speed-limit-max", type=click.IntRange(1, 10**9), default=200000, show_default=True,
+@click.option("--speed-limit-max", type=cli_type("speed_limit_max"), default=DEFAULTS["speed_limit_max"], show_default=True,
               help="md speed_limit_max, KiB/s per device.")
-@click.option("--rebuild-priority", type=click.IntRange(1, 100), default=30, show_default=True,
+@click.option("--rebuild-priority", type=cli_type("rebuild_priority"), default=DEFAULTS["rebuild_priority"], show_default=True,
               metavar="PCT", help="Hardware controller rebuild rate: percent of drive time under load.")
 @click.option("--log-prefix", metavar="PREFIX",
               help="Also write the 1 s time series as fio logs: PREFIX_iops.1.log, PREFIX_clat.1.log, ...")
@@ -114,33 +115,29 @@ def sim_command(level, devices, layout, chunk_kib, drive, controller, cache_mib,
     """
     timeline = parse_events(fail_at, "fail") + parse_events(replace_at, "replace")
     failed_members = _failed_members(failed)
-    workload = resolve_workload(fio=fio_job, sysbench=sysbench, preset=preset,
-                                allow_idle=bool(timeline) or (spare and bool(failed_members)))
-    if runtime_s is not None and workload is not None:
-        workload = workload.with_runtime_ns(int(runtime_s * 1e9))
-    if workload is None:
-        max_time_s = runtime_s if runtime_s is not None else max_time_s
-    config = build_config(level=level, devices=devices, layout=layout, chunk_kib=chunk_kib,
-                          drive=drive, controller=controller, cache_mib=cache_mib, bbu=bbu,
-                          read_ahead=read_ahead, stripe_cache_size=stripe_cache_size,
-                          rmw_level=rmw_level, scheduler=scheduler, nr_requests=nr_requests,
-                          max_sectors_kb=max_sectors_kb, failed=failed_members,
-                          workload=workload, seed=seed, max_time_s=max_time_s,
-                          max_events=2_000_000_000, timeline=timeline, spare=spare,
-                          speed_limit_min=speed_limit_min, speed_limit_max=speed_limit_max,
-                          rebuild_priority_pct=rebuild_priority)
+    spec = build_run({
+        "level": level, "devices": devices, "layout": layout, "chunk_kib": chunk_kib, "drive": drive,
+        "controller": controller, "cache_mib": cache_mib, "bbu": bbu, "read_ahead": read_ahead,
+        "scheduler": scheduler, "stripe_cache_size": stripe_cache_size, "rmw_level": rmw_level,
+        "nr_requests": nr_requests, "max_sectors_kb": max_sectors_kb, "failed": failed_members,
+        "fio": fio_job, "sysbench": sysbench, "preset": preset, "runtime_s": runtime_s, "seed": seed,
+        "max_time_s": max_time_s, "timeline": timeline, "spare": spare,
+        "speed_limit_min": speed_limit_min, "speed_limit_max": speed_limit_max,
+        "rebuild_priority": rebuild_priority})
+    workload = spec.workload
     bar, step = _progress(json_out is None and sys.stderr.isatty())
     try:
-        result = run_config(config, workload, step)
+        result = run_spec(spec, step)
     finally:
         if bar is not None:
             bar.__exit__(None, None, None)
+    run_notes.emit(result.notes)
     document = result.to_dict()
     if png_dir:
         from raidlab.report.png import write_pngs
 
         state = "rebuilding" if document.get("rebuild") else ("degraded" if failed_members else "optimal")
-        write_pngs(png_dir, [{"design": f"raid{level} x{devices}", "state": state, "document": document}])
+        write_pngs(png_dir, [{"design": f"raid{spec.design.level} x{devices}", "state": state, "document": document}])
     if log_prefix:
         try:
             timeline_report.write_fio_logs(result.raw, log_prefix)
@@ -152,9 +149,7 @@ def sim_command(level, devices, layout, chunk_kib, drive, controller, cache_mib,
     if json_out is not None:
         write_output(json_out, json.dumps(document, indent=2, sort_keys=False))
         return
-    described = workload.describe() if workload is not None else "idle"
-    title = (f"raid{config['array']['level']} x{devices} {layout or 'default layout'}, "
-             f"chunk {chunk_kib} KiB, {drive}, {controller}, {scheduler} | {described}")
+    title = spec.title()
     if workload is not None and workload.to_dict()["source"]["tool"] == "sysbench":
         click.echo(sysbench_text.render(result.raw, document, workload))
         click.echo("")

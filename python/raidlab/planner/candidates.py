@@ -19,7 +19,7 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 from raidlab import _core
 from raidlab.array import MAX_DEVICES, Array
 from raidlab.errors import ConfigError
-from raidlab.sim import load_drive
+from raidlab.drives import resolve_drive
 
 #: Levels the planner considers unless told otherwise. raid0 only when asked (no redundancy).
 DEFAULT_LEVELS = (1, 5, 6, 10)
@@ -46,7 +46,7 @@ class DriveModel:
     """A drive the planner may buy: how to simulate it, its size and its price."""
 
     name: str
-    choice: Any  # what raidlab.sim.load_drive takes: a preset name or a parameter dict
+    choice: Any  # what raidlab.drives.resolve_drive takes: a preset name or a core drive dict
     kind: str  # hdd | ssd | null
     nvme: bool
     capacity_bytes: int
@@ -76,30 +76,14 @@ def _split_price(text: str) -> Tuple[str, Optional[float]]:
 
 
 def parse_drive(text: str) -> DriveModel:
-    """One ``--drive NAME[:PRICE]``: a preset from 'raidlab drives' or a drive TOML file."""
+    """One ``--drive NAME[:PRICE]``: any drive ``raidlab sim --drive`` takes (a preset, a drive
+    TOML file or a DiskSim model; :func:`raidlab.drives.resolve_drive`)."""
     name, price = _split_price(text.strip())
-    presets = _presets()
-    if name in presets:
-        preset = presets[name]
-        return DriveModel(name, name, preset["kind"], "nvme" in preset["interface"].lower(),
-                          int(preset["capacity_bytes"]), price)
-    if not name.endswith(".toml"):
-        raise ConfigError(f"--drive {text!r}: unknown drive model (presets: {', '.join(sorted(presets))}; "
-                          "or a drive .toml file)")
-    choice = load_drive(name)
-    params = choice.get("params", {})
-    if "preset" in choice:
-        if choice["preset"] not in presets:
-            raise ConfigError(f"--drive {text!r}: unknown preset {choice['preset']!r}")
-        base = presets[choice["preset"]]
-        kind, interface = base["kind"], base["interface"]
-        capacity = params.get("capacity_bytes", base["capacity_bytes"])
-    else:
-        kind, interface = choice["kind"], ""
-        defaults = {row[0]: row[2] for row in _core.drive_parameters(kind)}
-        capacity = params.get("capacity_bytes", defaults.get("capacity_bytes", 0))
-    nvme = "nvme" in interface.lower() or "nvme" in Path(name).stem.lower()
-    return DriveModel(Path(name).stem, choice, kind, nvme, int(capacity), price)
+    drive = resolve_drive(name, "--drive")
+    if name in _presets():
+        return DriveModel(name, name, drive.kind, "nvme" in drive.interface.lower(), drive.capacity_bytes, price)
+    nvme = "nvme" in drive.interface.lower() or "nvme" in Path(name).stem.lower()
+    return DriveModel(Path(name).stem, drive.choice, drive.kind, nvme, drive.capacity_bytes, price)
 
 
 def default_drives() -> List[DriveModel]:

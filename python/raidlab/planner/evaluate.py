@@ -28,12 +28,9 @@ import dataclasses
 import math
 from typing import Any, Dict, Optional
 
-from raidlab.sim import (DEFAULT_MAX_SECTORS_KB, DEFAULT_NR_REQUESTS, build_config, run_config)
+from raidlab.run import build_run
+from raidlab.sim import run_spec
 from raidlab.workload import Workload
-
-#: Bound on simulated time for any one run (the workload's runtime ends runs long before).
-_MAX_TIME_S = 3600.0
-_MAX_EVENTS = 2_000_000_000
 
 
 def throttled(workload: Workload, total_iops: float) -> Workload:
@@ -69,14 +66,11 @@ def metrics(document: Dict[str, Any]) -> Dict[str, Any]:
 
 def _run(task: Dict[str, Any], workload: Workload, failed, spare: bool) -> Dict[str, Any]:
     design = task["design"]
-    config = build_config(
-        level=design["level"], devices=design["devices"], layout=design["layout"],
-        chunk_kib=design["chunk_kib"], drive=task["drive_choice"], controller="md", cache_mib=0,
-        bbu=False, read_ahead=False, stripe_cache_size=task["stripe_cache_size"], rmw_level=1,
-        scheduler=task["scheduler"], nr_requests=DEFAULT_NR_REQUESTS,
-        max_sectors_kb=DEFAULT_MAX_SECTORS_KB, failed=failed, workload=workload,
-        seed=task["seed"], max_time_s=_MAX_TIME_S, max_events=_MAX_EVENTS, spare=spare)
-    return run_config(config, workload).to_dict()
+    spec = build_run({"level": design["level"], "devices": design["devices"], "layout": design["layout"],
+                      "chunk_kib": design["chunk_kib"], "drive": task["drive_choice"], "controller": "md",
+                      "stripe_cache_size": task["stripe_cache_size"], "scheduler": task["scheduler"],
+                      "failed": failed, "spare": spare, "seed": task["seed"]}, workload=workload)
+    return run_spec(spec).to_dict()
 
 
 def evaluate(task: Dict[str, Any]) -> Dict[str, Any]:

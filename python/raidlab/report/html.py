@@ -149,6 +149,40 @@ def workload_text(config: Dict[str, Any]) -> str:
         return f"{source.get('tool', 'workload')}: {source.get('text', '')}".strip()
 
 
+def is_measured(document: Dict[str, Any]) -> bool:
+    """A run fio measured (``raidlab measure`` or ``raidlab import``), not a simulation."""
+    return _block(document).get("source") == "measured"
+
+
+#: fio job options that say what a job did, in the order a reader wants them.
+_FIO_KEYS = ("rw", "rwmixread", "bs", "iodepth", "numjobs", "ioengine", "direct", "size", "runtime")
+
+
+def fio_jobs_text(document: Dict[str, Any]) -> str:
+    """A measured run's workload from the options fio recorded per job ("global options" and
+    each job's "job options" in fio's JSON)."""
+    shared = document.get("global options") or {}
+    parts = []
+    for job in document.get("jobs") or []:
+        options = {**shared, **(job.get("job options") or {})}
+        said = ", ".join(f"{key}={options[key]}" for key in _FIO_KEYS if key in options)
+        parts.append(f"{job.get('jobname', 'job')}: {said or 'no job options recorded'}")
+    return "; ".join(parts) or "no jobs"
+
+
+def describe_run(document: Dict[str, Any]) -> Tuple[str, str]:
+    """(what ran, its workload) in words: the array and workload of a simulation, or for a
+    measured run the fio version and target, and the workload fio recorded."""
+    if not is_measured(document):
+        config = _config(document)
+        return describe_array(config), workload_text(config)
+    block = _block(document)
+    version = block.get("tool_version") or document.get("fio version") or "fio"
+    target = f" on {block['target']}" if block.get("target") else ""
+    workload = workload_text(block) if block.get("workload") else fio_jobs_text(document)
+    return f"measured with {version}{target} (not simulated)", workload
+
+
 def describe_array(config: Dict[str, Any]) -> str:
     """"raid5 ×6, left-symmetric, 512 KiB chunk · cheetah-10k7 · md, mq-deadline"."""
     array = config.get("array") or {}
@@ -177,6 +211,10 @@ def describe_array(config: Dict[str, Any]) -> str:
 
 
 def run_label(document: Dict[str, Any]) -> str:
+    if is_measured(document):
+        block = _block(document)
+        jobs = ",".join(str(job.get("jobname", "job")) for job in document.get("jobs") or [])
+        return f"measured {jobs} ({block.get('tool_version') or document.get('fio version') or 'fio'})"
     config = _config(document)
     array = config.get("array") or {}
     if not array:
@@ -429,7 +467,11 @@ def _rebuild_text(document: Dict[str, Any]) -> str:
 
 def _chips(document: Dict[str, Any], extra: Sequence[Tuple[str, str]] = ()) -> str:
     block = _block(document)
-    chips = [("seed", str(block.get("seed", "?"))), ("raidlab", str(block.get("version", "?")))]
+    if is_measured(document):
+        chips = [("measured", str(block.get("tool_version") or document.get("fio version") or "fio"))]
+        chips += [("raidlab", str(block["version"]))] if block.get("version") else []
+    else:
+        chips = [("seed", str(block.get("seed", "?"))), ("raidlab", str(block.get("version", "?")))]
     if finite(block.get("simulated_ns")):
         chips.append(("simulated", f"{block['simulated_ns'] / 1e9:.3f} s"))
     if finite(block.get("events")):
@@ -443,7 +485,6 @@ def _chips(document: Dict[str, Any], extra: Sequence[Tuple[str, str]] = ()) -> s
 
 def run_card(document: Dict[str, Any], heading: str, anchor: str) -> str:
     """One run: its numbers, charts, and (collapsed) the configuration it resolved to."""
-    config = _config(document)
     lines = [(name, color, None, _cdf_points(document, d))
              for d, name, color in (("read", "read", svg.READ_COLOR), ("write", "write", svg.WRITE_COLOR))]
     lines = [line for line in lines if line[3]]
@@ -458,14 +499,15 @@ def run_card(document: Dict[str, Any], heading: str, anchor: str) -> str:
         figures.append(_figure(timeline, "Per 1 s window: IOPS, latency p50/p99 and rebuild progress; "
                                          "background colour is the array state.", wide=True))
     block = _block(document)
+    described = describe_run(document)
     resolved = json.dumps(block, indent=2, sort_keys=False, default=str)
     fio_version = document.get("fio version", "")
     return (
         f'<article class="run" id="{esc(anchor)}">'
         f"<h3>{esc(heading)}</h3>"
         f"{_chips(document)}"
-        f'<p class="desc">{esc(describe_array(config))}<br><span class="muted">workload:</span> '
-        f"{esc(workload_text(config))}</p>"
+        f'<p class="desc">{esc(described[0])}<br><span class="muted">workload:</span> '
+        f"{esc(described[1])}</p>"
         f"{_job_table(document)}{_rebuild_text(document)}{_phase_table(document)}"
         f'<div class="grid">{"".join(figures)}</div>'
         f"<details><summary>Resolved configuration, seed and version "
@@ -488,7 +530,8 @@ def _summary_rows(entries: Sequence[Tuple[str, str, Dict[str, Any]]]) -> List[Li
                      _num(_iops(doc, "read")), _num(_iops(doc, "write")), f"{_mib_s(doc):,.1f}",
                      _ms(percentile_ms(doc, "read", 99.0)), _ms(percentile_ms(doc, "write", 99.0)),
                      rebuild_text, "yes" if doc.get("data_loss") else "no",
-                     str(block.get("seed", "?")), str(block.get("version", "?"))])
+                     "measured" if is_measured(doc) else str(block.get("seed", "?")),
+                     str(block.get("version", "?"))])
     return rows
 
 
@@ -804,8 +847,12 @@ def render_html(title: str, runs: list, comparison: Optional[list] = None, paret
                          f'<div class="details-body">{cards}</div></details>'))
 
     meta = []
-    if docs:
-        meta.append(f"{len(docs)} simulation{'s' if len(docs) != 1 else ''}")
+    measured = sum(1 for doc in docs if is_measured(doc))
+    if len(docs) > measured:
+        simulated = len(docs) - measured
+        meta.append(f"{simulated} simulation{'s' if simulated != 1 else ''}")
+    if measured:
+        meta.append(f"{measured} measured run{'s' if measured != 1 else ''}")
     if replays:
         meta.append(f"{len(replays)} trace replay{'s' if len(replays) != 1 else ''}")
     if versions:
@@ -813,8 +860,7 @@ def render_html(title: str, runs: list, comparison: Optional[list] = None, paret
     if seeds:
         meta.append(("seed " if len(seeds) == 1 else "seeds ") + ", ".join(seeds))
     if len(run_entries) == 1 and not comp_entries:
-        config = _config(run_entries[0][2])
-        meta_line = f"{describe_array(config)} · {workload_text(config)}"
+        meta_line = " · ".join(describe_run(run_entries[0][2]))
     else:
         meta_line = ""
     toc = "".join(f'<a href="#{sid}">{esc(heading)}</a>' for sid, heading, _ in sections)

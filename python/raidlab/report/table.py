@@ -64,7 +64,8 @@ def summary(document: Dict[str, Any], title: str) -> str:
     if block["truncated"]:
         lines.append(f"note: {block['truncated']}")
     lines.append("")
-    lines.append(render(JOB_HEADERS, job_rows(document)))
+    jobs = job_rows(document)
+    lines.append(render(JOB_HEADERS, jobs) if jobs else "no foreground I/O: the array was idle")
     lines.append("")
     members = [[d["name"], d["read_ios"], d["write_ios"], d["flush_ios"], f"{d['util']:.1f}",
                 f"{d['queue_depth_mean']:.2f}"] for d in document["disk_util"]]
@@ -80,12 +81,15 @@ def bad_days(document: Dict[str, Any]) -> List[str]:
     if len(phases) > 1 or (phases and phases[0]["name"] != "optimal"):
         rows = []
         for phase in phases:
-            for direction in ("read", "write"):
+            seconds = f"{phase['start_s']:.1f}-{phase['end_s']:.1f}"
+            active = [d for d in ("read", "write") if phase[d]["total_ios"]]
+            for direction in active:
                 stats = phase[direction]
-                if stats["total_ios"]:
-                    pct = stats["clat_ns"]["percentile"]
-                    rows.append([phase["name"], f"{phase['start_s']:.1f}-{phase['end_s']:.1f}", direction,
-                                 f"{stats['iops']:.0f}", _ms(pct["50.000000"]), _ms(pct["99.000000"])])
+                pct = stats["clat_ns"]["percentile"]
+                rows.append([phase["name"], seconds, direction, f"{stats['iops']:.0f}",
+                             _ms(pct["50.000000"]), _ms(pct["99.000000"])])
+            if not active:  # an idle array: the phase still happened
+                rows.append([phase["name"], seconds, "idle", "0", "-", "-"])
         lines += ["", render(["phase", "seconds", "dir", "IOPS", "p50 ms", "p99 ms"], rows)]
     rebuild = document.get("rebuild")
     if rebuild:

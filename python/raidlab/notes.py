@@ -1,0 +1,69 @@
+"""What a user should know about a run that does not stop it: one line each.
+
+``raidlab sim`` and ``raidlab compare`` print every note on stderr (``raidlab: note: ...``) and
+record them in the JSON document (``raidlab.notes``). Sources:
+
+- the workload parsers' notes (e.g. "iodepth=32 is capped at 1 by the psync engine");
+- a job region that runs past the end of the array: the engine clips it (``Region::of`` in
+  crates/raidlab-core/src/sim/offsets.rs takes ``min(size, capacity - offset)``, rounded down
+  to whole blocks), so the job covers less than it asked for;
+- a run time beyond the bound on simulated time: the engine stops at ``min(run time,
+  max_time_s)`` (``Simulation::new`` in crates/raidlab-core/src/sim/engine/mod.rs);
+- after the run: a workload with no run time that was still going when the bound stopped it.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Dict, List
+
+from raidlab.array import Array
+from raidlab.workload.units import human_bytes, human_duration
+
+
+def array_capacity_bytes(spec: Any) -> int:
+    """Usable bytes of the spec's array with members the size of its drive."""
+    d = spec.design
+    return Array(level=d.level, devices=d.devices, chunk_kib=d.chunk_kib, layout=d.layout,
+                 member_kib=d.drive.capacity_bytes // 1024).capacity_bytes
+
+
+def before(spec: Any) -> List[str]:
+    """Notes known before the run starts."""
+    workload = spec.workload
+    if workload is None:
+        return []
+    notes = list(workload.notes)
+    capacity = array_capacity_bytes(spec)
+    for job in workload.jobs:
+        if job.size_bytes and job.offset_bytes + job.size_bytes > capacity > job.offset_bytes:
+            where = f" from offset {human_bytes(job.offset_bytes)}" if job.offset_bytes else ""
+            notes.append(f"job '{job.name}': size {human_bytes(job.size_bytes)}{where} is larger than the "
+                         f"array ({capacity} bytes, {human_bytes(capacity)}); the simulator clips the job's "
+                         f"region to the array's end, so it covers {human_bytes(capacity - job.offset_bytes)}")
+    limit_ns = max((job.runtime_ns + job.ramp_ns for job in workload.jobs if job.runtime_ns), default=0)
+    bound_s = spec.options.max_time_s
+    if limit_ns > bound_s * 1e9:
+        notes.append(f"the workload runs for {human_duration(limit_ns)} but simulated time is bounded "
+                     f"at {bound_s:g} s (--max-time-s): the run stops at {bound_s:g} s")
+    return notes
+
+
+def after(spec: Any, raw: Dict[str, Any]) -> List[str]:
+    """Notes only the finished run can tell: a workload with no run time cut by the bound."""
+    workload = spec.workload
+    bound_ns = int(spec.options.max_time_s * 1e9)
+    if workload is None or raw["end_ns"] < bound_ns or any(job.runtime_ns for job in workload.jobs):
+        return []
+    unsized = [job.name for job in workload.jobs if not job.size_bytes and not job.time_based]
+    why = (f"; job(s) {', '.join(repr(n) for n in unsized)} have no size and no runtime, so each "
+           "would cover the whole array" if unsized else "")
+    return [f"the workload has no runtime and was still running when the run stopped at the "
+            f"{spec.options.max_time_s:g} s bound on simulated time (--max-time-s){why}"]
+
+
+def emit(notes: List[str], context: str = "") -> None:
+    """Each note as one line on stderr: ``raidlab: note: [CONTEXT: ]NOTE``."""
+    import click
+
+    for note in notes:
+        click.echo(f"raidlab: note: {context + ': ' if context else ''}{note}", err=True)

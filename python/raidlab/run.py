@@ -1,0 +1,255 @@
+"""One run: a design (the array and what drives it), a workload and run options.
+
+Every command that simulates (``sim``, ``compare``, ``reliability --rebuild-from-sim``, ``plan``)
+and the Python API (:func:`raidlab.simulate`) describe a run with one :class:`RunSpec` and build
+it with one function, :func:`build_run`, from plain ``name -> value`` settings: CLI options, a
+``[[design]]`` entry of a designs file, ``--sim-opt KEY=VALUE`` pairs or keyword arguments. So a
+setting has one name, one default and one range everywhere, declared once below.
+
+>>> spec = build_run({"level": "raid6", "devices": 4, "drive": "null", "preset": "wal"})
+>>> spec.design.label()
+'raid6 x4 default layout, chunk 512 KiB, null, md, mq-deadline'
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field, fields, replace
+from typing import Any, Dict, Mapping, Optional, Tuple
+
+from raidlab import _core
+from raidlab.drives import DriveSpec, resolve_drive
+from raidlab.errors import ConfigError
+from raidlab.workload import Workload
+
+#: Setting names that choose the workload (exactly one, or none for an idle array).
+WORKLOAD_KEYS = ("fio", "sysbench", "preset")
+CONTROLLERS = ("md", "hw")
+SCHEDULERS = ("none", "mq-deadline", "cfq")
+
+
+def _setting(default: Any, doc: str, low: Optional[float] = None, high: Optional[float] = None,
+             choices: Tuple[str, ...] = ()) -> Any:
+    """A setting's one declaration: default, range (or choices) and meaning."""
+    return field(default=default, metadata={"doc": doc, "low": low, "high": high, "choices": choices})
+
+
+@dataclass(frozen=True)
+class Design:
+    """The array and everything below the host: what a design in ``compare`` varies."""
+
+    level: str = _setting("5", "RAID level: 0, 1, 4, 5, 6, 10 (also raid5, mirror, stripe, ...)")
+    devices: int = _setting(6, "Members in the array", 1, 64)
+    layout: Optional[str] = _setting(None, "mdadm layout name (None: mdadm's default)")
+    chunk_kib: int = _setting(_core.DEFAULT_CHUNK_KIB, "Chunk size in KiB, a power of two (mdadm "
+                              "DEFAULT_CHUNK since 3.1, declared by the core)", 4, 1 << 20)
+    drive: Any = _setting("cheetah-10k7", "Drive model: a preset, a drive FILE.toml, a DiskSim "
+                                          "NAME.parv/.diskspecs, or a drive dict")
+    controller: str = _setting("md", "Linux md, or a hardware RAID controller (hw)", choices=CONTROLLERS)
+    cache_mib: int = _setting(256, "Hardware controller cache, MiB", 0, 1 << 20)
+    bbu: bool = _setting(True, "Hardware controller cache is battery-backed (write-back)")
+    read_ahead: bool = _setting(False, "Hardware controller read-ahead")
+    scheduler: str = _setting("mq-deadline", "I/O scheduler on each member", choices=SCHEDULERS)
+    stripe_cache_size: int = _setting(256, "md raid5/6 stripe_cache_size, 4 KiB rows (md NR_STRIPES)",
+                                      17, 32768)
+    rmw_level: int = _setting(1, "md rmw_level: 0 never read-modify-write, 1 when cheaper, 2 also on ties",
+                              0, 2)
+    nr_requests: int = _setting(128, "Block-layer queue size per member (BLKDEV_DEFAULT_RQ)", 1, 65536)
+    max_sectors_kb: int = _setting(1280, "Largest merged request per member, KiB (BLK_DEF_MAX_SECTORS)",
+                                   4, 1 << 20)
+    speed_limit_min: int = _setting(1000, "md speed_limit_min, KiB/s per device", 1, 10**9)
+    speed_limit_max: int = _setting(200000, "md speed_limit_max, KiB/s per device", 1, 10**9)
+    rebuild_priority: int = _setting(30, "Hardware controller rebuild rate: percent of drive time "
+                                         "under load", 1, 100)
+
+    def label(self) -> str:
+        """"raid5 x6 default layout, chunk 512 KiB, cheetah-10k7, md, mq-deadline"."""
+        return (f"raid{self.level} x{self.devices} {self.layout or 'default layout'}, chunk {self.chunk_kib} KiB, "
+                f"{self.drive.name}, {self.controller}, {self.scheduler}")
+
+
+@dataclass(frozen=True)
+class Options:
+    """How the run goes: seed, bounds, and the failures it plays out."""
+
+    seed: int = _setting(1, "Seed of the run: same inputs and seed give identical output", 0, 2**64 - 1)
+    runtime_s: Optional[float] = _setting(None, "Overrides the workload's own run time, s", 0.001, 1e7)
+    max_time_s: float = _setting(3600.0, "Bound on simulated time, s", 0.001, 1e7)
+    max_events: int = _setting(2_000_000_000, "Bound on simulated events", 1, 2**63 - 1)
+    failed: Tuple[int, ...] = _setting((), "Members failed from the start (indices from 0)")
+    timeline: Tuple[Dict[str, Any], ...] = _setting((), "Scripted failures and replacements")
+    spare: bool = _setting(False, "A hot spare: rebuild starts as soon as a member fails")
+
+
+#: Every setting's default, by name (for CLI options and docs).
+DEFAULTS: Dict[str, Any] = {f.name: f.default for cls in (Design, Options) for f in fields(cls)}
+_DESIGN_KEYS = tuple(f.name for f in fields(Design))
+_OPTION_KEYS = tuple(f.name for f in fields(Options))
+KNOWN_KEYS = _DESIGN_KEYS + _OPTION_KEYS + WORKLOAD_KEYS
+
+
+def cli_type(name: str) -> Any:
+    """The click type of setting ``name``'s option, from its declaration (range or choices)."""
+    import click
+
+    meta = next(f for cls in (Design, Options) for f in fields(cls) if f.name == name).metadata
+    if meta["choices"]:
+        return click.Choice(list(meta["choices"]))
+    return click.IntRange(meta["low"], meta["high"])
+
+
+def _convert(name: str, value: Any, where: str) -> Any:
+    """``value`` checked against the declaration of setting ``name`` (a CLI option, a TOML value
+    or a ``--sim-opt`` text all arrive here)."""
+    spec = next(f for cls in (Design, Options) for f in fields(cls) if f.name == name)
+    meta, default = spec.metadata, spec.default
+    if isinstance(default, bool):
+        return _boolean(name, value, where)
+    if meta["choices"]:
+        if str(value) not in meta["choices"]:
+            raise ConfigError(f"{where}{name} {value!r}: expected one of {', '.join(meta['choices'])}")
+        return str(value)
+    if name == "layout":
+        if not isinstance(value, str):
+            raise ConfigError(f"{where}layout={value!r} is not a layout name")
+        return value
+    if name == "failed":
+        return _members(value, where)
+    if name in ("runtime_s", "max_time_s"):
+        number = _number(name, value, where, float)
+    elif isinstance(default, int):
+        number = _number(name, value, where, int)
+    else:
+        return value
+    if not meta["low"] <= number <= meta["high"]:
+        raise ConfigError(f"{where}{name}={value!r} is out of range {meta['low']}..{meta['high']}")
+    return number
+
+
+def _number(name: str, value: Any, where: str, kind: type) -> Any:
+    if kind is int and isinstance(value, str) and value.strip().isdigit():
+        return int(value)  # exact, even past float precision (seeds)
+    try:
+        number = float(value) if not isinstance(value, bool) else math.nan
+    except (TypeError, ValueError):
+        number = math.nan
+    if not math.isfinite(number) or (kind is int and number != int(number)):
+        what = "a whole number" if kind is int else "a finite number"
+        raise ConfigError(f"{where}{name}={value!r} is not {what}")
+    return int(value) if kind is int and isinstance(value, int) else kind(number)
+
+
+def _members(value: Any, where: str) -> Tuple[int, ...]:
+    """Member indices: a list of whole numbers, or their text "0,2"."""
+    items = value.split(",") if isinstance(value, str) else value
+    try:
+        members = tuple(_number("failed", item, where, int) for item in items)
+    except TypeError:
+        members = (-1,)
+    if any(m < 0 for m in members):
+        raise ConfigError(f"{where}failed={value!r} is not a list of member indices (from 0)")
+    return members
+
+
+def _boolean(name: str, value: Any, where: str) -> bool:
+    if isinstance(value, bool):
+        return value
+    text = str(value).strip().lower()
+    if text in ("true", "yes", "on", "1"):
+        return True
+    if text in ("false", "no", "off", "0"):
+        return False
+    raise ConfigError(f"{where}{name}={value!r} is not true or false")
+
+
+def normalise_level(level: Any) -> str:
+    """The level's number as text ("raid6", "6" and 6 all give "6"): the one place level names
+    are read (the core's parser, which knows mdadm's names)."""
+    return str(_core.parse_level(str(level)))
+
+
+@dataclass(frozen=True)
+class RunSpec:
+    """One simulation: a design, a workload (None: an idle array) and run options."""
+
+    design: Design
+    workload: Optional[Workload]
+    options: Options
+
+    def config(self) -> Dict[str, Any]:
+        """The core's configuration dict (also recorded in every report)."""
+        d, o = self.design, self.options
+        workload = (self.workload.to_dict() if self.workload is not None
+                    else {"jobs": [], "source": {"tool": "idle", "text": ""}})
+        return {
+            "seed": int(o.seed),
+            "array": {"level": d.level, "layout": d.layout, "devices": d.devices, "chunk_kib": d.chunk_kib},
+            "failed": list(o.failed),
+            "drive": d.drive.choice,
+            "controller": {"kind": d.controller, "stripe_cache_entries": d.stripe_cache_size,
+                           "rmw_level": d.rmw_level, "cache_mib": d.cache_mib, "bbu": d.bbu,
+                           "read_ahead": d.read_ahead},
+            "scheduler": d.scheduler,
+            "nr_requests": d.nr_requests,
+            "max_sectors_kb": d.max_sectors_kb,
+            "workload": workload,
+            "max_time_s": float(o.max_time_s),
+            "max_events": int(o.max_events),
+            "timeline": sorted(o.timeline, key=lambda e: e["at_s"]),
+            "rebuild": {"speed_limit_min_kib_s": d.speed_limit_min, "speed_limit_max_kib_s": d.speed_limit_max,
+                        "hot_spare": o.spare, "hw_priority_pct": d.rebuild_priority},
+        }
+
+    def title(self) -> str:
+        """The design and the workload in one line (the head of ``raidlab sim``'s table)."""
+        return f"{self.design.label()} | {self.workload.describe() if self.workload is not None else 'idle'}"
+
+
+def _checked(settings: Mapping[str, Any], keys: Tuple[str, ...], where: str) -> Dict[str, Any]:
+    """The settings given (None = not given) among ``keys``, each checked; others refused."""
+    given = {k: v for k, v in settings.items() if v is not None}
+    unknown = sorted(set(given) - set(keys))
+    if unknown:
+        raise ConfigError(f"{where}unknown setting(s) {', '.join(unknown)}; expected {', '.join(keys)}")
+    return {k: (given[k] if k in WORKLOAD_KEYS else _convert(k, given[k], where)) for k in keys if k in given}
+
+
+def build_design(settings: Mapping[str, Any], where: str = "") -> Design:
+    """A :class:`Design` from design settings only (a ``[[design]]`` entry of a designs file)."""
+    given = _checked(settings, _DESIGN_KEYS, where)
+    if "level" in given:
+        given["level"] = normalise_level(given["level"])
+    given["drive"] = resolve_drive(given.get("drive", DEFAULTS["drive"]), f"{where}drive" if where else "--drive")
+    return Design(**given)
+
+
+def build_run(settings: Mapping[str, Any], *, workload: Optional[Workload] = None, where: str = "",
+              allow_idle: bool = False) -> RunSpec:
+    """The one builder of a :class:`RunSpec`, from ``name -> value`` settings (names from
+    :data:`KNOWN_KEYS`; a value of None means "not given": the declared default).
+
+    The workload is ``workload`` or the one of ``fio``/``sysbench``/``preset`` in the settings;
+    none is an idle array when ``allow_idle`` or when the settings script failures. ``runtime_s``
+    replaces the workload's run time; on an idle array it bounds the simulated time. ``where``
+    prefixes error messages (e.g. "designs file d.toml, design 'x': ").
+    """
+    from raidlab.sim import resolve_workload
+
+    given = _checked(settings, KNOWN_KEYS, where)
+    design = build_design({k: v for k, v in given.items() if k in _DESIGN_KEYS}, where)
+    chosen = {k: given[k] for k in _OPTION_KEYS if k in given}
+    options = Options(**{**chosen, "timeline": tuple(chosen.get("timeline", ()))})
+    idle_ok = allow_idle or bool(options.timeline) or (options.spare and bool(options.failed))
+    workload_given = {k: given[k] for k in WORKLOAD_KEYS if k in given}
+    if workload is None or workload_given:
+        workload = resolve_workload(workload=workload, allow_idle=idle_ok, **workload_given)
+    if options.runtime_s is not None:
+        if workload is not None:
+            workload = workload.with_runtime_ns(int(options.runtime_s * 1e9))
+        else:
+            options = replace(options, max_time_s=options.runtime_s)
+    return RunSpec(design, workload, options)
+
+
+__all__ = ["Design", "Options", "RunSpec", "DEFAULTS", "KNOWN_KEYS", "build_design", "build_run", "cli_type", "normalise_level",
+           "resolve_drive", "DriveSpec"]
