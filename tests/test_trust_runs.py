@@ -201,10 +201,9 @@ def test_a_disksim_model_keeps_its_own_size():
         drive.with_capacity(10**12)
 
 
-DISKSIM = Path(__file__).resolve().parents[1].parent / "shared" / "disksim-valid" / "atlas10k.parv"
+DISKSIM = Path(__file__).resolve().parents[1] / "data" / "disksim-valid" / "atlas10k.parv"
 
 
-@pytest.mark.skipif(not DISKSIM.is_file(), reason="../shared/disksim-valid not present")
 def test_reliability_takes_a_disksim_drive_as_sim_does():
     """The rebuild runs on the model as it is; its time scales to --capacity-tb at that rate."""
     sim = run_cli(["sim", "--level", "5", "--devices", "4", "--drive", str(DISKSIM), "--failed", "0",
