@@ -10,6 +10,7 @@ import sys
 import click
 
 from raidlab.commands import write_output
+from raidlab.outputs import writes_files
 from raidlab import _core
 from raidlab.compare import STATES, Case, classic, compare, load_designs, verdicts
 from raidlab.errors import ConfigError
@@ -60,6 +61,7 @@ def _csv(rows) -> str:
 @click.option("--csv", "csv_out", metavar="OUT", help="Write the table as CSV (- for stdout).")
 @click.option("--html", "html_out", metavar="OUT", help="Write a self-contained HTML report with charts.")
 @click.option("--png", "png_dir", metavar="DIR", help="Write the same charts as PNG files into DIR (matplotlib).")
+@writes_files(json_out="file", csv_out="file", html_out="file", png_dir="dir")
 def compare_command(designs_file, fio_job, sysbench, preset, states, runtime_s, seed, json_out, csv_out,
                     html_out, png_dir) -> None:
     """Compare array designs on one workload in optimal, degraded and rebuilding states.
