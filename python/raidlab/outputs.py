@@ -75,7 +75,6 @@ _TOML_MARK = b"# raidlab drive model fitted by 'raidlab calibrate'"
 _CSV_MARK = b"design,state,workload,"
 _LOG_LINE = re.compile(rb"[0-9]+, -?[0-9]+, [012], 0, 0")
 _REBUILD_LINE = re.compile(rb"[0-9]+, -?[0-9]+, 2, 0, 0")
-_LOG_NAME = re.compile(r"(.*)_[a-z0-9_]+\.1\.log")
 _META_KEY = "raidlab.outputs"
 Pathish = Union[str, os.PathLike]
 
@@ -104,6 +103,13 @@ def _special(mode: int) -> Optional[str]:
         if test(mode):
             return name
     return None if stat.S_ISREG(mode) else "not a regular file"
+
+
+def _stdout_hint(path: Pathish) -> str:
+    shown = os.path.abspath(path)
+    if shown in ("/dev/stdout", "/dev/stderr") or shown.startswith(("/dev/fd/", "/proc/self/fd/")):
+        return "; give - to print to stdout"
+    return ""
 
 
 def _stat(path: Pathish, option: str, verb: str = "write") -> Optional[os.stat_result]:
@@ -163,8 +169,9 @@ def check_file(path: Pathish, option: str, consent: Optional[Consent] = None,
         kind = _special(found.st_mode)
         if kind is not None:
             real = os.path.realpath(path)
-            shown = f"{kind} ({real})" if real != os.path.abspath(path) else kind
-            raise _refuse(option, path, f"it is {shown}")
+            linked = real != os.path.abspath(path) and os.path.exists(real)
+            shown = f"{kind} ({real})" if linked else kind
+            raise _refuse(option, path, f"it is {shown}" + _stdout_hint(path))
     if under_kernel_tree(path):
         raise _refuse(option, path, "raidlab writes no files under /dev, /proc or /sys "
                                     "(a mistyped device name?)")
@@ -318,10 +325,13 @@ def _log_lines_match(path: Pathish, pattern: "re.Pattern[bytes]") -> bool:
 
 
 def _log_is_ours(path: Pathish) -> bool:
-    match = _LOG_NAME.fullmatch(os.fspath(path))
-    if match is None or not _log_lines_match(path, _LOG_LINE):
+    from raidlab.report.timeline import LOG_NAMES
+
+    text = os.fspath(path)
+    prefixes = [text[:-len(f"_{name}.1.log")] for name in LOG_NAMES if text.endswith(f"_{name}.1.log")]
+    if not prefixes or not _log_lines_match(path, _LOG_LINE):
         return False
-    return _log_lines_match(f"{match.group(1)}_rebuild.1.log", _REBUILD_LINE)
+    return any(_log_lines_match(f"{prefix}_rebuild.1.log", _REBUILD_LINE) for prefix in prefixes)
 
 
 def is_raidlab_output(path: Pathish) -> bool:
