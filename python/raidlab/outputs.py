@@ -14,22 +14,22 @@ again at the moment each file is written:
 - An existing non-empty file is replaced only when raidlab wrote it, or with ``--force``.
   "raidlab wrote it" is read from the file's contents (:func:`is_raidlab_output`):
 
-  ========  ==============================================================================
-  JSON      a top-level object with a ``raidlab`` object (every JSON document raidlab writes
-            has one: sim, compare, plan, measure, import, calibrate, and the fio JSON kept by
-            ``measure --fio-output``); a list of such objects (``import --json`` of several
-            files); or a top-level ``raidlab_version`` string (calibrate documents before 0.x)
-  HTML      ``<meta name="generator" content="raidlab`` in the first 64 KiB
-  TOML      the first line of a ``calibrate --out`` drive file, ``# raidlab drive model
-            fitted by 'raidlab calibrate'``
-  CSV       ``compare --csv``'s header: the first line starts ``design,state,workload,``
-  PNG       a ``tEXt`` chunk ``Software`` whose text starts ``raidlab`` (written through
-            matplotlib's ``metadata``; PNG spec §11.3.4.2 lists ``Software`` as a keyword)
-  fio logs  every line is ``msec, value, ddir, 0, 0`` and the set's ``PREFIX_rebuild.1.log``
-            exists in that format with direction 2 on every line: fio itself never writes a
-            log named ``_rebuild`` (its logs are _bw, _lat, _slat, _clat, _iops), so a user's
-            own fio logs are not mistaken for raidlab's
-  ========  ==============================================================================
+  - JSON: a top-level object with a ``raidlab`` object (every JSON document raidlab writes has
+    one: sim, compare, plan, measure, import, calibrate, and the fio JSON kept by ``measure
+    --fio-output``); a list of such objects (``import --json`` of several files); or a top-level
+    ``raidlab_version`` string (calibrate documents from before they carried the object).
+  - HTML: ``<meta name="generator" content="raidlab`` in the first 64 KiB.
+  - TOML (``calibrate --out``): the first line starts
+    ``# raidlab drive model fitted by 'raidlab calibrate'``.
+  - CSV (``compare --csv``): the header line starts ``design,state,workload,``.
+  - PNG: a ``tEXt`` chunk ``Software`` whose text starts ``raidlab``, ahead of the image data
+    (written through matplotlib's ``metadata``; PNG spec 2nd ed. §11.3.4.2 lists ``Software``
+    among the predefined keywords).
+  - fio logs (``--log-prefix``): every line is ``msec, value, ddir, 0, 0`` and the set's
+    ``PREFIX_rebuild.1.log`` exists with direction 2 on every line. fio's own logs share the
+    line format (``bs`` is 0 with ``log_avg_msec``) but fio never names one ``_rebuild`` (its
+    HOWTO: write_bw_log, write_lat_log, write_iops_log, write_hist_log give _bw, _lat, _slat,
+    _clat, _iops, _clat_hist), so a user's fio logs are never taken for raidlab's.
 
   An empty existing regular file may be overwritten (nothing is lost).
 - Writes are atomic: the bytes go to a new temporary file in the destination's directory
@@ -174,7 +174,7 @@ def check_file(path: Pathish, option: str, consent: Optional[Consent] = None,
             raise _refuse(option, path, f"it is {shown}" + _stdout_hint(path))
     if under_kernel_tree(path):
         raise _refuse(option, path, "raidlab writes no files under /dev, /proc or /sys "
-                                    "(a mistyped device name?)")
+                                    "(a mistyped device name?)" + _stdout_hint(path))
     for label, guarded in list(consent.protected) + list(protect):
         if guarded and _same(path, guarded):
             raise _refuse(option, path, f"it is the measured {label}")
