@@ -164,6 +164,8 @@ def check_file(path: Pathish, option: str, consent: Optional[Consent] = None,
                protect: Sequence[Tuple[str, str]] = ()) -> Optional[os.stat_result]:
     """Raises :class:`ConfigError` unless ``path`` may be written now; returns its stat (or None)."""
     consent = consent if consent is not None else current()
+    if not os.fspath(path):
+        raise ConfigError(f"cannot write {option}: the path is empty")
     found = _stat(path, option)
     if found is not None:
         kind = _special(found.st_mode)
