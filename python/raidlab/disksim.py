@@ -102,6 +102,11 @@ def plot_cdfs(result: Dict[str, Any], png: Union[str, Path], title: str = "") ->
     axes.grid(True, alpha=0.3)
     axes.legend(loc="lower right")
     figure.tight_layout()
-    figure.savefig(str(png), dpi=100)
-    plt.close(figure)
+    from raidlab import outputs
+
+    try:
+        data = outputs.figure_png(figure, dpi=100)
+    finally:
+        plt.close(figure)
+    outputs.write_bytes(png, data, "--png")
     return True

@@ -12,6 +12,7 @@ from typing import Optional
 import click
 
 from raidlab.commands import write_output
+from raidlab.outputs import writes_files
 from raidlab.commands.measure import ProgressBar, write_json
 from raidlab.errors import ConfigError
 from raidlab.measure import calibrate as calibration
@@ -54,6 +55,7 @@ def _load_sweep(path: str):
               help="Refit the sweep of an earlier 'raidlab calibrate --json' run instead of running fio.")
 @click.option("--json", "json_out", is_flag=False, flag_value="-", default=None, metavar="[OUT]",
               help="Print the sweep, every candidate fit and the chosen model as JSON (to OUT if given).")
+@writes_files(out="file", json_out="file")
 def calibrate_command(target: Optional[str], size: Optional[str], quick: bool, runtime_s: Optional[float],
                       model: str, out: str, destroy_data: bool, fio_binary: Optional[str],
                       sweep_json: Optional[str], json_out: Optional[str]) -> None:

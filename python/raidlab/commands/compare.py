@@ -12,6 +12,7 @@ from typing import Optional
 import click
 
 from raidlab.commands import write_output
+from raidlab.outputs import writes_files
 from raidlab import _core
 from raidlab import notes as run_notes
 from raidlab.compare import STATES, Case, classic, compare, load_designs, verdicts
@@ -82,6 +83,7 @@ def _emit_notes(rows) -> None:
 @click.option("--csv", "csv_out", metavar="OUT", help="Write the table as CSV (- for stdout).")
 @click.option("--html", "html_out", metavar="OUT", help="Write a self-contained HTML report with charts.")
 @click.option("--png", "png_dir", metavar="DIR", help="Write the same charts as PNG files into DIR (matplotlib).")
+@writes_files(json_out="file", csv_out="file", html_out="file", png_dir="dir")
 def compare_command(designs_file, fio_job, sysbench, preset, states, runtime_s, seed, json_out, csv_out,
                     html_out, png_dir) -> None:
     """Compare array designs on one workload in optimal, degraded and rebuilding states.

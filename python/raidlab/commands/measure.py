@@ -12,6 +12,7 @@ from typing import Any, Dict, Optional
 import click
 
 from raidlab.commands import write_output
+from raidlab.outputs import writes_files
 from raidlab.measure import importer, measurement
 from raidlab.measure.report import summary
 
@@ -68,6 +69,7 @@ class ProgressBar:
 @click.option("--json", "json_out", is_flag=False, flag_value="-", default=None, metavar="[OUT]",
               help="Print fio-shaped JSON (to OUT if given) instead of a table.")
 @click.option("--html", "html_out", metavar="PATH", help="Also write the HTML report of the run.")
+@writes_files(fio_output="file", json_out="file", html_out="file")
 def measure_command(target: str, fio_job: Optional[str], sysbench: Optional[str], preset: Optional[str],
                     size: Optional[str], runtime_s: Optional[float], destroy_data: bool, show_job: bool,
                     dry_run: bool, fio_binary: Optional[str], fio_output: Optional[str],
@@ -118,6 +120,7 @@ def write_html(documents, title: str, html_out: str) -> None:
                    "instead of tables.")
 @click.option("--html", "html_out", metavar="PATH",
               help="Also write the HTML report with every file as a run, side by side.")
+@writes_files(json_out="file", html_out="file")
 def import_command(json_files, json_out: Optional[str], html_out: Optional[str]) -> None:
     """Load fio 3.x JSON output (from any machine; '-' reads stdin) into raidlab's schema.
 

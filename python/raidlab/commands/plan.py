@@ -11,6 +11,7 @@ from typing import Any, List, Optional
 import click
 
 from raidlab.commands import write_output
+from raidlab.outputs import writes_files
 from raidlab.planner import PlanResult, plan
 from raidlab.planner import setup as setup_mod
 from raidlab.planner.candidates import (DEFAULT_CHUNKS_KIB, DEFAULT_LEVELS, DEFAULT_MAX_DRIVES,
@@ -132,6 +133,7 @@ def render_text(result: PlanResult, top: int) -> str:
 @click.option("--png", "png_dir", metavar="DIR", help="Write the Pareto front as a PNG into DIR (matplotlib).")
 @click.option("--json", "json_out", is_flag=False, flag_value="-", default=None, metavar="[OUT]",
               help="Print the plan as JSON (to OUT if given).")
+@writes_files(html_out="file", png_dir="dir", json_out="file")
 def plan_command(capacity_tb, fio_job, sysbench, preset, min_iops, max_p99_ms, min_degraded_iops,
                  max_rebuild_hours, max_drives, drives, budget, spares, levels, chunks_kib,
                  raid10_layouts, durability, mission_years, sim_seconds, extra, seed, jobs, top,

@@ -12,6 +12,7 @@ from typing import Any, Dict, Optional, Tuple
 import click
 
 from raidlab.commands import write_output
+from raidlab.outputs import writes_files
 from raidlab import reliability as rel
 from raidlab.report import html as html_report
 from raidlab.report import table
@@ -183,6 +184,7 @@ def render_text(doc: Dict[str, Any]) -> str:
 @click.option("--json", "as_json", is_flag=True, help="Print the JSON document instead of text.")
 @click.option("--html", "html_out", metavar="PATH",
               help="Also write a self-contained HTML report (tiles and the P(loss) curve).")
+@writes_files(html_out="file")
 def reliability_command(level: str, devices: int, layout: Optional[str], chunk_kib: int,
                         capacity_tb: float, afr_pct: Optional[float], mttf_hours: Optional[float],
                         weibull_shape: float, mttr_hours: Optional[float], rebuild_from_sim: bool,

@@ -9,6 +9,7 @@ from typing import Optional
 import click
 
 from raidlab.commands import write_output
+from raidlab.outputs import writes_files
 from raidlab import disksim
 from raidlab.report.html import render_html
 
@@ -29,6 +30,7 @@ from raidlab.report.html import render_html
 @click.option("--published-ms", type=click.FloatRange(0, min_open=True), metavar="MS",
               help="DiskSim's own demerit on this trace, shown beside raidlab's in the HTML report.")
 @click.option("--warnings", "show_warnings", is_flag=True, help="List the DiskSim parameters raidlab does not model.")
+@writes_files(png="file", html_path="file")
 def replay_command(config: str, trace: str, as_json: bool, limit: Optional[int], seed: Optional[int],
                    png: Optional[str], html_path: Optional[str], published_ms: Optional[float],
                    show_warnings: bool) -> None:

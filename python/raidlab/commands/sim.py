@@ -12,6 +12,7 @@ from typing import Optional, Tuple
 import click
 
 from raidlab.commands import write_output
+from raidlab.outputs import writes_files
 from raidlab import _core
 from raidlab.errors import ConfigError
 from raidlab.report import html as html_report
@@ -103,6 +104,7 @@ def _progress(enabled: bool):
               help="Print fio-shaped JSON (to OUT if given) instead of a table.")
 @click.option("--html", "html_out", metavar="PATH",
               help="Also write a self-contained HTML report with charts to PATH.")
+@writes_files(json_out="file", html_out="file", png_dir="dir", log_prefix="log-prefix")
 def sim_command(level, devices, layout, chunk_kib, drive, controller, cache_mib, bbu, read_ahead,
                 scheduler, stripe_cache_size, rmw_level, nr_requests, max_sectors_kb, failed,
                 fio_job, sysbench, preset, runtime_s, seed, max_time_s, fail_at, replace_at, spare,

@@ -88,6 +88,7 @@ class Calibration:
             "target": self.target, "target_kind": self.target_kind, "span_bytes": self.span_bytes,
             "runtime_s_per_point": self.runtime_s, "tool": "fio", "tool_version": self.tool_version,
             "hostname": self.hostname, "timestamp": self.timestamp, "raidlab_version": _core.__version__,
+            "raidlab": {"command": "calibrate", "version": _core.__version__},
             "sweep": [o.to_dict() for o in self.observations],
             "model": self.chosen.kind, "params": self.chosen.params,
             "fit_error": {"mean_abs_pct": self.chosen.mean_abs_pct, "max_abs_pct": self.chosen.max_abs_pct,

@@ -24,6 +24,7 @@ adds a hint for the usual causes (§2.5): EINVAL with O_DIRECT is an alignment p
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -148,6 +149,19 @@ def _failure(job_errors: List[int], text: str, status: int, target_path: str) ->
     return DeviceError(" ".join(message.split()))
 
 
+def _keep(path: str, output: str, raw: Optional[Dict[str, Any]], target_path: str) -> None:
+    """``--fio-output``: fio's JSON document with a ``raidlab`` block saying raidlab kept it (so a
+    later run may replace it; :mod:`raidlab.outputs`), or fio's text as printed if it is not JSON."""
+    from raidlab import _core, outputs
+
+    if raw is not None:
+        marked = dict(raw)
+        marked["raidlab"] = {"kept_by": "raidlab measure --fio-output", "version": _core.__version__,
+                             "source": "measured", "tool": "fio", "target": target_path}
+        output = json.dumps(marked, indent=2) + "\n"
+    outputs.write_text(path, output, "--fio-output", protect=[("--target", target_path)])
+
+
 def run_fio(job_text: str, target_path: str, *, binary: Optional[str] = None,
             expected_s: float = 0.0, progress: Optional[Callable[[float], None]] = None,
             keep_json: Optional[str] = None) -> FioRun:
@@ -210,17 +224,13 @@ def run_fio(job_text: str, target_path: str, *, binary: Optional[str] = None,
                 output = handle.read().decode("utf-8", "replace")
         except OSError:
             output = ""
-        if keep_json:
-            try:
-                with open(keep_json, "w") as handle:
-                    handle.write(output)
-            except OSError as error:
-                raise ConfigError(f"cannot write {keep_json}: {error.strerror}") from None
         raw: Optional[Dict[str, Any]] = None
         try:
             raw = parse_fio_json(output, "fio's output")
         except ConfigError:
             raw = None
+        if keep_json:
+            _keep(keep_json, output, raw, target_path)
         job_errors = [int(job.get("error", 0) or 0) for job in (raw or {}).get("jobs", [])]
         all_text = text + "\n" + output.split("{", 1)[0]
         if status != 0 or raw is None or any(job_errors):

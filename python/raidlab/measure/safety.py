@@ -154,8 +154,30 @@ def _in_use(device: str, path: str) -> List[str]:
     return unique
 
 
+def _check_dev_path(path: str) -> None:
+    """A path under /dev must be an existing device node: fio would create a mistyped
+    ``/dev/sdz1`` as a regular file there (in RAM, on devtmpfs) and measure that instead.
+    Character devices (``/dev/null``, ``/dev/full``) stay allowed under the rules of
+    :func:`check_writes`; regular files, directories and missing paths are refused."""
+    from raidlab.outputs import under_kernel_tree
+
+    if not under_kernel_tree(path):
+        return
+    try:
+        mode = os.stat(path).st_mode
+    except FileNotFoundError:
+        raise ConfigError(f"target {path} does not exist; raidlab never creates files under /dev, "
+                          "/proc or /sys (is the device name mistyped?)") from None
+    except OSError as error:
+        raise ConfigError(f"target {path}: {error.strerror}") from None
+    if not (stat.S_ISBLK(mode) or stat.S_ISCHR(mode)):
+        raise ConfigError(f"target {path} is under /dev, /proc or /sys but is not a device; "
+                          "give a block device, or a file elsewhere")
+
+
 def inspect(path: str) -> Target:
     """Looks at ``path`` without changing anything."""
+    _check_dev_path(path)
     try:
         st = os.stat(path)
     except FileNotFoundError:

@@ -7,8 +7,9 @@ per-member utilisation, the rebuild timeline, and the planner's Pareto front.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Dict, List, Optional, Sequence
+from typing import Any, Dict, List, Optional, Sequence, Tuple
 
+from raidlab import outputs
 from raidlab.errors import ConfigError
 
 PERCENTILE_KEYS = ("1.000000", "5.000000", "10.000000", "20.000000", "30.000000", "40.000000", "50.000000",
@@ -39,11 +40,10 @@ def _totals(document: Dict[str, Any]) -> Dict[str, float]:
     return {"iops": iops, "p99_ms": p99}
 
 
-def _save(figure, directory: Path, name: str, written: List[Path]) -> None:
-    path = directory / name
+def _save(figure, directory: Path, name: str, written: List[Tuple[Path, bytes]]) -> None:
+    """Renders the chart; :func:`raidlab.outputs.write_files` writes every chart at the end."""
     figure.tight_layout()
-    figure.savefig(path, dpi=110)
-    written.append(path)
+    written.append((directory / name, outputs.figure_png(figure, dpi=110)))
 
 
 def _bars(plt, entries: Sequence[Dict[str, Any]], metric: str, label: str, directory: Path, name: str, written):
@@ -150,12 +150,7 @@ def _pareto(plt, points, directory: Path, written) -> None:
 
 def _output_dir(directory: str) -> Path:
     """The charts' directory, created if missing (a bad path is the user's: ConfigError)."""
-    target = Path(directory)
-    try:
-        target.mkdir(parents=True, exist_ok=True)
-    except OSError as error:
-        raise ConfigError(f"cannot create {directory}: {error.strerror}") from None
-    return target
+    return outputs.make_directory(directory, "--png")
 
 
 def write_pngs(directory: str, comparison: Sequence[Dict[str, Any]],
@@ -163,7 +158,7 @@ def write_pngs(directory: str, comparison: Sequence[Dict[str, Any]],
     """Writes the charts for ``comparison`` entries ({design, state, document}) into directory."""
     plt = _pyplot()
     target = _output_dir(directory)
-    written: List[Path] = []
+    written: List[Tuple[Path, bytes]] = []
     _bars(plt, comparison, "iops", "IOPS (read + write)", target, "iops.png", written)
     _bars(plt, comparison, "p99_ms", "p99 latency (ms)", target, "latency_p99.png", written)
     _cdf(plt, comparison, target, written)
@@ -172,13 +167,13 @@ def write_pngs(directory: str, comparison: Sequence[Dict[str, Any]],
         _timeline(plt, entry, target, written)
     if pareto:
         _pareto(plt, pareto, target, written)
-    return written
+    return outputs.write_files(written, "--png")
 
 
 def write_pareto_png(directory: str, points: Sequence[Dict[str, Any]]) -> List[Path]:
     """The planner's Pareto front alone (``raidlab plan --png DIR``)."""
     plt = _pyplot()
     target = _output_dir(directory)
-    written: List[Path] = []
+    written: List[Tuple[Path, bytes]] = []
     _pareto(plt, points, target, written)
-    return written
+    return outputs.write_files(written, "--png")

@@ -9,6 +9,8 @@ from typing import Any, Dict, List, Optional
 from raidlab.report import fio_json
 
 SECTOR_BYTES = 512
+#: The fio-format logs ``--log-prefix PREFIX`` writes: PREFIX_<name>.1.log.
+LOG_NAMES = ("iops", "clat", "clat_p99", "rebuild")
 
 
 def phases(result: Dict[str, Any]) -> List[Dict[str, Any]]:
@@ -73,9 +75,7 @@ def write_fio_logs(result: Dict[str, Any], prefix: str) -> List[Path]:
     """fio's log format (``msec, value, data direction, block size, offset``; direction 0 read,
     1 write): PREFIX_iops.1.log, PREFIX_clat.1.log (p50, ns) and PREFIX_clat_p99.1.log, plus
     PREFIX_rebuild.1.log (progress in per mille, direction 2)."""
-    files = {
-        "iops": [], "clat": [], "clat_p99": [], "rebuild": [],
-    }
+    files: Dict[str, List[str]] = {name: [] for name in LOG_NAMES}
     for point in result["series"]:
         msec = (point["start_ns"] + 1_000_000_000) // 1_000_000
         files["iops"].append(f"{msec}, {point['read_ios']}, 0, 0, 0")
@@ -83,9 +83,7 @@ def write_fio_logs(result: Dict[str, Any], prefix: str) -> List[Path]:
         files["clat"].append(f"{msec}, {point['latency_ns_p50']}, 0, 0, 0")
         files["clat_p99"].append(f"{msec}, {point['latency_ns_p99']}, 0, 0, 0")
         files["rebuild"].append(f"{msec}, {int(point['rebuild_pct'] * 10)}, 2, 0, 0")
-    written = []
-    for name, lines in files.items():
-        path = Path(f"{prefix}_{name}.1.log")
-        path.write_text("".join(line + "\n" for line in lines))
-        written.append(path)
-    return written
+    from raidlab import outputs
+
+    return outputs.write_files([(Path(f"{prefix}_{name}.1.log"), "".join(line + "\n" for line in lines).encode())
+                                for name, lines in files.items()], "--log-prefix")
