@@ -287,6 +287,9 @@ def test_a_foreign_png_in_the_charts_directory_stops_every_chart(tmp_path):
     assert sorted(p.name for p in pngs.iterdir()) == ["latency_cdf.png"]
 
 
+from raidlab.commands.compare import CSV_COLUMNS
+
+
 @pytest.mark.parametrize("text, ours", [
     ('{"raidlab": {"version": "0.1.0", "seed": 1}, "jobs": []}', True),
     ('[{"raidlab": {"source": "measured"}}, {"raidlab": {"version": "0.1.0"}}]', True),
@@ -298,7 +301,8 @@ def test_a_foreign_png_in_the_charts_directory_stops_every_chart(tmp_path):
     ("<!DOCTYPE html>\n<html><head><meta name=\"generator\" content=\"Hugo\"></head></html>", False),
     ("# raidlab drive model fitted by 'raidlab calibrate' (raidlab 0.1.0, fio-3.33)\nkind = \"ssd\"\n", True),
     ('preset = "cheetah-10k7"\n', False),
-    ("design,state,workload,iops,mib_s\nraid5,optimal,wal,1,2\n", True),
+    (",".join(CSV_COLUMNS) + "\nraid5,md,512,optimal,wal,1,2\n", True),
+    ("design,state,workload,iops,mib_s\nraid5,optimal,wal,1,2\n", False),
     ("name,iops\nx,1\n", False),
 ])
 def test_what_counts_as_raidlabs_own_output(tmp_path, text, ours):

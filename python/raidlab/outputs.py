@@ -21,7 +21,7 @@ again at the moment each file is written:
   - HTML: ``<meta name="generator" content="raidlab`` in the first 64 KiB.
   - TOML (``calibrate --out``): the first line starts
     ``# raidlab drive model fitted by 'raidlab calibrate'``.
-  - CSV (``compare --csv``): the header line starts ``design,state,workload,``.
+  - CSV (``compare --csv``): the header line is exactly ``compare.CSV_COLUMNS``.
   - PNG: a ``tEXt`` chunk ``Software`` whose text starts ``raidlab``, ahead of the image data
     (written through matplotlib's ``metadata``; PNG spec 2nd ed. §11.3.4.2 lists ``Software``
     among the predefined keywords).
@@ -72,7 +72,6 @@ _JSON_LIMIT_BYTES = 64 * 1024 * 1024
 _PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 _HTML_MARK = b'<meta name="generator" content="raidlab'
 _TOML_MARK = b"# raidlab drive model fitted by 'raidlab calibrate'"
-_CSV_MARK = b"design,state,workload,"
 _LOG_LINE = re.compile(rb"[0-9]+, -?[0-9]+, [012], 0, 0")
 _REBUILD_LINE = re.compile(rb"[0-9]+, -?[0-9]+, 2, 0, 0")
 _META_KEY = "raidlab.outputs"
@@ -336,6 +335,13 @@ def _log_is_ours(path: Pathish) -> bool:
     return any(_log_lines_match(f"{prefix}_rebuild.1.log", _REBUILD_LINE) for prefix in prefixes)
 
 
+def _csv_is_ours(first_line: bytes) -> bool:
+    """The header line compare --csv writes (imported here: compare imports this module)."""
+    from raidlab.commands.compare import CSV_COLUMNS
+
+    return first_line.rstrip(b"\r") == ",".join(CSV_COLUMNS).encode()
+
+
 def is_raidlab_output(path: Pathish) -> bool:
     """True if the regular file at ``path`` is one raidlab wrote (see the module docstring)."""
     head = _head(path, _SNIFF_BYTES)
@@ -344,7 +350,7 @@ def is_raidlab_output(path: Pathish) -> bool:
     if head.lstrip()[:1] in (b"{", b"["):
         return _json_is_ours(path)
     first_line = head.split(b"\n", 1)[0]
-    if _HTML_MARK in head or first_line.startswith(_TOML_MARK) or first_line.startswith(_CSV_MARK):
+    if _HTML_MARK in head or first_line.startswith(_TOML_MARK) or _csv_is_ours(first_line):
         return True
     return os.fspath(path).endswith(".1.log") and _log_is_ours(path)
 

@@ -26,6 +26,12 @@ _LATENCY = (("read p50 ms", "read_p50_ms"), ("read p99 ms", "read_p99_ms"),
             ("write p50 ms", "write_p50_ms"), ("write p99 ms", "write_p99_ms"))
 
 
+#: compare --csv's header (raidlab.outputs recognises a CSV raidlab wrote by it).
+CSV_COLUMNS = ("design", "controller", "chunk_kib", "state", "workload", "iops", "mib_s",
+               *(f"{key.split('_')[0]}_latency_ms_{key.split('_')[1]}" for _, key in _LATENCY),
+               "capacity_bytes", "rebuild_hours")
+
+
 def _ms(value: Optional[float]) -> str:
     if value is None:
         return "-"
@@ -47,9 +53,7 @@ def _table(rows) -> str:
 def _csv(rows) -> str:
     out = io.StringIO()
     writer = csv.writer(out)
-    writer.writerow(["design", "controller", "chunk_kib", "state", "workload", "iops", "mib_s",
-                     *(f"{key.split('_')[0]}_latency_ms_{key.split('_')[1]}" for _, key in _LATENCY),
-                     "capacity_bytes", "rebuild_hours"])
+    writer.writerow(CSV_COLUMNS)
     for row in rows:
         t = row.totals()
         writer.writerow([row.design, row.resolved.controller, row.resolved.chunk_kib, row.state, row.case,
