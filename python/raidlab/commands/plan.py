@@ -18,6 +18,7 @@ from raidlab.planner.candidates import (DEFAULT_CHUNKS_KIB, DEFAULT_LEVELS, DEFA
 from raidlab.planner.rank import Evaluated, money
 from raidlab.report import table
 from raidlab.sim import resolve_workload
+from raidlab.units import format_probability
 
 
 def _int_list(text: str, option: str) -> List[int]:
@@ -54,7 +55,7 @@ def _row(e: Evaluated, priced: bool, winner: Evaluated) -> List[str]:
     degraded = e.degraded_iops
     hours = e.rebuild_hours
     mark = "* " if e is winner else "  "
-    risk = f"{e.loss_probability:.1e}" if e.loss_probability is not None else str(e.tolerance)
+    risk = format_probability(e.loss_probability) if e.loss_probability is not None else str(e.tolerance)
     return [mark + e.design.name, money(e.cost, priced), f"{e.capacity_bytes / 1e12:.2f}",
             f"{e.iops:,.0f}", _ms(e.result['optimal']['p99_ms']),
             "-" if degraded is None else f"{degraded:,.0f}",
@@ -67,8 +68,9 @@ def render_text(result: PlanResult, top: int) -> str:
     priced = request["cost_unit"] == "price"
     labels = {"min_iops": "IOPS >= {:g}", "max_p99_ms": "p99 <= {:g} ms",
               "min_degraded_iops": "degraded IOPS >= {:g}", "max_rebuild_hours": "rebuild <= {:g} h",
-              "max_loss_probability": "P(loss) <= {:g}"}
-    targets = ", ".join(labels[k].format(v) for k, v in request["targets"].items()) or "none"
+              "max_loss_probability": "P(loss) <= {}"}
+    targets = ", ".join(labels[k].format(format_probability(v) if k == "max_loss_probability" else v)
+                        for k, v in request["targets"].items()) or "none"
     lines = [f"raidlab plan: {request['capacity_tb']:g} TB usable | {request['workload']['describe']}",
              f"targets: {targets}"
              + (f"; budget {request['budget']:g}" if request["budget"] is not None else "")
