@@ -6,13 +6,14 @@ The option names are a contract: scripts outside the project use them.
 from __future__ import annotations
 
 import json
-import sys
 from typing import Optional
 
 import click
 
 from raidlab.commands import write_output
-from raidlab.commands.measure import ProgressBar, write_json
+from raidlab.commands.measure import write_json
+from raidlab.commands import progress
+from raidlab.commands.progress import ProgressBar
 from raidlab.errors import ConfigError
 from raidlab.measure import calibrate as calibration
 from raidlab.measure.fit import MODELS, Observation, Point
@@ -104,7 +105,7 @@ def calibrate_command(target: Optional[str], size: Optional[str], capacity_tb: O
     else:
         if not target:
             raise click.UsageError("give --target PATH (or --sweep FILE.json)")
-        bar = ProgressBar(json_out is None and sys.stderr.isatty(), "sweeping")
+        bar = ProgressBar(progress.wanted(json_out is not None), "sweeping")
 
         def on_point(index: int, total: int, seen: Observation) -> None:
             if bar.bar is None:

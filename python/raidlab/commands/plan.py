@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import json
 import os
-import sys
-from typing import Any, List, Optional
+from typing import List, Optional
 
 import click
 
-from raidlab.commands import write_output
+from raidlab.commands import progress, write_output
+from raidlab.commands.progress import ProgressBar
 from raidlab.planner import PlanResult, plan
 from raidlab.planner import setup as setup_mod
 from raidlab.planner.candidates import (DEFAULT_CHUNKS_KIB, DEFAULT_LEVELS, DEFAULT_MAX_DRIVES,
@@ -33,16 +33,15 @@ def _name_list(text: str) -> List[str]:
 
 
 def _progress_factory(enabled: bool):
-    """A click progress bar on stderr over designs settled (only on a terminal)."""
-    bars: List[Any] = []
+    """The shared progress bar over designs settled (only on a terminal, progress.wanted)."""
+    bars: List[ProgressBar] = []
     if not enabled:
         return None, bars
 
     def factory(total: int):
-        bar = click.progressbar(length=total, label="planning", file=sys.stderr)
-        bar.__enter__()
+        bar = ProgressBar(True, "planning")
         bars.append(bar)
-        return bar.update
+        return bar.counter(total)
 
     return factory, bars
 
@@ -146,7 +145,7 @@ def plan_command(capacity_tb, fio_job, sysbench, preset, min_iops, max_p99_ms, m
     commands that build it.
     """
     workload = resolve_workload(fio=fio_job, sysbench=sysbench, preset=preset)
-    factory, bars = _progress_factory(sys.stderr.isatty())
+    factory, bars = _progress_factory(progress.wanted(json_out is not None))
     try:
         result = plan(capacity_tb=capacity_tb, workload=workload, drives=list(drives),
                       min_iops=min_iops, max_p99_ms=max_p99_ms, min_degraded_iops=min_degraded_iops,
@@ -158,7 +157,7 @@ def plan_command(capacity_tb, fio_job, sysbench, preset, min_iops, max_p99_ms, m
                       sim_seconds=sim_seconds, extra=extra, progress=factory)
     finally:
         for bar in bars:
-            bar.__exit__(None, None, None)
+            bar.close()
     points = result.document["points"]
     if html_out:
         from raidlab.report.html import render_html
