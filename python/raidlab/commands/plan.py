@@ -16,6 +16,7 @@ from raidlab.planner import setup as setup_mod
 from raidlab.planner.candidates import (DEFAULT_CHUNKS_KIB, DEFAULT_LEVELS, DEFAULT_MAX_DRIVES,
                                         DEFAULT_RAID10_LAYOUTS)
 from raidlab.planner.rank import Evaluated, money
+from raidlab.planner.runbook import MD_SPEED_LIMIT_MAX_KIB_S, MD_SPEED_LIMIT_MIN_KIB_S
 from raidlab.report import table
 from raidlab.sim import resolve_workload
 from raidlab.units import format_probability
@@ -119,6 +120,11 @@ def render_text(result: PlanResult, top: int) -> str:
               help="Target: most acceptable probability of data loss over --mission-years.")
 @click.option("--mission-years", type=float, default=5.0, show_default=True,
               help="Mission time for --durability.")
+@click.option("--speed-limit-min", type=click.IntRange(1, 10**9), default=MD_SPEED_LIMIT_MIN_KIB_S,
+              show_default=True, help="md speed_limit_min, KiB/s per device: the simulated rebuilds run "
+              "under it and the setup sets it (under load md rebuilds at about this rate).")
+@click.option("--speed-limit-max", type=click.IntRange(1, 10**9), default=MD_SPEED_LIMIT_MAX_KIB_S,
+              show_default=True, help="md speed_limit_max, KiB/s per device (an idle rebuild's ceiling).")
 @click.option("--sim-seconds", type=click.FloatRange(0.01, 600),
               help="Simulated seconds per scenario [default: 2 for disks, 0.25 SATA SSD, 0.1 NVMe; rebuilds run at least 30, 5 and 1].")
 @click.option("--extra", type=click.IntRange(0, 16), default=1, show_default=True,
@@ -135,8 +141,8 @@ def render_text(result: PlanResult, top: int) -> str:
               help="Print the plan as JSON (to OUT if given).")
 def plan_command(capacity_tb, fio_job, sysbench, preset, min_iops, max_p99_ms, min_degraded_iops,
                  max_rebuild_hours, max_drives, drives, budget, spares, levels, chunks_kib,
-                 raid10_layouts, durability, mission_years, sim_seconds, extra, seed, jobs, top,
-                 html_out, png_dir, json_out) -> None:
+                 raid10_layouts, durability, mission_years, speed_limit_min, speed_limit_max, sim_seconds,
+                 extra, seed, jobs, top, html_out, png_dir, json_out) -> None:
     """Plan an md array: the cheapest design that holds --capacity-tb and meets the targets.
 
     Enumerates levels, device counts, chunk sizes and drive models, drops what is too small or
@@ -154,7 +160,8 @@ def plan_command(capacity_tb, fio_job, sysbench, preset, min_iops, max_p99_ms, m
                       chunks_kib=_int_list(chunks_kib, "--chunks-kib"),
                       raid10_layouts=_name_list(raid10_layouts), durability=durability,
                       mission_years=mission_years, seed=seed, jobs=jobs or os.cpu_count() or 1,
-                      sim_seconds=sim_seconds, extra=extra, progress=factory)
+                      sim_seconds=sim_seconds, extra=extra, progress=factory,
+                      speed_limit_min_kib_s=speed_limit_min, speed_limit_max_kib_s=speed_limit_max)
     finally:
         for bar in bars:
             bar.close()

@@ -28,6 +28,7 @@ import dataclasses
 import math
 from typing import Any, Dict, Optional
 
+from raidlab.planner.runbook import MD_SPEED_LIMIT_MAX_KIB_S, MD_SPEED_LIMIT_MIN_KIB_S
 from raidlab.sim import (DEFAULT_MAX_SECTORS_KB, DEFAULT_NR_REQUESTS, build_config, run_config)
 from raidlab.workload import Workload
 
@@ -67,7 +68,7 @@ def metrics(document: Dict[str, Any]) -> Dict[str, Any]:
             "p99_ms": round(max(p99s) / 1e6, 3) if p99s else None}
 
 
-def _run(task: Dict[str, Any], workload: Workload, failed, spare: bool) -> Dict[str, Any]:
+def _run(task: Dict[str, Any], workload: Optional[Workload], failed, spare: bool) -> Dict[str, Any]:
     design = task["design"]
     config = build_config(
         level=design["level"], devices=design["devices"], layout=design["layout"],
@@ -75,8 +76,21 @@ def _run(task: Dict[str, Any], workload: Workload, failed, spare: bool) -> Dict[
         bbu=False, read_ahead=False, stripe_cache_size=task["stripe_cache_size"], rmw_level=1,
         scheduler=task["scheduler"], nr_requests=DEFAULT_NR_REQUESTS,
         max_sectors_kb=DEFAULT_MAX_SECTORS_KB, failed=failed, workload=workload,
-        seed=task["seed"], max_time_s=_MAX_TIME_S, max_events=_MAX_EVENTS, spare=spare)
+        seed=task["seed"], max_time_s=task.get("max_time_s", _MAX_TIME_S), max_events=_MAX_EVENTS,
+        spare=spare, speed_limit_min=task.get("speed_limit_min_kib_s", MD_SPEED_LIMIT_MIN_KIB_S),
+        speed_limit_max=task.get("speed_limit_max_kib_s", MD_SPEED_LIMIT_MAX_KIB_S))
     return run_config(config, workload).to_dict()
+
+
+def idle_rebuild(task: Dict[str, Any]) -> Dict[str, Any]:
+    """Member 0 rebuilt onto a hot spare with no other I/O, for ``rebuild_s`` simulated seconds:
+    md runs at the lower of the drive's streaming rate and speed_limit_max (md_do_sync never
+    finds the array busy). The rate is extrapolated to the whole member, as under load."""
+    document = _run(dict(task, max_time_s=task["rebuild_s"]), None, (0,), True)
+    rebuild = document.get("rebuild") or {}
+    duration = rebuild.get("duration_s")
+    return {"rate_kib_s": rebuild.get("rate_kib_s"), "hours": round(duration / 3600, 3) if duration else None,
+            "extrapolated": bool(rebuild.get("extrapolated"))}
 
 
 def evaluate(task: Dict[str, Any]) -> Dict[str, Any]:

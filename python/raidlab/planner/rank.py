@@ -265,6 +265,11 @@ def closest_miss(simulated: Sequence[Evaluated], targets: Dict[str, Any]) -> str
     best = (max(values) if way == "min" else min(values)) if values else None
     holder = next((e for e in simulated if e.value(key) == best), None)
     where = f" ({holder.design.name})" if holder is not None else ""
+    remedy = "relax it, allow more drives (--max-drives) or other models (--drive)"
+    if key == "max_rebuild_hours":
+        # Under load md rebuilds at about speed_limit_min (md_do_sync): the limit, not the drives,
+        # is what usually misses a rebuild target.
+        remedy = "raise md's resync floor (--speed-limit-min, KiB/s per device) or " + remedy
     return (f"no design meets the targets: {counts[key]} of {len(simulated)} simulated designs miss "
             f"{label}; the best reached {_fmt(key, best)}{where} against a target of "
-            f"{_fmt(key, targets[key])} — relax it, allow more drives (--max-drives) or other models (--drive)")
+            f"{_fmt(key, targets[key])} — {remedy}")
