@@ -101,7 +101,7 @@ def render_text(result: PlanResult, top: int) -> str:
 @click.option("--min-degraded-iops", type=float, help="Target: IOPS with one member failed.")
 @click.option("--max-rebuild-hours", type=float,
               help="Target: hours to rebuild a full member onto a spare while serving --min-iops "
-                   "(or the full workload if no IOPS target).")
+                   "(or the full workload if no IOPS target), under --speed-limit-min/max.")
 @click.option("--max-drives", type=click.IntRange(2, 64), default=DEFAULT_MAX_DRIVES, show_default=True,
               help="Most drives, spares included.")
 @click.option("--drive", "drives", multiple=True, metavar="NAME[:PRICE]",
@@ -147,8 +147,9 @@ def plan_command(capacity_tb, fio_job, sysbench, preset, min_iops, max_p99_ms, m
 
     Enumerates levels, device counts, chunk sizes and drive models, drops what is too small or
     over budget, simulates the rest under the workload (optimal, one member failed, rebuilding),
-    shows the Pareto front and why the winner wins, then prints the mdadm/mkfs/mount/sysfs
-    commands that build it.
+    shows the Pareto front and why the winner wins, then prints the commands that build it
+    and keep it running: mdadm/mkfs/mount, mdadm.conf and initramfs, fstab, md's resync speed
+    limits, monitoring and scrubs. Drives appear as <disk1> ... <diskN>, to be replaced.
     """
     workload = resolve_workload(fio=fio_job, sysbench=sysbench, preset=preset)
     factory, bars = _progress_factory(progress.wanted(json_out is not None))
