@@ -323,7 +323,8 @@ def test_runbook_chooses_the_write_intent_bitmap_and_says_what_it_costs():
     assert "16 regions" in create["why"]  # 1 GiB members / 64 MiB
     assert "do not include this cost" in create["why"]
     raid0, _ = _runbook((0, None, 4, 64, 0))
-    assert "--bitmap=none" in raid0["commands"][0]["command"]
+    assert "--bitmap" not in raid0["commands"][0]["command"]  # mdadm refuses any bitmap on raid0
+    assert "No write-intent bitmap" in raid0["commands"][0]["why"]
     assert not any("sync_action" in c["command"] or "speed_limit" in c["command"] for c in raid0["commands"])
 
 

@@ -44,17 +44,17 @@ Add = Callable[[str, str], None]
 
 def bitmap_options(level: int) -> List[str]:
     """The ``mdadm --create`` options for the write-intent bitmap: internal, 64 MiB chunks, for
-    every level with redundancy (raid0 has nothing to resync)."""
+    every level with redundancy. None for raid0: mdadm refuses any --bitmap there, even
+    "none" ("bitmaps not meaningful with level", Create.c checks before it reads "none")."""
     if level == 0:
-        return ["--bitmap=none"]
+        return []
     return ["--bitmap=internal", f"--bitmap-chunk={BITMAP_CHUNK_MIB}M"]
 
 
 def bitmap_why(level: int, member_bytes: int) -> str:
     """Why that bitmap, and what it costs on writes."""
     if level == 0:
-        return ("--bitmap=none: raid0 has no redundancy to resync, so a write-intent bitmap would "
-                "only cost writes (newer mdadm asks otherwise).")
+        return ("No write-intent bitmap: raid0 has no redundancy to resync, and mdadm refuses one.")
     regions = max(member_bytes // (BITMAP_CHUNK_MIB * 2**20), 1)
     return (f"--bitmap=internal --bitmap-chunk={BITMAP_CHUNK_MIB}M: a write-intent bitmap, one bit per "
             f"{BITMAP_CHUNK_MIB} MiB of each member ({regions:,} regions here). After a crash or a "
