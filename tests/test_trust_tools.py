@@ -390,3 +390,16 @@ def test_a_missed_rebuild_target_points_at_the_speed_limit():
     run = run_cli(PLAN + ["--max-rebuild-hours", "5"])
     assert run.status == 2 and len(run.stderr_lines) == 1
     assert "miss rebuild time" in run.stderr and "--speed-limit-min" in run.stderr
+
+
+def test_a_closed_pipe_is_neither_a_finding_nor_a_bug(tmp_path, monkeypatch):
+    # main's mapping of a BrokenPipeError that reaches it (click.main, or a direct invoke).
+    from raidlab import cli
+
+    def closed(*args, **kwargs):
+        raise BrokenPipeError(32, "Broken pipe")
+
+    monkeypatch.setattr(cli.cli, "main", closed)
+    monkeypatch.setattr(cli.cli, "invoke", closed)
+    monkeypatch.setattr(cli, "_silence_stdout", lambda: None)
+    assert cli.main(["align", _dump(tmp_path, DOS_2048)]) == cli.EXIT_BROKEN_PIPE == 141

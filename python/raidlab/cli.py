@@ -35,6 +35,9 @@ EXIT_USAGE = 2
 #: Exit status for a bug in raidlab itself (reported in one line, too): sysexits.h's
 #: EX_SOFTWARE, so that it cannot be mistaken for a check's findings (1) or bad input (2).
 EXIT_INTERNAL = 70
+#: Exit status when the reader of stdout went away (``raidlab ... | head``): what a shell reports
+#: for a process that SIGPIPE ended (128 + 13); neither a finding nor a bug.
+EXIT_BROKEN_PIPE = 141
 
 _U64_LIMIT = 1 << 64
 _DIGITS = re.compile(r"[0-9]+")
@@ -226,7 +229,8 @@ def _silence_stdout() -> None:
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
     """Runs the command line and returns the exit status: 0 ok, 1 a check's findings (returned
-    by the command itself), 2 bad input, 70 a bug in raidlab, 130 interrupted."""
+    by the command itself), 2 bad input, 70 a bug in raidlab, 130 interrupted, 141 stdout's
+    reader went away."""
     try:
         status = cli.main(args=list(argv) if argv is not None else None, prog_name="raidlab",
                           standalone_mode=False)
@@ -249,7 +253,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         return EXIT_INTERNAL
     except BrokenPipeError:
         _silence_stdout()
-        return EXIT_INTERNAL
+        return EXIT_BROKEN_PIPE
     except KeyboardInterrupt:
         _error("interrupted")
         return 130
