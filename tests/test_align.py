@@ -85,9 +85,11 @@ def write(tmp_path, text, name="dump.json"):
 
 
 def align(args):
+    """The JSON report; the exit status is 0 when every partition is aligned, else 1 (as linters)."""
     run = run_cli(["align", *args, "--json"])
-    assert run.status == 0, run.stderr
-    return run.json()
+    report = run.json()
+    assert run.status == (0 if report["aligned"] else 1), run.stderr
+    return report
 
 
 # -- the exact arithmetic ---------------------------------------------------------------------
@@ -150,7 +152,7 @@ def test_start_63_on_512e_with_64k_chunk(tmp_path):
 
 def test_start_63_against_a_chunk_only_fixes_to_1_mib(tmp_path):
     run = run_cli(["align", write(tmp_path, DOS_63), "--logical-block-bytes", "512", "--chunk-kib", "64"])
-    assert run.status == 0, run.stderr
+    assert run.status == 1, run.stderr  # checked, misaligned
     assert "exactly 1/4" in run.stdout and "recreate it at sector 2048" in run.stdout
     assert "32256 bytes into a 64 KiB chunk" in run.stdout
 

@@ -405,8 +405,8 @@ def test_empirical_fit_predicts_points_outside_its_sweep_and_chooser_prefers_phy
 def test_quick_calibration_predicts_a_workload_outside_its_sweep(tmp_path, capsys):
     target, model = tmp_path / "cal.bin", tmp_path / "drive.toml"
     sweep = tmp_path / "sweep.json"
-    status, out, err = run_cli(["calibrate", "--target", target, "--size", "64M", "--quick",
-                                "--runtime-s", "1", "--out", model, "--json", sweep], capsys)
+    status, out, err = run_cli(["calibrate", "--target", target, "--size", "64M", "--capacity-tb", "0.5",
+                                "--quick", "--runtime-s", "1", "--out", model, "--json", sweep], capsys)
     assert status == 0, err
     result = json.loads(sweep.read_text())
     assert len(result["sweep"]) == len(calibration.sweep_points(True))

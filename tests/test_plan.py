@@ -119,10 +119,11 @@ def test_setup_lines_for_parity_raid_on_disks_and_nvme():
     out = setup(Design("d", 5, "left-symmetric", 6, 512, spares=1), DISK, array, preset("backup-scan"))
     text = "\n".join(c["command"] for c in out["commands"])
     assert ("mdadm --create /dev/md0 --metadata=1.2 --level=5 --raid-devices=6 --chunk=512K "
-            "--layout=left-symmetric --spare-devices=1 /dev/sd[b-h]") in text
+            "--layout=left-symmetric --spare-devices=1 --bitmap=internal --bitmap-chunk=64M "
+            "<disk1> <disk2> <disk3> <disk4> <disk5> <disk6> <disk7>") in text
     assert "mkfs.xfs -d su=512k,sw=5 /dev/md0" in text
     assert "mkfs.ext4 -b 4096 -E stride=128,stripe-width=640 /dev/md0" in text
-    assert "echo mq-deadline > /sys/block/$d/queue/scheduler" in text
+    assert "echo mq-deadline > /sys/block/$n/queue/scheduler" in text
     assert "nobarrier" not in text and "barrier=0" not in text
     assert f"echo {stripe_cache_entries(6)} > /sys/block/md0/md/stripe_cache_size" in text
     cache_why = next(c["why"] for c in out["commands"] if "stripe_cache_size" in c["command"])
@@ -135,7 +136,7 @@ def test_setup_lines_for_parity_raid_on_disks_and_nvme():
     nvme = setup(Design("n", 10, "n2", 4, 64), NVME,
                  raidlab.Array(level=10, devices=4, chunk_kib=64, member_kib=1 << 20), preset("oltp-innodb"))
     text = "\n".join(c["command"] for c in nvme["commands"])
-    assert "/dev/nvme[0-3]n1" in text and "echo none > /sys/block/$d/queue/scheduler" in text
+    assert "<disk1> <disk2> <disk3> <disk4>" in text and "echo none > /sys/block/$n/queue/scheduler" in text
     assert "stripe_cache_size" not in text
     assert "echo 128 > /sys/block/md0/queue/read_ahead_kb" in text
 

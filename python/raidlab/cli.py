@@ -27,10 +27,17 @@ from raidlab.commands.calibrate import calibrate_command
 from raidlab.commands.measure import import_command, measure_command
 from raidlab.layout import DEFAULT_DIAGRAM_ROWS, json_document, render_text
 
+#: Exit status of a check that ran and found a problem, as linters exit (``align``: a partition
+#: is misaligned). A command returns it deliberately; it never means an error.
+EXIT_FINDINGS = 1
 #: Exit status for any input raidlab refuses (bad options, arrays md would refuse).
 EXIT_USAGE = 2
-#: Exit status for a bug in raidlab itself (reported in one line, too).
-EXIT_INTERNAL = 1
+#: Exit status for a bug in raidlab itself (reported in one line, too): sysexits.h's
+#: EX_SOFTWARE, so that it cannot be mistaken for a check's findings (1) or bad input (2).
+EXIT_INTERNAL = 70
+#: Exit status when the reader of stdout went away (``raidlab ... | head``): what a shell reports
+#: for a process that SIGPIPE ended (128 + 13); neither a finding nor a bug.
+EXIT_BROKEN_PIPE = 141
 
 _U64_LIMIT = 1 << 64
 _DIGITS = re.compile(r"[0-9]+")
@@ -221,7 +228,9 @@ def _silence_stdout() -> None:
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
-    """Runs the command line and returns the exit status (0 ok, 2 bad input, 1 raidlab bug)."""
+    """Runs the command line and returns the exit status: 0 ok, 1 a check's findings (returned
+    by the command itself), 2 bad input, 70 a bug in raidlab, 130 interrupted, 141 stdout's
+    reader went away."""
     try:
         status = cli.main(args=list(argv) if argv is not None else None, prog_name="raidlab",
                           standalone_mode=False)
@@ -244,7 +253,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         return EXIT_INTERNAL
     except BrokenPipeError:
         _silence_stdout()
-        return EXIT_INTERNAL
+        return EXIT_BROKEN_PIPE
     except KeyboardInterrupt:
         _error("interrupted")
         return 130

@@ -43,7 +43,17 @@ def _geometry(topology: aligner.Topology, level: Optional[str], devices: Optiona
     topology.notes.append(f"geometry from the options: {what} (io_min {chunk}, io_opt {stripe})")
 
 
-@click.command("align")
+#: align's exit statuses, as linters use them (cli.EXIT_FINDINGS, EXIT_USAGE).
+EXIT_ALIGNED, EXIT_MISALIGNED = 0, 1
+
+_EPILOG = """\b
+Exit status:
+  0  every partition is aligned (physical block, and chunk and stripe when known)
+  1  checked: at least one partition is misaligned or stripe-misaligned (the report says how to fix it)
+  2  bad input: one line 'raidlab: error: ...' on stderr, nothing checked"""
+
+
+@click.command("align", epilog=_EPILOG)
 @click.argument("dump", required=False, metavar="[SFDISK_JSON|-]")
 @click.option("--device", metavar="DEV", help="Read the partitions and topology of DEV from sysfs instead "
               "(read-only), e.g. sda, md0, nvme0n1.")
@@ -64,13 +74,13 @@ def _geometry(topology: aligner.Topology, level: Optional[str], devices: Optiona
               help="Where those I/Os start: multiples of this inside the partition [default: the I/O size].")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 def align_command(dump, device, sysfs_root, level, devices, layout, chunk_kib, logical_block_bytes,
-                  physical_block_bytes, io_kib, io_align_kib, as_json) -> None:
+                  physical_block_bytes, io_kib, io_align_kib, as_json) -> int:
     """Check partition starts against the array's chunk, its stripe and 4 KiB physical sectors.
 
     Reads 'sfdisk -J DEVICE' output from a file or stdin (-), or the live topology of --device
     from sysfs; reports each start's misalignment in bytes, the kernel's alignment_offset, the
     exact fraction of --io-kib I/Os that straddle a chunk, and the start sector that fixes it.
-    Nothing is ever written.
+    Nothing is ever written. Exits 1 when a partition is misaligned (see below).
     """
     if dump is not None and device is not None:
         raise click.UsageError("give an sfdisk dump or --device, not both")
@@ -115,3 +125,4 @@ def align_command(dump, device, sysfs_root, level, devices, layout, chunk_kib, l
         click.echo(json.dumps(report, indent=2))
     else:
         click.echo(aligner.render(report))
+    return EXIT_ALIGNED if report["aligned"] else EXIT_MISALIGNED

@@ -6,14 +6,15 @@ The option names are a contract: scripts outside the project use them.
 from __future__ import annotations
 
 import json
-import sys
 from typing import Optional
 
 import click
 
 from raidlab.commands import write_output
 from raidlab.outputs import writes_files
-from raidlab.commands.measure import ProgressBar, write_json
+from raidlab.commands.measure import write_json
+from raidlab.commands import progress
+from raidlab.commands.progress import ProgressBar
 from raidlab.errors import ConfigError
 from raidlab.measure import calibrate as calibration
 from raidlab.measure.fit import MODELS, Observation, Point
@@ -38,10 +39,29 @@ def _load_sweep(path: str):
         raise ConfigError(f"{path} is not a 'raidlab calibrate --json' document ({error})") from None
 
 
+def _sweep_capacity(document, path: str, capacity_tb: Optional[float]):
+    """The drive's capacity for a refit: --capacity-tb, else what the sweep's document recorded
+    (documents from before it was recorded held only the swept region: refused)."""
+    span = int(document["span_bytes"])
+    if capacity_tb is not None:
+        from raidlab.measure.safety import Target
+
+        return calibration.drive_capacity(Target(path, "file"), capacity_tb, span)
+    recorded = document.get("capacity_bytes")
+    if isinstance(recorded, int) and not isinstance(recorded, bool) and recorded >= span:
+        return recorded, str(document.get("capacity_source") or f"recorded in {path}")
+    raise ConfigError(f"{path} records no drive capacity (only the {span}-byte swept region); "
+                      "give the drive's capacity with --capacity-tb")
+
+
 @click.command("calibrate")
 @click.option("--target", metavar="PATH", help="File (new or existing) or block device to sweep.")
 @click.option("--size", metavar="SIZE",
               help="Region to sweep, e.g. 1G [default: the device or existing file, else 1 GiB].")
+@click.option("--capacity-tb", type=float, metavar="TB",
+              help="The drive's capacity in decimal TB, written into the model [default: the block "
+                   "device's size (a partition's disk); required for a file target, whose size is "
+                   "only the test region].")
 @click.option("--quick", is_flag=True, help="An 11-point sweep of 1 s points (CI), instead of 49 points of 3 s.")
 @click.option("--runtime-s", type=click.FloatRange(0.1, 3600), help="Seconds per sweep point.")
 @click.option("--model", type=click.Choice(("auto",) + MODELS), default="auto", show_default=True,
@@ -56,7 +76,8 @@ def _load_sweep(path: str):
 @click.option("--json", "json_out", is_flag=False, flag_value="-", default=None, metavar="[OUT]",
               help="Print the sweep, every candidate fit and the chosen model as JSON (to OUT if given).")
 @writes_files(out="file", json_out="file")
-def calibrate_command(target: Optional[str], size: Optional[str], quick: bool, runtime_s: Optional[float],
+def calibrate_command(target: Optional[str], size: Optional[str], capacity_tb: Optional[float],
+                      quick: bool, runtime_s: Optional[float],
                       model: str, out: str, destroy_data: bool, fio_binary: Optional[str],
                       sweep_json: Optional[str], json_out: Optional[str]) -> None:
     """Measure one device with a fio sweep and fit a drive model for `raidlab sim --drive`.
@@ -75,16 +96,18 @@ def calibrate_command(target: Optional[str], size: Optional[str], quick: bool, r
         if target:
             raise click.UsageError("give --target (to run a sweep) or --sweep (to refit one), not both")
         document, observations = _load_sweep(sweep_json)
+        capacity = _sweep_capacity(document, sweep_json, capacity_tb)
         say(f"refitting {len(observations)} sweep points from {sweep_json}")
         result = calibration.from_observations(
             observations, int(document["span_bytes"]), model=model, max_evals=40 if len(observations) < 20 else 80,
             target=str(document.get("target", "")), target_kind=str(document.get("target_kind", "")),
             runtime_s=float(document.get("runtime_s_per_point", 0.0)),
-            tool_version=str(document.get("tool_version", "")), on_fit=lambda k: say(f"fitting {k} model"))
+            tool_version=str(document.get("tool_version", "")), on_fit=lambda k: say(f"fitting {k} model"),
+            capacity=capacity)
     else:
         if not target:
             raise click.UsageError("give --target PATH (or --sweep FILE.json)")
-        bar = ProgressBar(json_out is None and sys.stderr.isatty(), "sweeping")
+        bar = ProgressBar(progress.wanted(json_out is not None), "sweeping")
 
         def on_point(index: int, total: int, seen: Observation) -> None:
             if bar.bar is None:
@@ -94,7 +117,7 @@ def calibrate_command(target: Optional[str], size: Optional[str], quick: bool, r
         try:
             result = calibration.calibrate(target, size=size, quick=quick, runtime_s=runtime_s,
                                            destroy_data=destroy_data, fio_binary=fio_binary, model=model,
-                                           progress=bar.callback, on_point=on_point,
+                                           progress=bar.callback, on_point=on_point, capacity_tb=capacity_tb,
                                            on_fit=lambda k: (bar.close(), say(f"fitting {k} model")))
         finally:
             bar.close()

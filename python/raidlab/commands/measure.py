@@ -13,6 +13,8 @@ import click
 
 from raidlab.commands import write_output
 from raidlab.outputs import writes_files
+from raidlab.commands import progress
+from raidlab.commands.progress import ProgressBar
 from raidlab.measure import importer, measurement
 from raidlab.measure.report import summary
 
@@ -20,33 +22,6 @@ from raidlab.measure.report import summary
 def write_json(document: Any, json_out: str) -> None:
     """``--json`` (stdout) or ``--json OUT`` (a file), as ``raidlab sim`` does."""
     write_output(json_out, json.dumps(document, indent=2, sort_keys=False))
-
-
-class ProgressBar:
-    """A progress bar on stderr (only on a terminal), fed fractions 0..1."""
-
-    def __init__(self, enabled: bool, label: str) -> None:
-        self.bar = click.progressbar(length=1000, label=label, file=sys.stderr) if enabled else None
-        self.shown = 0
-        if self.bar is not None:
-            self.bar.__enter__()
-
-    def __call__(self, fraction: float) -> None:
-        if self.bar is None:
-            return
-        done = int(1000 * min(max(fraction, 0.0), 1.0))
-        if done > self.shown:
-            self.bar.update(done - self.shown)
-            self.shown = done
-
-    @property
-    def callback(self):
-        return self if self.bar is not None else None
-
-    def close(self) -> None:
-        if self.bar is not None:
-            self.bar.__exit__(None, None, None)
-            self.bar = None
 
 
 @click.command("measure")
@@ -91,7 +66,7 @@ def measure_command(target: str, fio_job: Optional[str], sysbench: Optional[str]
         click.echo(prepared.job_text, nl=False, err=json_out == "-" and not dry_run)
     if dry_run:
         return
-    bar = ProgressBar(json_out is None and sys.stderr.isatty(), "measuring")
+    bar = ProgressBar(progress.wanted(json_out is not None), "measuring")
     try:
         result = measurement.run_prepared(prepared, fio_binary=fio_binary, progress=bar.callback,
                                           keep_json=fio_output, command=["raidlab", *sys.argv[1:]])

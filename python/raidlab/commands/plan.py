@@ -5,20 +5,22 @@ from __future__ import annotations
 
 import json
 import os
-import sys
-from typing import Any, List, Optional
+from typing import List, Optional
 
 import click
 
-from raidlab.commands import write_output
+from raidlab.commands import progress, write_output
+from raidlab.commands.progress import ProgressBar
 from raidlab.outputs import writes_files
 from raidlab.planner import PlanResult, plan
 from raidlab.planner import setup as setup_mod
 from raidlab.planner.candidates import (DEFAULT_CHUNKS_KIB, DEFAULT_LEVELS, DEFAULT_MAX_DRIVES,
                                         DEFAULT_RAID10_LAYOUTS)
 from raidlab.planner.rank import Evaluated, money
+from raidlab.planner.runbook import MD_SPEED_LIMIT_MAX_KIB_S, MD_SPEED_LIMIT_MIN_KIB_S
 from raidlab.report import table
 from raidlab.sim import resolve_workload
+from raidlab.units import format_probability
 
 
 def _int_list(text: str, option: str) -> List[int]:
@@ -33,16 +35,15 @@ def _name_list(text: str) -> List[str]:
 
 
 def _progress_factory(enabled: bool):
-    """A click progress bar on stderr over designs settled (only on a terminal)."""
-    bars: List[Any] = []
+    """The shared progress bar over designs settled (only on a terminal, progress.wanted)."""
+    bars: List[ProgressBar] = []
     if not enabled:
         return None, bars
 
     def factory(total: int):
-        bar = click.progressbar(length=total, label="planning", file=sys.stderr)
-        bar.__enter__()
+        bar = ProgressBar(True, "planning")
         bars.append(bar)
-        return bar.update
+        return bar.counter(total)
 
     return factory, bars
 
@@ -55,7 +56,7 @@ def _row(e: Evaluated, priced: bool, winner: Evaluated) -> List[str]:
     degraded = e.degraded_iops
     hours = e.rebuild_hours
     mark = "* " if e is winner else "  "
-    risk = f"{e.loss_probability:.1e}" if e.loss_probability is not None else str(e.tolerance)
+    risk = format_probability(e.loss_probability) if e.loss_probability is not None else str(e.tolerance)
     return [mark + e.design.name, money(e.cost, priced), f"{e.capacity_bytes / 1e12:.2f}",
             f"{e.iops:,.0f}", _ms(e.result['optimal']['p99_ms']),
             "-" if degraded is None else f"{degraded:,.0f}",
@@ -68,8 +69,9 @@ def render_text(result: PlanResult, top: int) -> str:
     priced = request["cost_unit"] == "price"
     labels = {"min_iops": "IOPS >= {:g}", "max_p99_ms": "p99 <= {:g} ms",
               "min_degraded_iops": "degraded IOPS >= {:g}", "max_rebuild_hours": "rebuild <= {:g} h",
-              "max_loss_probability": "P(loss) <= {:g}"}
-    targets = ", ".join(labels[k].format(v) for k, v in request["targets"].items()) or "none"
+              "max_loss_probability": "P(loss) <= {}"}
+    targets = ", ".join(labels[k].format(format_probability(v) if k == "max_loss_probability" else v)
+                        for k, v in request["targets"].items()) or "none"
     lines = [f"raidlab plan: {request['capacity_tb']:g} TB usable | {request['workload']['describe']}",
              f"targets: {targets}"
              + (f"; budget {request['budget']:g}" if request["budget"] is not None else "")
@@ -100,7 +102,7 @@ def render_text(result: PlanResult, top: int) -> str:
 @click.option("--min-degraded-iops", type=float, help="Target: IOPS with one member failed.")
 @click.option("--max-rebuild-hours", type=float,
               help="Target: hours to rebuild a full member onto a spare while serving --min-iops "
-                   "(or the full workload if no IOPS target).")
+                   "(or the full workload if no IOPS target), under --speed-limit-min/max.")
 @click.option("--max-drives", type=click.IntRange(2, 64), default=DEFAULT_MAX_DRIVES, show_default=True,
               help="Most drives, spares included.")
 @click.option("--drive", "drives", multiple=True, metavar="NAME[:PRICE]",
@@ -119,6 +121,11 @@ def render_text(result: PlanResult, top: int) -> str:
               help="Target: most acceptable probability of data loss over --mission-years.")
 @click.option("--mission-years", type=float, default=5.0, show_default=True,
               help="Mission time for --durability.")
+@click.option("--speed-limit-min", type=click.IntRange(1, 10**9), default=MD_SPEED_LIMIT_MIN_KIB_S,
+              show_default=True, help="md speed_limit_min, KiB/s per device: the simulated rebuilds run "
+              "under it and the setup sets it (under load md rebuilds at about this rate).")
+@click.option("--speed-limit-max", type=click.IntRange(1, 10**9), default=MD_SPEED_LIMIT_MAX_KIB_S,
+              show_default=True, help="md speed_limit_max, KiB/s per device (an idle rebuild's ceiling).")
 @click.option("--sim-seconds", type=click.FloatRange(0.01, 600),
               help="Simulated seconds per scenario [default: 2 for disks, 0.25 SATA SSD, 0.1 NVMe; rebuilds run at least 30, 5 and 1].")
 @click.option("--extra", type=click.IntRange(0, 16), default=1, show_default=True,
@@ -136,17 +143,18 @@ def render_text(result: PlanResult, top: int) -> str:
 @writes_files(html_out="file", png_dir="dir", json_out="file")
 def plan_command(capacity_tb, fio_job, sysbench, preset, min_iops, max_p99_ms, min_degraded_iops,
                  max_rebuild_hours, max_drives, drives, budget, spares, levels, chunks_kib,
-                 raid10_layouts, durability, mission_years, sim_seconds, extra, seed, jobs, top,
-                 html_out, png_dir, json_out) -> None:
+                 raid10_layouts, durability, mission_years, speed_limit_min, speed_limit_max, sim_seconds,
+                 extra, seed, jobs, top, html_out, png_dir, json_out) -> None:
     """Plan an md array: the cheapest design that holds --capacity-tb and meets the targets.
 
     Enumerates levels, device counts, chunk sizes and drive models, drops what is too small or
     over budget, simulates the rest under the workload (optimal, one member failed, rebuilding),
-    shows the Pareto front and why the winner wins, then prints the mdadm/mkfs/mount/sysfs
-    commands that build it.
+    shows the Pareto front and why the winner wins, then prints the commands that build it
+    and keep it running: mdadm/mkfs/mount, mdadm.conf and initramfs, fstab, md's resync speed
+    limits, monitoring and scrubs. Drives appear as <disk1> ... <diskN>, to be replaced.
     """
     workload = resolve_workload(fio=fio_job, sysbench=sysbench, preset=preset)
-    factory, bars = _progress_factory(sys.stderr.isatty())
+    factory, bars = _progress_factory(progress.wanted(json_out is not None))
     try:
         result = plan(capacity_tb=capacity_tb, workload=workload, drives=list(drives),
                       min_iops=min_iops, max_p99_ms=max_p99_ms, min_degraded_iops=min_degraded_iops,
@@ -155,10 +163,11 @@ def plan_command(capacity_tb, fio_job, sysbench, preset, min_iops, max_p99_ms, m
                       chunks_kib=_int_list(chunks_kib, "--chunks-kib"),
                       raid10_layouts=_name_list(raid10_layouts), durability=durability,
                       mission_years=mission_years, seed=seed, jobs=jobs or os.cpu_count() or 1,
-                      sim_seconds=sim_seconds, extra=extra, progress=factory)
+                      sim_seconds=sim_seconds, extra=extra, progress=factory,
+                      speed_limit_min_kib_s=speed_limit_min, speed_limit_max_kib_s=speed_limit_max)
     finally:
         for bar in bars:
-            bar.__exit__(None, None, None)
+            bar.close()
     points = result.document["points"]
     if html_out:
         from raidlab.report.html import render_html

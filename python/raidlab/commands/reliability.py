@@ -16,6 +16,7 @@ from raidlab.outputs import writes_files
 from raidlab import reliability as rel
 from raidlab.report import html as html_report
 from raidlab.report import table
+from raidlab.units import format_probability
 
 
 def _sim_options(pairs: Tuple[str, ...]) -> Dict[str, Any]:
@@ -39,13 +40,8 @@ def _sim_options(pairs: Tuple[str, ...]) -> Dict[str, Any]:
 
 
 def _pct(p: Optional[float]) -> str:
-    if p is None:
-        return "-"
-    if p == 0:
-        return "0"
-    if p >= 1e-3:
-        return f"{p * 100:.3g} %"
-    return f"{p:.3e}"
+    """Every probability the text shows, written one way (raidlab.units.format_probability)."""
+    return format_probability(p)
 
 
 def _bytes(value: Optional[float]) -> str:

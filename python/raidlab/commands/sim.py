@@ -6,12 +6,12 @@ The option names are a contract: scripts outside the project use them.
 from __future__ import annotations
 
 import json
-import sys
 from typing import Optional, Tuple
 
 import click
 
-from raidlab.commands import write_output
+from raidlab.commands import progress, write_output
+from raidlab.commands.progress import ProgressBar
 from raidlab.outputs import writes_files
 from raidlab import _core
 from raidlab.errors import ConfigError
@@ -35,17 +35,13 @@ def _failed_members(text: Optional[str]) -> Tuple[int, ...]:
 
 
 def _progress(enabled: bool):
-    """A progress bar on stderr over simulated time, only on a terminal."""
+    """The shared progress bar (commands.progress) over simulated time, only on a terminal."""
     if not enabled:
         return None, None
-    bar = click.progressbar(length=1000, label="simulating", file=sys.stderr)
-    bar.__enter__()
-    shown = [0]
+    bar = ProgressBar(True, "simulating")
 
     def step(now_ns: int, stop_ns: int) -> None:
-        done = int(1000 * min(now_ns, stop_ns) / stop_ns) if stop_ns else 1000
-        bar.update(done - shown[0])
-        shown[0] = done
+        bar(min(now_ns, stop_ns) / stop_ns if stop_ns else 1.0)
 
     return bar, step
 
@@ -127,12 +123,12 @@ def sim_command(level, devices, layout, chunk_kib, drive, controller, cache_mib,
         "speed_limit_min": speed_limit_min, "speed_limit_max": speed_limit_max,
         "rebuild_priority": rebuild_priority})
     workload = spec.workload
-    bar, step = _progress(json_out is None and sys.stderr.isatty())
+    bar, step = _progress(progress.wanted(json_out is not None))
     try:
         result = run_spec(spec, step)
     finally:
         if bar is not None:
-            bar.__exit__(None, None, None)
+            bar.close()
     run_notes.emit(result.notes)
     document = result.to_dict()
     if png_dir:

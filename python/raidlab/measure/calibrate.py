@@ -25,11 +25,12 @@ refused.
 
 from __future__ import annotations
 
+import dataclasses
 import datetime
 import math
 import socket
 from dataclasses import dataclass, field
-from typing import Any, Callable, Dict, List, Optional, Sequence
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 from raidlab import _core
 from raidlab.errors import ConfigError
@@ -41,12 +42,15 @@ from raidlab.workload import Workload
 from raidlab.units import human_bytes
 
 __all__ = ["Calibration", "calibrate", "sweep_points", "run_sweep", "from_observations",
-           "DEFAULT_SPAN_BYTES"]
+           "drive_capacity", "DEFAULT_SPAN_BYTES"]
 
 KIB = 1024
 MIB = 1024 * KIB
 #: Region of a new file when --size is not given.
 DEFAULT_SPAN_BYTES = 1 << 30
+#: Largest drive capacity --capacity-tb accepts (decimal TB, as drives are sold).
+MAX_CAPACITY_TB = 1000.0
+TB = 10**12
 
 
 def sweep_points(quick: bool) -> List[Point]:
@@ -78,6 +82,9 @@ class Calibration:
     fits: Dict[str, Fit]
     chosen: Fit
     notes: List[str] = field(default_factory=list)
+    #: The drive's capacity (written as the model's capacity_bytes) and where it came from.
+    capacity_bytes: int = 0
+    capacity_source: str = ""
 
     def drive(self) -> Dict[str, Any]:
         """The drive choice ``raidlab.simulate(drive=...)`` takes."""
@@ -86,6 +93,7 @@ class Calibration:
     def to_dict(self) -> Dict[str, Any]:
         return {
             "target": self.target, "target_kind": self.target_kind, "span_bytes": self.span_bytes,
+            "capacity_bytes": self.capacity_bytes, "capacity_source": self.capacity_source,
             "runtime_s_per_point": self.runtime_s, "tool": "fio", "tool_version": self.tool_version,
             "hostname": self.hostname, "timestamp": self.timestamp, "raidlab_version": _core.__version__,
             "raidlab": {"command": "calibrate", "version": _core.__version__},
@@ -129,6 +137,7 @@ class Calibration:
             f"# target: {self.target} ({self.target_kind}) on {self.hostname}, {self.timestamp}",
             f"# sweep: {len(self.observations)} points of {self.runtime_s:g} s over "
             f"{human_bytes(self.span_bytes)}, O_DIRECT",
+            f"# capacity: {human_bytes(self.capacity_bytes)} ({self.capacity_source})",
             f"# fit error on the sweep (IOPS): mean {self.chosen.mean_abs_pct:.1f} %, max "
             f"{self.chosen.max_abs_pct:.1f} %, rms ln {self.chosen.rms_log:.4f}",
         ]
@@ -170,6 +179,55 @@ def _span(target: safety.Target, size_bytes: Optional[int]) -> int:
     return span
 
 
+def _whole_disk_bytes(target: safety.Target) -> Optional[int]:
+    """For a partition, the size of the disk holding it (sysfs ``size`` is in 512-byte units,
+    block/partitions/core.c); None for a whole disk or when sysfs does not say."""
+    base = safety._sys_dir(target.device) if target.device else None
+    if base is None or not (base / "partition").is_file():
+        return None
+    try:
+        return int((base.parent / "size").read_text().strip()) * 512
+    except (OSError, ValueError):
+        return None
+
+
+def drive_capacity(target: safety.Target, capacity_tb: Optional[float], span: int) -> Tuple[int, str]:
+    """The capacity of the drive being calibrated, in bytes, and where it came from.
+
+    --capacity-tb when given; else a block device's own size (for a partition, its disk's);
+    a regular file's size is only the test region, never a drive's capacity, so a file target
+    needs --capacity-tb.
+    """
+    if capacity_tb is not None:
+        if not (math.isfinite(capacity_tb) and 0 < capacity_tb <= MAX_CAPACITY_TB):
+            raise ConfigError(f"--capacity-tb {capacity_tb}: the drive's capacity in decimal TB, "
+                              f"more than 0 and at most {MAX_CAPACITY_TB:g}")
+        capacity = int(round(capacity_tb * TB)) // 512 * 512
+        if capacity < span:
+            raise ConfigError(f"--capacity-tb {capacity_tb:g} ({human_bytes(capacity)}) is smaller than the "
+                              f"swept region ({human_bytes(span)})")
+        return capacity, "given with --capacity-tb"
+    if target.kind == "block" and target.size_bytes > 0:
+        disk = _whole_disk_bytes(target)
+        if disk:
+            return disk, f"the disk holding partition {target.path}"
+        return target.size_bytes, f"the size of block device {target.path}"
+    what = "a regular file" if target.kind == "file" else "a new file"
+    raise ConfigError(f"--target {target.path} is {what}: its size is not a drive's capacity; give the "
+                      f"capacity of the drive it is on with --capacity-tb (e.g. 0.96 for a 960 GB drive)")
+
+
+def _with_capacity(chosen: Fit, capacity: int, span: int) -> Tuple[Fit, List[str]]:
+    """The chosen fit with the drive's capacity as its capacity_bytes (the fit itself simulated
+    the swept region as the whole drive), and a note when the region was only part of it."""
+    notes = []
+    if capacity > span and chosen.kind == "hdd":
+        notes.append(f"the sweep covered {human_bytes(span)} of a {human_bytes(capacity)} drive: the "
+                     f"fitted seek times describe that region (sweep more with --size for full-stroke seeks)")
+    params = dict(chosen.params, capacity_bytes=float(capacity))
+    return dataclasses.replace(chosen, params=params), notes
+
+
 def run_sweep(target_path: str, points: Sequence[Point], span: int, runtime_s: float, *,
               destroy_data: bool = False, fio_binary: Optional[str] = None,
               progress: Optional[Callable[[float], None]] = None,
@@ -202,8 +260,11 @@ def run_sweep(target_path: str, points: Sequence[Point], span: int, runtime_s: f
 def from_observations(observations: Sequence[Observation], span: int, *, model: str = "auto",
                       max_evals: int = 60, target: str = "", target_kind: str = "",
                       runtime_s: float = 0.0, tool_version: str = "",
-                      on_fit: Optional[Callable[[str], None]] = None) -> Calibration:
-    """Fits the model(s) to a finished sweep (also used with simulated sweeps in tests)."""
+                      on_fit: Optional[Callable[[str], None]] = None,
+                      capacity: Optional[Tuple[int, str]] = None) -> Calibration:
+    """Fits the model(s) to a finished sweep (also used with simulated sweeps in tests).
+    ``capacity`` is the drive's (bytes, source) from :func:`drive_capacity`; without it the
+    model keeps the swept region as its capacity."""
     kinds = fitting.MODELS if model == "auto" else (model,)
     if model != "auto" and model not in fitting.MODELS:
         raise ConfigError(f"unknown model '{model}': expected auto, {', '.join(fitting.MODELS)}")
@@ -211,17 +272,22 @@ def from_observations(observations: Sequence[Observation], span: int, *, model: 
     chosen = fitting.choose(fits) if model == "auto" else fits[model]
     if not chosen.params:
         raise ConfigError(f"the {chosen.kind} model does not fit this device: {'; '.join(chosen.notes)}")
+    capacity_bytes, source = capacity if capacity is not None else (span, "the swept region")
+    chosen, notes = _with_capacity(chosen, capacity_bytes, span)
+    fits = dict(fits, **{chosen.kind: chosen})
     stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     return Calibration(target, target_kind, span, runtime_s, tool_version, socket.gethostname(), stamp,
-                       list(observations), fits, chosen)
+                       list(observations), fits, chosen, notes, capacity_bytes, source)
 
 
 def calibrate(target: str, *, size: Any = None, quick: bool = False, runtime_s: Optional[float] = None,
               destroy_data: bool = False, fio_binary: Optional[str] = None, model: str = "auto",
               max_evals: Optional[int] = None, progress: Optional[Callable[[float], None]] = None,
               on_point: Optional[Callable[[int, int, Observation], None]] = None,
-              on_fit: Optional[Callable[[str], None]] = None) -> Calibration:
-    """Sweeps ``target`` with fio and fits a drive model (see the module docstring)."""
+              on_fit: Optional[Callable[[str], None]] = None,
+              capacity_tb: Optional[float] = None) -> Calibration:
+    """Sweeps ``target`` with fio and fits a drive model (see the module docstring). The model's
+    capacity is ``capacity_tb`` or the block device's size (:func:`drive_capacity`)."""
     if model != "auto" and model not in fitting.MODELS:
         raise ConfigError(f"unknown model '{model}': expected auto, {', '.join(fitting.MODELS)}")
     size_bytes = measurement.parse_size(size)
@@ -230,6 +296,7 @@ def calibrate(target: str, *, size: Any = None, quick: bool = False, runtime_s: 
     span = _span(seen, size_bytes)
     if seen.kind == "file" and seen.size_bytes and span > seen.size_bytes and not destroy_data:
         raise ConfigError(f"--size is larger than {target}; fio would lay it out again (add --destroy-data)")
+    capacity = drive_capacity(seen, capacity_tb, span)
     seconds = runtime_s if runtime_s is not None else (1.0 if quick else 3.0)
     points = sweep_points(quick)
     observations, version, _ = run_sweep(target, points, span, seconds, destroy_data=destroy_data,
@@ -237,4 +304,4 @@ def calibrate(target: str, *, size: Any = None, quick: bool = False, runtime_s: 
     evals = max_evals if max_evals is not None else (40 if quick else 80)
     return from_observations(observations, span, model=model, max_evals=evals, target=target,
                              target_kind=seen.describe(), runtime_s=seconds, tool_version=version,
-                             on_fit=on_fit)
+                             on_fit=on_fit, capacity=capacity)

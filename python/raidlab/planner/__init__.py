@@ -32,6 +32,7 @@ from raidlab.planner.candidates import (DEFAULT_CHUNKS_KIB, DEFAULT_LEVELS, DEFA
                                         check_models, default_drives, enumerate_designs,
                                         fault_tolerance, parse_drive)
 from raidlab.planner.rank import Evaluated
+from raidlab.planner.runbook import MD_SPEED_LIMIT_MAX_KIB_S, MD_SPEED_LIMIT_MIN_KIB_S
 from raidlab.planner.search import search
 from raidlab.workload import Workload
 
@@ -95,11 +96,16 @@ def plan(*, capacity_tb: float, workload: Workload,
          raid10_layouts: Sequence[str] = DEFAULT_RAID10_LAYOUTS,
          durability: Optional[float] = None, mission_years: float = 5.0,
          seed: int = 1, jobs: int = 1, sim_seconds: Optional[float] = None, extra: int = DEFAULT_EXTRA,
-         progress: Optional[Callable[[int, int], Callable[[int], None]]] = None) -> PlanResult:
+         progress: Optional[Callable[[int, int], Callable[[int], None]]] = None,
+         speed_limit_min_kib_s: int = MD_SPEED_LIMIT_MIN_KIB_S,
+         speed_limit_max_kib_s: int = MD_SPEED_LIMIT_MAX_KIB_S) -> PlanResult:
     """Plans an array. Raises ConfigError (one line) when the request cannot be met.
 
     ``progress(total)`` may return a callback that receives the number of designs settled.
+    The speed limits are md's resync limits (KiB/s per device) every simulated rebuild runs
+    under and the runbook sets.
     """
+    limits = _speed_limits(speed_limit_min_kib_s, speed_limit_max_kib_s)
     if not (isinstance(capacity_tb, (int, float)) and math.isfinite(capacity_tb) and capacity_tb > 0):
         raise ConfigError("--capacity-tb must be a positive number of terabytes (10^12 bytes)")
     capacity_bytes = int(round(capacity_tb * TB))
@@ -157,7 +163,7 @@ def plan(*, capacity_tb: float, workload: Workload,
                 "scheduler": setup_mod.scheduler_for(model), "seed": seed, "workload": workload,
                 "runtime_s": _seconds_for(model, sim_seconds),
                 "rebuild_s": _rebuild_seconds_for(model, sim_seconds), "targets": targets,
-                "redundant": design.level != 0}
+                "redundant": design.level != 0, **limits}
 
     def judge(design: Design, result: Dict[str, Any]) -> Evaluated:
         model = by_name[design.drive]
@@ -185,7 +191,9 @@ def plan(*, capacity_tb: float, workload: Workload,
     on_front = {id(e) for e in front}
     explanation = ranking.explain(winner, ranked, simulated, targets, priced, capacity_bytes, found.pruned)
     array = array_for(winner.design, winner.model)
-    plan_setup = setup_mod.setup(winner.design, winner.model, array, workload)
+    plan_setup = setup_mod.setup(winner.design, winner.model, array, workload, limits=limits,
+                                 rebuild=_rebuild_estimate(winner, array, make_task(winner.design),
+                                                           max_rebuild_hours))
     calculator = _calculator_check(winner, workload, seed, _seconds_for(winner.model, sim_seconds))
     explanation.append(calculator["sentence"])
     if plan_setup["geometry"]["note"]:
@@ -206,7 +214,7 @@ def plan(*, capacity_tb: float, workload: Workload,
             "chunks_kib": sorted(set(chunks_kib)), "raid10_layouts": list(dict.fromkeys(raid10_layouts)),
             "sim_seconds": {model.name: _seconds_for(model, sim_seconds) for model in models},
             "rebuild_seconds": {model.name: _rebuild_seconds_for(model, sim_seconds) for model in models},
-            "extra": extra, "cost_unit": "price" if priced else "drives",
+            "extra": extra, "cost_unit": "price" if priced else "drives", "md_speed_limits": limits,
         },
         "search": {"considered": found.considered, "pruned": dict(found.pruned),
                    "candidates": total, "simulated": len(simulated), "feasible": len(ranked)},
@@ -222,6 +230,27 @@ def plan(*, capacity_tb: float, workload: Workload,
                     "feasible": e.feasible} for e in ranked + others],
     }
     return PlanResult(document, winner, front, ranked)
+
+
+def _speed_limits(low: int, high: int) -> Dict[str, int]:
+    """md's resync speed limits, checked: whole KiB/s per device, min no larger than max."""
+    for name, value in (("--speed-limit-min", low), ("--speed-limit-max", high)):
+        if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= 10**9:
+            raise ConfigError(f"{name} must be a whole number of KiB/s per device from 1 to 10^9")
+    if low > high:
+        raise ConfigError(f"--speed-limit-min {low} is above --speed-limit-max {high} (KiB/s per device)")
+    return {"speed_limit_min_kib_s": low, "speed_limit_max_kib_s": high}
+
+
+def _rebuild_estimate(winner: Evaluated, array, task: Dict[str, Any],
+                      target_hours: Optional[float]) -> Optional[Dict[str, Any]]:
+    """The winner's rebuild time idle (simulated here) and under the workload (from the search),
+    both under the plan's speed limits; None for raid0."""
+    if winner.design.level == 0:
+        return None
+    return {"member_bytes": min(array.member_kib_list) * 1024,
+            "idle": evaluate_mod.idle_rebuild(task), "loaded": winner.result.get("rebuild"),
+            "target_hours": target_hours}
 
 
 def _calculator_check(winner: Evaluated, workload: Workload, seed: int, seconds: float) -> Dict[str, Any]:

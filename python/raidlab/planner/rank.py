@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from raidlab.planner.candidates import Design, DriveModel
+from raidlab.units import format_probability
 
 INF = math.inf
 
@@ -155,7 +156,7 @@ def _fmt(key: str, value: Optional[float]) -> str:
         return f"{value:.2f} ms"
     if key == "max_rebuild_hours":
         return f"{value:.1f} h"
-    return f"{value:.2e}"
+    return format_probability(value)
 
 
 def margin(check_entry: Dict[str, Any]) -> float:
@@ -236,7 +237,8 @@ def explain(winner: Evaluated, ranked: Sequence[Evaluated], simulated: Sequence[
 def _tie_reason(winner: Evaluated, rival: Evaluated) -> str:
     if winner.risk() != rival.risk():
         if winner.loss_probability is not None:
-            return (f"risk (P(loss) {winner.loss_probability:.2e} vs {rival.loss_probability:.2e})")
+            return (f"risk (P(loss) {format_probability(winner.loss_probability)} vs "
+                    f"{format_probability(rival.loss_probability)})")
         if winner.tolerance != rival.tolerance:
             return f"risk (survives {winner.tolerance} failure(s) vs {rival.tolerance})"
         return (f"risk (rebuild {_fmt('max_rebuild_hours', winner.rebuild_hours)} vs "
@@ -263,6 +265,11 @@ def closest_miss(simulated: Sequence[Evaluated], targets: Dict[str, Any]) -> str
     best = (max(values) if way == "min" else min(values)) if values else None
     holder = next((e for e in simulated if e.value(key) == best), None)
     where = f" ({holder.design.name})" if holder is not None else ""
+    remedy = "relax it, allow more drives (--max-drives) or other models (--drive)"
+    if key == "max_rebuild_hours":
+        # Under load md rebuilds at about speed_limit_min (md_do_sync): the limit, not the drives,
+        # is what usually misses a rebuild target.
+        remedy = "raise md's resync floor (--speed-limit-min, KiB/s per device) or " + remedy
     return (f"no design meets the targets: {counts[key]} of {len(simulated)} simulated designs miss "
             f"{label}; the best reached {_fmt(key, best)}{where} against a target of "
-            f"{_fmt(key, targets[key])} — relax it, allow more drives (--max-drives) or other models (--drive)")
+            f"{_fmt(key, targets[key])} — {remedy}")

@@ -1,4 +1,7 @@
-"""The exact commands that build a planned design, each with a line of why.
+"""The exact commands that build a planned design, each with a line of why. The why is what the
+user reads: it cites man pages, kernel files and documentation they have, never our research
+notes; the notes are cited here, in comments. What keeps the array running after it is built
+(bitmap, boot, speed limits, monitoring) is in :mod:`.runbook`.
 
 Sources (shared/research): planning-alignment.md §2 (XFS su/sw, what md exports, mount options,
 nobarrier removed in 4.19), §3 (ext4 stride/stripe-width), §4 (partition alignment, libfdisk
@@ -15,10 +18,10 @@ on a device count that is not a multiple of them, md's optimal_io_size is chunk 
 from __future__ import annotations
 
 import math
-import string
 from typing import Any, Dict, List, Optional
 
 from raidlab.array import Array
+from raidlab.planner import runbook
 from raidlab.planner.candidates import Design, DriveModel
 from raidlab.units import human_bytes
 from raidlab.workload import Workload
@@ -50,31 +53,17 @@ def scheduler_for(model: DriveModel) -> str:
     return "none" if model.nvme else "mq-deadline"
 
 
-def member_names(count: int, nvme: bool) -> List[str]:
-    """Kernel names for ``count`` members: nvme0n1, nvme1n1, ... or sdb, sdc, ... (sda is
-    assumed to hold the OS)."""
-    if nvme:
-        return [f"nvme{i}n1" for i in range(count)]
-    names = []
-    letters = string.ascii_lowercase
-    index = 1  # sdb
-    while len(names) < count:
-        if index < 26:
-            names.append("sd" + letters[index])
-        else:
-            first, second = divmod(index - 26, 26)
-            names.append("sd" + letters[first] + letters[second])
-        index += 1
-    return names
+def member_placeholders(count: int) -> List[str]:
+    """Placeholders for the drives, ``<disk1>`` ... ``<diskN>``: raidlab does not know the host's
+    device names, and a shell refuses a line that still holds one (``<`` and ``>`` are
+    redirections), so a runbook pasted unedited destroys nothing."""
+    return [f"<disk{i}>" for i in range(1, count + 1)]
 
 
-def device_glob(names: List[str], nvme: bool) -> str:
-    """A shell glob for the members when one exists (sd[b-g], nvme[0-3]n1), else the list."""
-    if nvme and len(names) <= 10:
-        return f"/dev/nvme[0-{len(names) - 1}]n1" if len(names) > 1 else f"/dev/{names[0]}"
-    if not nvme and len(names) <= 25:
-        return f"/dev/sd[{names[0][2]}-{names[-1][2]}]" if len(names) > 1 else f"/dev/{names[0]}"
-    return " ".join(f"/dev/{name}" for name in names)
+PLACEHOLDER_NOTE = ("Replace {first} ... {last} with the {count} drives' device paths (e.g. "
+                    "/dev/disk/by-id/...), the same drive for the same placeholder in every command; "
+                    "mdadm --create destroys what is on them. /dev/md0 and {mount} are names to "
+                    "choose too.")
 
 
 def textbook_data_disks(level: int, devices: int, copies: int) -> Optional[float]:
@@ -124,17 +113,8 @@ def _buffered_sequential_writes(workload: Workload) -> bool:
                for job in workload.jobs)
 
 
-def setup(design: Design, model: DriveModel, array: Array, workload: Workload,
-          mount_point: str = "/srv/data") -> Dict[str, Any]:
-    """Commands, each ``{"command", "why"}``, plus notes, for the design."""
-    commands: List[Dict[str, str]] = []
-    notes: List[str] = []
-
-    def add(command: str, why: str) -> None:
-        commands.append({"command": command, "why": why})
-
-    names = member_names(design.drives, model.nvme)
-    members = names[: design.devices]
+def _create(add, design: Design, array: Array, names: List[str]) -> None:
+    """mdadm --create, with the write-intent bitmap chosen explicitly."""
     create = [f"mdadm --create /dev/md0 --metadata=1.2 --level={design.level}",
               f"--raid-devices={design.devices}"]
     if design.chunk_kib:
@@ -143,65 +123,77 @@ def setup(design: Design, model: DriveModel, array: Array, workload: Workload,
         create.append(f"--layout={design.layout}")
     if design.spares:
         create.append(f"--spare-devices={design.spares}")
-    create.append(device_glob(names, model.nvme))
+    create += runbook.bitmap_options(design.level)
+    create.append(" ".join(names))
     layout_word = f" {design.layout}" if design.layout else ""
+    member_bytes = min(array.member_kib_list) * 1024
     add(" ".join(create),
         f"raid{design.level}{layout_word}, {design.devices} members"
         + (f" + {design.spares} hot spare(s)" if design.spares else "")
         + (f", {design.chunk_kib} KiB chunk" if design.chunk_kib else "")
         + f": the design simulated. Metadata 1.2 (mdadm's default) puts the data at a 1 MiB-aligned "
           f"offset on each member, so whole disks need no partitions; usable "
-          f"{array.capacity_bytes / 1e12:.3f} TB ({human_bytes(array.capacity_bytes)}).")
+          f"{array.capacity_bytes / 1e12:.3f} TB ({human_bytes(array.capacity_bytes)}). "
+        + runbook.bitmap_why(design.level, member_bytes))
 
-    geo = geometry(array)
-    if geo["sw"] is not None:
-        su = _kib(geo["su_bytes"])
-        add(f"mkfs.xfs -d su={su},sw={geo['sw']} /dev/md0",
-            f"stripe unit = md's minimum_io_size ({human_bytes(geo['io_min_bytes'])}), stripe width = "
-            f"optimal_io_size / su = {geo['sw']}: XFS aligns allocations to the chunk and mkfs would "
-            f"detect exactly these values (xfsprogs libxfs/topology.c)."
-            + (f" Note: {geo['note']}" if geo["note"] else ""))
-        add(f"mkfs.ext4 -b 4096 -E stride={geo['stride']},stripe-width={geo['stripe_width']} /dev/md0",
-            "the same geometry for ext4 in 4 KiB blocks: stride = chunk / 4 KiB, stripe-width = "
-            "optimal_io_size / 4 KiB; mballoc aligns allocations to it, which on parity RAID avoids "
-            "read-modify-write (mke2fs(8); research §3).")
-        if geo["su_bytes"] > 256 * 1024:
-            notes.append(
-                f"mkfs.xfs will say the log stripe unit ({geo['su_bytes']} bytes) is too large "
-                f"(maximum 256KiB) and use 32 KiB: expected and harmless (xfs_mkfs.c; research §2).")
-    else:
+
+def _filesystems(add, notes: List[str], design: Design, geo: Dict[str, Any]) -> None:
+    """mkfs.xfs and mkfs.ext4 with md's stripe geometry."""
+    if geo["sw"] is None:
         add("mkfs.xfs /dev/md0",
             f"raid{design.level} has no stripe: md sets no minimum/optimal io size, so there is no "
             f"su/sw to give.")
         add("mkfs.ext4 -b 4096 /dev/md0", "likewise, no stride or stripe-width for a mirror.")
+        return
+    su = _kib(geo["su_bytes"])
+    add(f"mkfs.xfs -d su={su},sw={geo['sw']} /dev/md0",
+        f"stripe unit = md's minimum_io_size ({human_bytes(geo['io_min_bytes'])}), stripe width = "
+        f"optimal_io_size / su = {geo['sw']}: XFS aligns allocations to the chunk and mkfs would "
+        f"detect exactly these values (xfsprogs libxfs/topology.c)."
+        + (f" Note: {geo['note']}" if geo["note"] else ""))
+    add(f"mkfs.ext4 -b 4096 -E stride={geo['stride']},stripe-width={geo['stripe_width']} /dev/md0",
+        "the same geometry for ext4 in 4 KiB blocks: stride = chunk / 4 KiB, stripe-width = "
+        "optimal_io_size / 4 KiB; mballoc aligns allocations to it, which on parity RAID avoids "
+        "read-modify-write (mke2fs(8)).")
+    if geo["su_bytes"] > 256 * 1024:
+        notes.append(f"mkfs.xfs will say the log stripe unit ({geo['su_bytes']} bytes) is too large "
+                     f"(maximum 256KiB) and use 32 KiB: expected and harmless (xfs_mkfs.c).")
 
+
+def _mount(add, geo: Dict[str, Any], workload: Workload, mount_point: str) -> str:
+    """The mount lines; returns the XFS mount options (for fstab)."""
     xfs_options = ["noatime", "inode64"]
     alloc_why = ""
     if geo["sw"] is not None and _buffered_sequential_writes(workload):
-        allocsize = 1 << max(12, math.ceil(math.log2(geo["io_opt_bytes"])))
-        allocsize = min(allocsize, 2**30)
+        allocsize = min(1 << max(12, math.ceil(math.log2(geo["io_opt_bytes"]))), 2**30)
         xfs_options.append(f"allocsize={_kib(allocsize)}")
         alloc_why = (f" allocsize={_kib(allocsize)} (the full stripe rounded up to a power of two; "
                      f"XFS takes 4 KiB..1 GiB powers of two) preallocates whole stripes for the "
                      f"workload's buffered sequential writes.")
-    add(f"mount -o {','.join(xfs_options)} /dev/md0 {mount_point}",
+    options = ",".join(xfs_options)
+    add(f"mount -o {options} /dev/md0 {mount_point}",
         "noatime: reads do not turn into inode writes. inode64: inodes anywhere on the volume (the "
-        "default since Linux 3.7; stated for old kernels, research §2)." + alloc_why +
+        "default since Linux 3.7; stated for old kernels)." + alloc_why +
         " No nobarrier: XFS removed it in Linux 4.19 and the mount would fail.")
     add(f"mount -o noatime /dev/md0 {mount_point}   # if ext4",
         "ext4 reads the stride/stripe-width from its superblock; no barrier options: flushes are "
         "what make fsync durable.")
+    return options
 
+
+def _queues(add, design: Design, model: DriveModel, array: Array, workload: Workload,
+            names: List[str]) -> int:
+    """Scheduler on the members, stripe cache and read-ahead on md0; returns read_ahead_kb."""
     scheduler = scheduler_for(model)
-    loop = " ".join(members + names[design.devices:])
-    add(f"for d in {loop}; do echo {scheduler} > /sys/block/$d/queue/scheduler; done",
+    add(f"for d in {' '.join(names)}; do n=$(basename \"$(readlink -f \"$d\")\"); "
+        f"echo {scheduler} > /sys/block/$n/queue/scheduler; done",
         ("NVMe: 'none' — the drive has deep parallel queues and a scheduler only costs CPU"
          if model.nvme else
          "mq-deadline on the members (md0 is bio-based and always shows 'none'): it merges and "
          "sorts requests for the disks and caps how long reads wait behind writes")
-        + " (research §5). Persist with a udev rule: ACTION==\"add|change\", KERNEL==\""
-        + ("nvme*n1" if model.nvme else "sd*") + f"\", ATTR{{queue/scheduler}}=\"{scheduler}\".")
-
+        + " (readlink turns a /dev/disk/by-id path into the kernel's name). Persist with a udev rule: "
+        + "ACTION==\"add|change\", KERNEL==\"" + ("nvme*n1" if model.nvme else "sd*")
+        + f"\", ATTR{{queue/scheduler}}=\"{scheduler}\".")
     if design.level in (4, 5, 6):
         entries = stripe_cache_entries(design.devices)
         memory = entries * PAGE * design.devices
@@ -211,10 +203,8 @@ def setup(design: Design, model: DriveModel, array: Array, workload: Workload,
             f"gather full stripes. Memory: {entries} x 4 KiB x {design.devices} devices = "
             f"{human_bytes(memory)} (md.rst). The simulation used this value. Not persistent: set it "
             f"again at boot (udev rule on md0, ATTR{{md/stripe_cache_size}}).")
-
-    random_share = _mostly(workload, "random_fraction")
     kernel_default = max(2 * array.io_opt_bytes // 1024, 128)
-    if random_share >= 0.5:
+    if _mostly(workload, "random_fraction") >= 0.5:
         value = 128
         why = (f"random I/O gains nothing from read-ahead and a big window drags whole stripes into "
                f"the page cache; the kernel's default for md0 is max(2 x io_opt, 128 KiB) = "
@@ -225,7 +215,11 @@ def setup(design: Design, model: DriveModel, array: Array, workload: Workload,
                f"and 1 MiB, so each read-ahead window keeps every member busy; the kernel default is "
                f"{kernel_default} KiB (block/blk-settings.c). blockdev --setra counts 512-byte sectors.")
     add(f"echo {value} > /sys/block/md0/queue/read_ahead_kb", why)
+    return value
 
+
+def _partition(add, notes: List[str], array: Array) -> int:
+    """How to partition md0 if it must be; returns the aligned start sector."""
     stripe = array.io_opt_bytes or array.io_min_bytes or PAGE
     grain = math.lcm(MIB, max(stripe, PAGE)) if array.io_opt_bytes else MIB
     start = grain // 512
@@ -236,15 +230,52 @@ def setup(design: Design, model: DriveModel, array: Array, workload: Workload,
         f"a multiple of 4 KiB physical sectors; md's chunk grid begins at its data offset).")
     if array.io_opt_bytes:
         notes.append(f"LVM on md0: pvcreate --dataalignment {array.io_opt_bytes // 1024}k /dev/md0 "
-                     f"puts the first extent on a full stripe (research §4).")
-    return {"geometry": geo, "commands": commands, "notes": notes, "scheduler": scheduler,
+                     f"puts the first extent on a full stripe.")
+    return start
+
+
+def default_limits() -> Dict[str, int]:
+    """md's own resync speed limits, KiB/s per device."""
+    return {"speed_limit_min_kib_s": runbook.MD_SPEED_LIMIT_MIN_KIB_S,
+            "speed_limit_max_kib_s": runbook.MD_SPEED_LIMIT_MAX_KIB_S}
+
+
+def setup(design: Design, model: DriveModel, array: Array, workload: Workload,
+          mount_point: str = "/srv/data", limits: Optional[Dict[str, int]] = None,
+          rebuild: Optional[Dict[str, Any]] = None) -> Dict[str, Any]:
+    """Commands, each ``{"command", "why"}``, plus notes, for the design: build it, make it
+    survive a reboot, tune it, and watch it. ``limits`` are the md resync speed limits the plan
+    simulated (md's defaults if None); ``rebuild`` its rebuild estimate (see runbook.py)."""
+    commands: List[Dict[str, str]] = []
+    notes: List[str] = []
+
+    def add(command: str, why: str) -> None:
+        commands.append({"command": command, "why": why})
+
+    limits = limits or default_limits()
+    names = member_placeholders(design.drives)
+    _create(add, design, array, names)
+    geo = geometry(array)
+    _filesystems(add, notes, design, geo)
+    xfs_options = _mount(add, geo, workload, mount_point)
+    runbook.persist(add, mount_point, xfs_options)
+    read_ahead = _queues(add, design, model, array, workload, names)
+    if design.level != 0:
+        runbook.speed_limits(add, limits, rebuild)
+    runbook.monitoring(add, design.level)
+    start = _partition(add, notes, array)
+    placeholders = PLACEHOLDER_NOTE.format(first=names[0], last=names[-1], count=len(names),
+                                           mount=mount_point)
+    return {"geometry": geo, "placeholders": placeholders, "commands": commands, "notes": notes,
+            "scheduler": scheduler_for(model),
             "stripe_cache_size": stripe_cache_entries(design.devices) if design.level in (4, 5, 6) else None,
-            "read_ahead_kb": value, "partition_start_sector": start}
+            "read_ahead_kb": read_ahead, "partition_start_sector": start, "speed_limits": dict(limits),
+            "rebuild": rebuild}
 
 
 def render(plan_setup: Dict[str, Any]) -> List[str]:
     """The setup as a shell script: a '# why' line above each command."""
-    lines: List[str] = []
+    lines: List[str] = [f"# {plan_setup['placeholders']}"] if plan_setup.get("placeholders") else []
     for entry in plan_setup["commands"]:
         lines.append(f"# {entry['why']}")
         lines.append(entry["command"])

@@ -26,7 +26,7 @@ from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple
 
 from raidlab.report import svg
 from raidlab.report.svg import Axis, Band, LegendItem, Panel, Series, esc, finite, fmt_num
-from raidlab.units import human_bytes
+from raidlab.units import format_probability, human_bytes
 
 DIRECTIONS = ("read", "write")
 STATE_ORDER = ("optimal", "degraded", "rebuilding")
@@ -269,14 +269,8 @@ def _seconds(value: Optional[float]) -> str:
 
 
 def _prob(value: Optional[float]) -> str:
-    """A probability: as a percentage down to 0.0001 %, below that as 1.2e-7."""
-    if not finite(value):
-        return "–"
-    if value == 0:
-        return "0"
-    if value >= 1e-6:
-        return f"{value * 100:.2g} %" if value < 0.01 else f"{value * 100:.3g} %"
-    return f"{value:.1e}"
+    """A probability, written as every raidlab table writes it (units.format_probability)."""
+    return format_probability(value, missing="–")
 
 
 def _table(headers: Sequence[str], rows: Iterable[Sequence[Any]], numeric_from: int = 1,

@@ -17,6 +17,8 @@ from dataclasses import dataclass, field
 from html import escape
 from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
+from raidlab.units import format_probability
+
 #: Chart width in SVG user units; the page scales charts to their column (``width: 100%``).
 WIDTH = 600
 FONT = 12
@@ -604,7 +606,7 @@ def scatter_pareto(title: str, points: Sequence[Dict], x_label: str, y_label: st
         risk = p.get("risk")
         tip = (f"{p.get('label', '')}: cost {fmt_num(cost)}, {fmt_num(p.get('iops', 0) or 0)} IOPS, "
                f"p99 {fmt_num(p.get('p99_ms', 0) or 0)} ms, P(loss) "
-               f"{fmt_num(risk) if finite(risk) else 'unknown'}"
+               f"{format_probability(risk, missing='unknown')}"
                f"{', Pareto front' if p.get('pareto') else ''}{', chosen' if p.get('chosen') else ''}")
         if p.get("pareto") or p.get("chosen"):
             dots.append(f'<circle class="point" cx="{_n(cx)}" cy="{_n(cy)}" r="7" fill="{color}" '
