@@ -10,6 +10,7 @@ import sys
 import click
 
 from raidlab.commands import write_output
+from raidlab.commands.numbers import finite
 from raidlab import _core
 from raidlab.compare import STATES, Case, classic, compare, load_designs, verdicts
 from raidlab.errors import ConfigError
@@ -54,7 +55,7 @@ def _csv(rows) -> str:
 @click.option("--preset", metavar="NAME", help="Compare on a workload preset instead.")
 @click.option("--states", default=",".join(STATES), show_default=True,
               help="Array states to run: optimal, degraded (one member failed), rebuilding.")
-@click.option("--runtime-s", type=click.FloatRange(0.01, 1e5), help="Override each workload's run time.")
+@click.option("--runtime-s", type=finite(0.01, 1e5), help="Override each workload's run time.")
 @click.option("--seed", type=click.IntRange(0, 2**64 - 1), default=1, show_default=True)
 @click.option("--json", "json_out", metavar="OUT", help="Write every run's fio-shaped JSON (- for stdout).")
 @click.option("--csv", "csv_out", metavar="OUT", help="Write the table as CSV (- for stdout).")

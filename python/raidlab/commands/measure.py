@@ -12,6 +12,7 @@ from typing import Any, Dict, Optional
 import click
 
 from raidlab.commands import write_output
+from raidlab.commands.numbers import finite
 from raidlab.measure import importer, measurement
 from raidlab.measure.report import summary
 
@@ -58,7 +59,7 @@ class ProgressBar:
 @click.option("--size", metavar="SIZE",
               help="Region of every job, e.g. 1G (K/M/G/T = powers of 1024). Default: the job's own, "
                    "else the whole device or existing file, else 1 GiB for a new file.")
-@click.option("--runtime-s", type=click.FloatRange(0.001, 1e6), help="Override the workload's run time.")
+@click.option("--runtime-s", type=finite(0.001, 1e6), help="Override the workload's run time.")
 @click.option("--destroy-data", is_flag=True,
               help="Allow a writing workload on a block device or an existing non-empty file.")
 @click.option("--show-job", is_flag=True, help="Print the generated fio job file (stderr with --json).")

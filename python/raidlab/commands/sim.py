@@ -12,6 +12,7 @@ from typing import Optional, Tuple
 import click
 
 from raidlab.commands import write_output
+from raidlab.commands.numbers import finite
 from raidlab import _core
 from raidlab.errors import ConfigError
 from raidlab.report import html as html_report
@@ -79,10 +80,10 @@ def _progress(enabled: bool):
 @click.option("--fio", "fio_job", metavar="JOB.fio", help="A fio job file.")
 @click.option("--sysbench", metavar='"OPTIONS"', help="sysbench fileio options, e.g. \"--file-test-mode=rndrw\".")
 @click.option("--preset", metavar="NAME", help="A workload preset (oltp-innodb, oltp-postgres, wal, backup-scan).")
-@click.option("--runtime-s", type=click.FloatRange(0.001, 1e6), help="Override the workload's run time.")
+@click.option("--runtime-s", type=finite(0.001, 1e6), help="Override the workload's run time.")
 @click.option("--seed", type=click.IntRange(0, 2**64 - 1), default=1, show_default=True,
               help="Seed of the run: same inputs and seed give identical output.")
-@click.option("--max-time-s", type=click.FloatRange(0.001, 1e7), default=DEFAULT_MAX_TIME_S,
+@click.option("--max-time-s", type=finite(0.001, 1e7), default=DEFAULT_MAX_TIME_S,
               show_default=True, help="Bound on simulated time.")
 @click.option("--fail", "fail_at", multiple=True, metavar="K@T",
               help="Fail member K at time T (e.g. 2@30s); repeatable.")
