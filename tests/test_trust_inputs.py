@@ -148,6 +148,21 @@ def test_a_fifo_named_by_a_disksim_file_is_refused(tmp_path):
             "atlas10k.model: it is a FIFO, not a regular file")
 
 
+@needs_disksim
+@pytest.mark.parametrize("text, fragment", [
+    ("", "has no requests to replay"),
+    ("# only a comment\n\n", "has no requests to replay"),
+    ("W Hit 4583176 4 0 1\n", "every measured service time is 0"),
+    ("W Hit 4583176 4 663.0 1\nR Hit 100 4 1e300 5\n", "demerit_ms is inf: its service times are too large"),
+])
+def test_degenerate_traces_are_refused(tmp_path, text, fragment):
+    # Before: exit 0 with "demerit: nan ms (nan %)", or Infinity in the --json document.
+    trace = tmp_path / "t.trace"
+    trace.write_text(text)
+    refused(run_cli(["replay", "--disksim", str(DISKSIM / "atlas10k.parv"), str(trace), "--json"]),
+            f"DiskSim trace {trace}", fragment)
+
+
 # -- 2. numbers: finite and inside the declared range, on the command line and in files -------------
 
 
@@ -179,6 +194,18 @@ def test_nan_and_inf_are_refused_on_the_command_line(args, option):
 def test_out_of_range_numbers_name_the_range(args, option, shown):
     # Before: plan --capacity-tb 1e300 overflowed (exit 1); the others had no range in the message.
     refused(run_cli(args), f"Invalid value for '{option}'", shown)
+
+
+@pytest.mark.parametrize("option, fragment", [
+    ("runtime_s=1e400", "--sim-opt runtime_s=inf: 'inf' is not a finite number"),
+    ("runtime_s=nan", "--sim-opt runtime_s=nan: 'nan' is not a finite number"),
+    ("speed_limit_min=5.5", "--sim-opt speed_limit_min=5.5: '5.5' is not a valid integer"),
+    ("rebuild_priority=1000", "--sim-opt rebuild_priority=1000: 1000 is not in the range 1<=x<=100"),
+])
+def test_sim_options_take_the_sim_declarations(option, fragment):
+    # Before: runtime_s=1e400 simulated forever; nan ran and blamed the run time; 5.5 became 5.
+    refused(run_bounded(["reliability", "--level", "5", "--devices", "4", "--trials", "0",
+                         "--rebuild-from-sim", "--sim-opt", option]), fragment)
 
 
 def test_every_float_option_is_finite_and_bounded():
@@ -274,7 +301,8 @@ def _fio_doc(**read) -> dict:
 
 
 @pytest.mark.parametrize("doc, fragment", [
-    ('{"jobs": [{"read": {"iops": NaN, "total_ios": 1}}]}', "jobs[0].read.iops must be a finite number of at least 0, got NaN"),
+    ('{"jobs": [{"read": {"iops": NaN, "total_ios": 1}}]}',
+     "jobs[0].read.iops must be a finite number of at least 0, got NaN"),
     (json.dumps(_fio_doc(iops=-5)), "jobs[0].read.iops must be a finite number of at least 0, got -5"),
     (json.dumps(_fio_doc(iops=1e400)), "jobs[0].read.iops must be a finite number of at least 0, got Infinity"),
     (json.dumps(_fio_doc(clat_ns={"percentile": {"50.000000": "fast"}})),

@@ -14,6 +14,7 @@ core (``raidlab_core::device::disksim``); this module only reads files and forma
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 from typing import Any, Callable, Dict, List, Optional, Union
 
@@ -88,8 +89,17 @@ def replay(config: Union[str, Path], trace: Union[str, Path], limit: Optional[in
     reader = _Reader(path)
     result = reader.run(_core.disksim_replay, str(path.name), reader, trace_path.name, text, seed, limit,
                         QUANTILES)
+    where = f"DiskSim trace {inputs.show_path(trace)}"
+    if not result["requests"]:
+        raise ConfigError(f"{where} has no requests to replay")
     mean = result["mean_measured_ms"]
-    result["demerit_pct"] = 100.0 * result["demerit_ms"] / mean if mean > 0 else float("nan")
+    if not mean > 0:
+        raise ConfigError(f"{where}: every measured service time is 0, so the demerit (a share of "
+                          "their mean) is undefined")
+    result["demerit_pct"] = 100.0 * result["demerit_ms"] / mean
+    for key in ("mean_measured_ms", "mean_simulated_ms", "demerit_ms", "demerit_pct"):
+        if not math.isfinite(result[key]):
+            raise ConfigError(f"{where}: {key} is {result[key]}: its service times are too large to compare")
     return result
 
 

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from typing import Any, Optional
 
+import click
+
 from raidlab.errors import ConfigError
 from raidlab.sim import DEFAULT_MAX_SECTORS_KB, DEFAULT_NR_REQUESTS, build_config, resolve_workload, run_config
 
@@ -19,10 +21,15 @@ SIM_OPTIONS = {
 
 
 def _number(key: str, value: Any, kind=float):
+    """``--sim-opt KEY=VALUE`` takes what ``raidlab sim --KEY`` takes: the value goes through
+    that option's own declaration (type and range; finite for floats)."""
+    from raidlab.commands.sim import sim_command  # the options' one declaration
+
+    param = next(p for p in sim_command.params if p.name == key)
     try:
-        return kind(value)
-    except (TypeError, ValueError):
-        raise ConfigError(f"--sim-opt {key}={value!r} is not a number") from None
+        return kind(param.type.convert(str(value), param, None))
+    except click.BadParameter as error:
+        raise ConfigError(f"--sim-opt {key}={value!r}: {error.message}") from None
 
 
 def simulated_rebuild_hours(*, level: str, devices: int, layout: Optional[str], chunk_kib: Optional[int],
@@ -41,8 +48,9 @@ def simulated_rebuild_hours(*, level: str, devices: int, layout: Optional[str], 
     drive_choice = {"preset": drive or "nearline-7200", "params": {"capacity_bytes": float(capacity_bytes)}}
     config = build_config(
         level=level, devices=devices, layout=layout, chunk_kib=chunk_kib, drive=drive_choice,
-        controller=opts["controller"], cache_mib=256, bbu=True, read_ahead=False, stripe_cache_size=256,
-        rmw_level=1, scheduler=opts["scheduler"], nr_requests=DEFAULT_NR_REQUESTS,
+        controller=_number("controller", opts["controller"], str), cache_mib=256, bbu=True,
+        read_ahead=False, stripe_cache_size=256, rmw_level=1,
+        scheduler=_number("scheduler", opts["scheduler"], str), nr_requests=DEFAULT_NR_REQUESTS,
         max_sectors_kb=DEFAULT_MAX_SECTORS_KB, failed=(0,), workload=workload,
         seed=_number("seed", opts["seed"], int), max_time_s=runtime_s, max_events=2_000_000_000,
         spare=True, speed_limit_min=_number("speed_limit_min", opts["speed_limit_min"], int),

@@ -100,6 +100,11 @@ def parse_seconds(text: str, option: str) -> float:
     return seconds
 
 
+#: What ``--fio`` takes, for every command's help (see :func:`fio_workload`).
+FIO_FORMS = ("JOB.fio is a job file's path (an existing path is always read as a file) or, when it "
+             "holds a newline, the job text itself.")
+
+
 def fio_workload(fio: str) -> Workload:
     """``--fio``'s value: the path of a job file, or the job text itself.
 

@@ -15,7 +15,7 @@ from raidlab import _core
 from raidlab.compare import STATES, Case, classic, compare, load_designs, verdicts
 from raidlab.errors import ConfigError
 from raidlab.report.table import render
-from raidlab.sim import resolve_workload
+from raidlab.sim import FIO_FORMS, resolve_workload
 
 
 def _ms(value: float) -> str:
@@ -50,7 +50,7 @@ def _csv(rows) -> str:
 @click.command("compare")
 @click.option("--designs", "designs_file", metavar="FILE.toml",
               help="Designs (and optionally workloads) to compare; default: RAID5 vs RAID10 classic.")
-@click.option("--fio", "fio_job", metavar="JOB.fio", help="Compare on this fio job instead.")
+@click.option("--fio", "fio_job", metavar="JOB.fio", help="Compare on this fio job instead. " + FIO_FORMS)
 @click.option("--sysbench", metavar='"OPTIONS"', help="Compare on these sysbench fileio options instead.")
 @click.option("--preset", metavar="NAME", help="Compare on a workload preset instead.")
 @click.option("--states", default=",".join(STATES), show_default=True,

@@ -15,6 +15,7 @@ from raidlab.commands import write_output
 from raidlab.commands.numbers import finite
 from raidlab.measure import importer, measurement
 from raidlab.measure.report import summary
+from raidlab.sim import FIO_FORMS
 
 
 def write_json(document: Any, json_out: str) -> None:
@@ -52,7 +53,7 @@ class ProgressBar:
 @click.command("measure")
 @click.option("--target", required=True, metavar="PATH",
               help="File (new or existing) or block device to run fio on.")
-@click.option("--fio", "fio_job", metavar="JOB.fio", help="A fio job file.")
+@click.option("--fio", "fio_job", metavar="JOB.fio", help="A fio job. " + FIO_FORMS)
 @click.option("--sysbench", metavar='"OPTIONS"',
               help="sysbench fileio options (run as the closest fio job; differences are noted).")
 @click.option("--preset", metavar="NAME", help="A workload preset (oltp-innodb, oltp-postgres, wal, backup-scan).")

@@ -18,7 +18,7 @@ from raidlab.planner.candidates import (DEFAULT_CHUNKS_KIB, DEFAULT_LEVELS, DEFA
                                         DEFAULT_RAID10_LAYOUTS)
 from raidlab.planner.rank import Evaluated, money
 from raidlab.report import table
-from raidlab.sim import resolve_workload
+from raidlab.sim import FIO_FORMS, resolve_workload
 
 
 def _int_list(text: str, option: str) -> List[int]:
@@ -92,7 +92,7 @@ def render_text(result: PlanResult, top: int) -> str:
 
 @click.command("plan")
 @click.option("--capacity-tb", type=finite(0, MAX_CAPACITY_TB, low_open=True), required=True, help="Usable capacity needed, in TB (10^12 bytes).")
-@click.option("--fio", "fio_job", metavar="JOB.fio", help="The workload as a fio job file.")
+@click.option("--fio", "fio_job", metavar="JOB.fio", help="The workload as a fio job. " + FIO_FORMS)
 @click.option("--sysbench", metavar='"OPTIONS"', help="The workload as sysbench fileio options.")
 @click.option("--preset", metavar="NAME", help="A workload preset (oltp-innodb, oltp-postgres, wal, backup-scan).")
 @click.option("--min-iops", type=finite(0, 1e12, low_open=True), help="Target: total IOPS the array must deliver.")

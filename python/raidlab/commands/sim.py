@@ -18,7 +18,7 @@ from raidlab.errors import ConfigError
 from raidlab.report import html as html_report
 from raidlab.report import sysbench_text, table
 from raidlab.report import timeline as timeline_report
-from raidlab.sim import (DEFAULT_CHUNK_KIB, DEFAULT_MAX_SECTORS_KB, DEFAULT_MAX_TIME_S,
+from raidlab.sim import (FIO_FORMS, DEFAULT_CHUNK_KIB, DEFAULT_MAX_SECTORS_KB, DEFAULT_MAX_TIME_S,
                          DEFAULT_NR_REQUESTS, DEFAULT_STRIPE_CACHE, build_config,
                          parse_events, resolve_workload, run_config)
 
@@ -77,7 +77,7 @@ def _progress(enabled: bool):
 @click.option("--max-sectors-kb", type=click.IntRange(4, 1 << 20), default=DEFAULT_MAX_SECTORS_KB,
               show_default=True, help="Largest merged request per member, KiB.")
 @click.option("--failed", metavar="K[,K...]", help="Start degraded: failed member indices (from 0).")
-@click.option("--fio", "fio_job", metavar="JOB.fio", help="A fio job file.")
+@click.option("--fio", "fio_job", metavar="JOB.fio", help="A fio job. " + FIO_FORMS)
 @click.option("--sysbench", metavar='"OPTIONS"', help="sysbench fileio options, e.g. \"--file-test-mode=rndrw\".")
 @click.option("--preset", metavar="NAME", help="A workload preset (oltp-innodb, oltp-postgres, wal, backup-scan).")
 @click.option("--runtime-s", type=finite(0.001, 1e6), help="Override the workload's run time.")
