@@ -64,7 +64,13 @@ def ends_well(args: Sequence[str]) -> int:
         lines = run.stderr_lines
         assert len(lines) == 1 and lines[0].startswith("raidlab: error: "), (args, run.stderr)
         assert "internal error" not in lines[0]
+    elif "--json" in args:  # what is printed is strict JSON (no NaN, no Infinity)
+        json.loads(run.stdout, parse_constant=_not_json)
     return run.status
+
+
+def _not_json(constant: str) -> None:
+    raise AssertionError(f"{constant} in a --json document")
 
 
 SCRATCH = Path(tempfile.mkdtemp(prefix="raidlab-fuzz-"))

@@ -148,6 +148,15 @@ def test_a_fifo_named_by_a_disksim_file_is_refused(tmp_path):
             "atlas10k.model: it is a FIFO, not a regular file")
 
 
+def test_a_fifo_in_a_sysfs_copy_is_refused(tmp_path):
+    # Before: align --sysfs-root read every attribute with open(), which blocks on a FIFO.
+    queue = tmp_path / "block" / "sdx" / "queue"
+    queue.mkdir(parents=True)
+    os.mkfifo(queue / "logical_block_size")
+    refused(run_bounded(["align", "--device", "sdx", "--sysfs-root", str(tmp_path)]),
+            "cannot read sysfs attribute", "logical_block_size: it is a FIFO, not a regular file")
+
+
 @needs_disksim
 @pytest.mark.parametrize("text, fragment", [
     ("", "has no requests to replay"),
@@ -301,10 +310,10 @@ def _fio_doc(**read) -> dict:
 
 
 @pytest.mark.parametrize("doc, fragment", [
-    ('{"jobs": [{"read": {"iops": NaN, "total_ios": 1}}]}',
-     "jobs[0].read.iops must be a finite number of at least 0, got NaN"),
+    ('{"jobs": [{"read": {"iops": NaN, "total_ios": 1}}]}', "jobs[0].read.iops is NaN, which is not a JSON number"),
     (json.dumps(_fio_doc(iops=-5)), "jobs[0].read.iops must be a finite number of at least 0, got -5"),
-    (json.dumps(_fio_doc(iops=1e400)), "jobs[0].read.iops must be a finite number of at least 0, got Infinity"),
+    (json.dumps(_fio_doc(iops=1e400)), "jobs[0].read.iops is Infinity, which is not a JSON number"),
+    ('{"jobs": [{"usr_cpu": -Infinity}]}', "jobs[0].usr_cpu is -Infinity, which is not a JSON number"),
     (json.dumps(_fio_doc(clat_ns={"percentile": {"50.000000": "fast"}})),
      'jobs[0].read.clat_ns.percentile.50.000000 is not a number (got "fast")'),
     (json.dumps(_fio_doc(runtime=None)), "jobs[0].read.runtime is not a number (got null)"),

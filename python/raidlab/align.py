@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any, Dict, List, Optional, Tuple
 
 from raidlab.errors import ConfigError
-from raidlab.inputs import parse_json
+from raidlab.inputs import parse_json, read_text
 
 SECTOR = 512
 MIB = 2**20
@@ -189,11 +189,9 @@ def parse_sfdisk_json(text: str, name: str = "sfdisk dump",
 
 
 def _read(path: Path) -> str:
-    try:
-        with open(path, "r") as handle:  # read-only, always
-            return handle.read().strip()
-    except OSError as error:
-        raise ConfigError(f"cannot read {path}: {error.strerror or error}") from None
+    """A sysfs attribute (read-only, always), through the one reader: ``--sysfs-root`` may point
+    anywhere, so a FIFO or a device there is refused rather than blocking."""
+    return read_text(path, "sysfs attribute").strip()
 
 
 def _read_int(path: Path) -> int:

@@ -50,6 +50,7 @@ LIMITS: Dict[str, int] = {
     "sfdisk dump": 16 * _MIB,
     "fio JSON": 64 * _MIB,
     "calibration sweep": 16 * _MIB,
+    "sysfs attribute": 1 * _MIB,
 }
 
 #: Deepest nesting of arrays/objects (JSON) or arrays/tables (TOML) accepted. sfdisk's and

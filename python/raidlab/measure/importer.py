@@ -208,6 +208,7 @@ def to_document(raw: Dict[str, Any], block: Optional[Dict[str, Any]] = None) -> 
     """
     if not isinstance(raw, dict):
         raise ConfigError("fio JSON: the document is not an object")
+    _check_finite(raw)
     raw = copy.deepcopy(raw)
     if "client_stats" in raw and "jobs" not in raw:
         entries = raw.pop("client_stats")
@@ -243,6 +244,20 @@ def to_document(raw: Dict[str, Any], block: Optional[Dict[str, Any]] = None) -> 
     if "simulated_ns" in merged and merged.get("source") != "measured":
         _check_simulated(document)
     return document
+
+
+def _check_finite(document: Dict[str, Any]) -> None:
+    """No NaN or Infinity anywhere: RFC 8259 JSON has neither and fio never writes them, and
+    raidlab's own JSON output must stay JSON. The message names the first one's path."""
+    stack: List[Any] = [(document, "")]
+    while stack:
+        value, where = stack.pop()
+        if isinstance(value, float) and not math.isfinite(value):
+            raise ConfigError(f"fio JSON: {where.lstrip('.')} is {_short(value)}, which is not a JSON number")
+        if isinstance(value, dict):
+            stack.extend((item, f"{where}.{key}") for key, item in value.items())
+        elif isinstance(value, list):
+            stack.extend((item, f"{where}[{index}]") for index, item in enumerate(value))
 
 
 def _fields(value: Any, where: str, numbers: Sequence[str], present: Sequence[str] = ()) -> Dict[str, Any]:
