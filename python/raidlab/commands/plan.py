@@ -91,13 +91,17 @@ def render_text(result: PlanResult, top: int) -> str:
 
 
 @click.command("plan")
-@click.option("--capacity-tb", type=finite(0, MAX_CAPACITY_TB, low_open=True), required=True, help="Usable capacity needed, in TB (10^12 bytes).")
+@click.option("--capacity-tb", type=finite(0, MAX_CAPACITY_TB, low_open=True),
+              required=True, help="Usable capacity needed, in TB (10^12 bytes).")
 @click.option("--fio", "fio_job", metavar="JOB.fio", help="The workload as a fio job. " + FIO_FORMS)
 @click.option("--sysbench", metavar='"OPTIONS"', help="The workload as sysbench fileio options.")
 @click.option("--preset", metavar="NAME", help="A workload preset (oltp-innodb, oltp-postgres, wal, backup-scan).")
-@click.option("--min-iops", type=finite(0, 1e12, low_open=True), help="Target: total IOPS the array must deliver.")
-@click.option("--max-p99-ms", type=finite(0, 1e9, low_open=True), help="Target: worst p99 latency (reads and writes), ms.")
-@click.option("--min-degraded-iops", type=finite(0, 1e12, low_open=True), help="Target: IOPS with one member failed.")
+@click.option("--min-iops", type=finite(0, 1e12, low_open=True),
+              help="Target: total IOPS the array must deliver.")
+@click.option("--max-p99-ms", type=finite(0, 1e9, low_open=True),
+              help="Target: worst p99 latency (reads and writes), ms.")
+@click.option("--min-degraded-iops", type=finite(0, 1e12, low_open=True),
+              help="Target: IOPS with one member failed.")
 @click.option("--max-rebuild-hours", type=finite(0, 1e6, low_open=True),
               help="Target: hours to rebuild a full member onto a spare while serving --min-iops "
                    "(or the full workload if no IOPS target).")
@@ -106,7 +110,8 @@ def render_text(result: PlanResult, top: int) -> str:
 @click.option("--drive", "drives", multiple=True, metavar="NAME[:PRICE]",
               help="A candidate drive model (preset or .toml) and its price per drive; repeatable. "
                    "Default: every preset, unpriced (cost = number of drives).")
-@click.option("--budget", type=finite(0, 1e15, low_open=True), help="Most money to spend on drives (needs prices).")
+@click.option("--budget", type=finite(0, 1e15, low_open=True),
+              help="Most money to spend on drives (needs prices).")
 @click.option("--spares", type=click.IntRange(0, 8), default=0, show_default=True,
               help="Hot spares to buy with the array.")
 @click.option("--levels", default=",".join(map(str, DEFAULT_LEVELS)), show_default=True,

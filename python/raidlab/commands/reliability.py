@@ -140,13 +140,16 @@ def render_text(doc: Dict[str, Any]) -> str:
 @click.option("--layout", metavar="NAME", help="mdadm layout name [default: mdadm's].")
 @click.option("--chunk-kib", type=int, default=rel.DEFAULT_CHUNK_KIB, show_default=True,
               help="Chunk size in KiB (power of two).")
-@click.option("--capacity-tb", type=finite(0, 1e6, low_open=True), default=rel.DEFAULT_CAPACITY_TB, show_default=True,
+@click.option("--capacity-tb", type=finite(0, 1e6, low_open=True),
+              default=rel.DEFAULT_CAPACITY_TB, show_default=True,
               help="Size of each member in decimal TB.")
 @click.option("--afr-pct", type=finite(0, 100, low_open=True, high_open=True),
               help=f"Annualized failure rate of one drive, %. [default: {rel.DEFAULT_AFR_PCT:g}, "
                    "Backblaze fleet 2023-2025]")
-@click.option("--mttf-hours", type=finite(0, 1e12, low_open=True), help="Mean time to failure of one drive (instead of --afr-pct).")
-@click.option("--weibull-shape", type=finite(0, 100, low_open=True), default=rel.DEFAULT_WEIBULL_SHAPE, show_default=True,
+@click.option("--mttf-hours", type=finite(0, 1e12, low_open=True),
+              help="Mean time to failure of one drive (instead of --afr-pct).")
+@click.option("--weibull-shape", type=finite(0, 100, low_open=True),
+              default=rel.DEFAULT_WEIBULL_SHAPE, show_default=True,
               help="Weibull shape of drive lifetimes for the Monte Carlo (1 = exponential; "
                    "Elerath & Pecht 2009 fit 1.12).")
 @click.option("--mttr-hours", type=finite(0, 1e6, low_open=True),
@@ -166,7 +169,8 @@ def render_text(doc: Dict[str, Any]) -> str:
               help="Latent sector errors per disk-year (Elerath & Pecht 2009 fit: 0.95; 0 = off).")
 @click.option("--scrub-days", type=finite(0, 36500), default=rel.DEFAULT_SCRUB_DAYS, show_default=True,
               help="Days between scrubs, which clear latent errors (0 = never).")
-@click.option("--mission-years", type=finite(0, 100, low_open=True), default=rel.DEFAULT_MISSION_YEARS, show_default=True,
+@click.option("--mission-years", type=finite(0, 100, low_open=True),
+              default=rel.DEFAULT_MISSION_YEARS, show_default=True,
               help="Mission time in years.")
 @click.option("--repair-policy", type=click.Choice(rel.REPAIR_POLICIES), default="md",
               show_default=True,

@@ -144,7 +144,7 @@ _FALSE = ("off", "false", "0")
 
 def _tokens(text: Union[str, bytes, Sequence[str]]) -> Tuple[List[str], str]:
     if isinstance(text, bytes):
-        text = decode_utf8(text, "sysbench options", WorkloadError)
+        text = decode_utf8(text, "the sysbench option string", WorkloadError)
     if isinstance(text, str):
         try:
             tokens = shlex.split(text.replace("\\\n", " "), posix=True)
