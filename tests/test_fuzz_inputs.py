@@ -16,9 +16,11 @@ for a deeper local search.
 
 from __future__ import annotations
 
+import atexit
 import json
 import math
 import os
+import shutil
 import tempfile
 from datetime import timedelta
 from pathlib import Path
@@ -74,6 +76,7 @@ def _not_json(constant: str) -> None:
 
 
 SCRATCH = Path(tempfile.mkdtemp(prefix="raidlab-fuzz-"))
+atexit.register(shutil.rmtree, SCRATCH, True)
 
 
 def scratch(name: str, data: Any) -> str:
