@@ -198,13 +198,13 @@ def test_same_seed_same_json_and_jobs_do_not_matter():
     (["--capacity-tb", "100"], "no design holds 100 TB"),
     (["--budget", "300"], "over budget"),
     (["--durability", "1e-12"], "no design meets the targets"),
-    (["--durability", "2"], "between 0 and 1"),
+    (["--durability", "2"], "is not in the range 0<x<1"),
     (["--drive", "no-such-drive"], "unknown drive model"),
     (["--levels", "7"], "unknown RAID level"),
     (["--levels", "4"], "not raid4"),
     (["--chunks-kib", "48"], "power of two"),
     (["--raid10-layouts", "x9"], "--raid10-layouts"),
-    (["--min-iops", "-5"], "positive"),
+    (["--min-iops", "-5"], "is not in the range 0<x<="),
 ])
 def test_impossible_or_bad_requests_are_one_line_exit_2(args, words):
     base = ["plan", "--capacity-tb", "1", *SMALL]

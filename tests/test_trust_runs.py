@@ -138,7 +138,7 @@ def test_bad_settings_are_one_line_from_every_source(tmp_path):
     designs = _write(tmp_path, "d.toml", '[[design]]\nname = "x"\nchunk_kib = 64.5\n')
     run = run_cli(["compare", "--designs", designs, "--preset", "wal"])
     assert run.status == 2 and len(run.stderr_lines) == 1
-    assert "design 'x': chunk_kib=64.5 is not a whole number" in run.stderr
+    assert "design 'x': 'chunk_kib' must be an integer, got a number 64.5" in run.stderr
 
 
 # --- one drive resolver ------------------------------------------------------------------

@@ -100,7 +100,8 @@ def test_calibrate_refuses_an_existing_file_too(tmp_path):
     assert target.read_bytes() == b"\0" * (32 << 20)
 
 
-@pytest.mark.parametrize("value,words", [("nan", "more than 0"), ("-1", "more than 0"),
+@pytest.mark.parametrize("value,words", [("nan", "not a finite number (the range is 0<x<=1000.0)"),
+                                         ("-1", "not in the range 0<x<=1000.0"),
                                          ("0.00001", "smaller than the swept region")])
 def test_calibrate_capacity_tb_out_of_range_is_one_line(tmp_path, value, words):
     run = run_cli(["calibrate", "--target", str(tmp_path / "x.bin"), "--size", "64M",

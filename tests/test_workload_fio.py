@@ -563,7 +563,7 @@ def test_bytes_and_files(tmp_path):
     assert parse_fio(b"[j]\nrw=randwrite\nbs=8k\n") == workload
     with pytest.raises(WorkloadError, match=r"^cannot read fio job file .*missing\.fio: No such file or directory$"):
         parse_fio_file(tmp_path / "missing.fio")
-    with pytest.raises(WorkloadError, match="^fio job file is not UTF-8 text$"):
+    with pytest.raises(WorkloadError, match=r"^fio job file is not UTF-8 text: byte 0xff at offset 4 \(line 2\)"):
         parse_fio(b"[j]\n\xff\n")
     with pytest.raises(WorkloadError, match="^fio job file must be text, not int$"):
         parse_fio(3)  # type: ignore[arg-type]

@@ -295,7 +295,7 @@ def test_describe():
         ("sysbench fileio --help", "--help prints text and runs nothing; raidlab needs the 'run' options"),
         ("--config-file=x.cfg", "--config-file is not supported; give its options on the command line"),
         ("--file-test-mode='rndrw", "cannot split the sysbench options: No closing quotation"),
-        (b"--file-test-mode=\xff", "sysbench options are not UTF-8 text"),
+        (b"--file-test-mode=\xff", "the sysbench option string is not UTF-8 text: byte 0xff at offset 17 (line 1); save it as UTF-8"),
         (["--file-test-mode=rndrw", 3], "sysbench options must be a string or a list of strings"),
         (42, "sysbench options must be a string or a list of strings"),
         ("--=3", "sysbench option '--=3' has no name"),

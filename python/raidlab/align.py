@@ -24,7 +24,6 @@ Nothing here writes anywhere: sysfs files are only opened for reading.
 
 from __future__ import annotations
 
-import json
 import math
 import os
 from dataclasses import dataclass, field
@@ -33,6 +32,7 @@ from pathlib import Path
 from typing import Any, Dict, List, Optional, Tuple
 
 from raidlab.errors import ConfigError
+from raidlab.inputs import parse_json, read_text
 
 SECTOR = 512
 MIB = 2**20
@@ -147,10 +147,7 @@ def parse_sfdisk_json(text: str, name: str = "sfdisk dump",
                       logical_block_bytes: Optional[int] = None) -> Table:
     """A table from ``sfdisk -J DEVICE`` output. Starts are in logical sectors: the dump's
     ``sectorsize`` if present, else ``logical_block_bytes`` (required then)."""
-    try:
-        document = json.loads(text)
-    except json.JSONDecodeError as error:
-        raise ConfigError(f"{name}: not JSON ({error.msg} at line {error.lineno} column {error.colno})") from None
+    document = parse_json(text, name)
     table = document.get("partitiontable") if isinstance(document, dict) else None
     if not isinstance(table, dict):
         raise ConfigError(f"{name}: no 'partitiontable' object (expected the output of sfdisk -J DEVICE)")
@@ -192,11 +189,9 @@ def parse_sfdisk_json(text: str, name: str = "sfdisk dump",
 
 
 def _read(path: Path) -> str:
-    try:
-        with open(path, "r") as handle:  # read-only, always
-            return handle.read().strip()
-    except OSError as error:
-        raise ConfigError(f"cannot read {path}: {error.strerror or error}") from None
+    """A sysfs attribute (read-only, always), through the one reader: ``--sysfs-root`` may point
+    anywhere, so a FIFO or a device there is refused rather than blocking."""
+    return read_text(path, "sysfs attribute").strip()
 
 
 def _read_int(path: Path) -> int:

@@ -8,23 +8,17 @@ benchmarks of the mid-2000s asked: six 10k RPM SCSI drives behind a RAID control
 
 from __future__ import annotations
 
-import sys
-from dataclasses import dataclass, field
-from pathlib import Path
+from dataclasses import dataclass, field, fields
 from typing import Any, Callable, Dict, List, Optional, Sequence
 
 from raidlab import notes as run_notes
+from raidlab.designs_file import read_designs
 from raidlab.errors import ConfigError
 from raidlab.report.html import percentile_ms
 from raidlab.run import Design as ArrayDesign
 from raidlab.run import build_design, build_run
 from raidlab.sim import resolve_workload, run_spec
 from raidlab.workload import Workload, parse_sysbench
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover
-    import tomli as tomllib
 
 STATES = ("optimal", "degraded", "rebuilding")
 
@@ -108,17 +102,9 @@ def load_designs(path: str) -> tuple:
         name = "oltp"
         preset = "oltp-innodb"  # or sysbench = "...", or fio = "path or job text"
     """
-    try:
-        table = tomllib.loads(Path(path).read_text())
-    except OSError as error:
-        raise ConfigError(f"cannot read designs file {path}: {error.strerror}") from None
-    except tomllib.TOMLDecodeError as error:
-        raise ConfigError(f"designs file {path}: {error}") from None
-    defaults = table.get("defaults", {})
+    defaults, entries, workloads = read_designs(path, [f.name for f in fields(ArrayDesign)])
     designs = []
-    for index, entry in enumerate(table.get("design", [])):
-        if not isinstance(entry, dict):
-            raise ConfigError(f"designs file {path}: [[design]] entries must be tables")
+    for index, entry in enumerate(entries):
         settings = {**defaults, **entry}
         name = str(settings.pop("name", f"design{index + 1}"))
         build_design(settings, f"designs file {path}: design '{name}': ")
@@ -126,7 +112,7 @@ def load_designs(path: str) -> tuple:
     if not designs:
         raise ConfigError(f"designs file {path}: no [[design]] entries")
     cases = []
-    for index, entry in enumerate(table.get("workload", [])):
+    for index, entry in enumerate(workloads):
         name = str(entry.get("name", f"workload{index + 1}"))
         spec = {k: entry[k] for k in ("fio", "sysbench", "preset") if k in entry}
         cases.append(Case(name, resolve_workload(**spec)))

@@ -14,11 +14,12 @@ core (``raidlab_core::device::disksim``); this module only reads files and forma
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 from typing import Any, Callable, Dict, List, Optional, Union
 
-from raidlab import _core
-from raidlab.errors import ConfigError
+from raidlab import _core, inputs
+from raidlab.errors import ConfigError, RaidlabError
 
 #: Quantiles the demerit samples (as DiskSim's ``rms`` tool does).
 QUANTILES = 10_000
@@ -30,28 +31,46 @@ def is_disksim(path: Union[str, Path]) -> bool:
     return str(path).endswith(SUFFIXES)
 
 
-def _reader(config: Path) -> Callable[[str], str]:
-    """Reads the files a DiskSim configuration names, relative to its directory."""
-    base = config.parent
+class _Reader:
+    """Reads the files a DiskSim configuration names, relative to its directory, through
+    :mod:`raidlab.inputs`; keeps the first refusal, which the core only sees as "unreadable"."""
 
-    def read(name: str) -> str:
-        path = Path(name) if Path(name).is_absolute() else base / name
-        return path.read_text()
+    def __init__(self, config: Path) -> None:
+        self.base = config.parent
+        self.refused: Optional[RaidlabError] = None
 
-    return read
+    def __call__(self, name: str) -> str:
+        path = Path(name) if Path(name).is_absolute() else self.base / name
+        try:
+            return inputs.read_text(path, "DiskSim file")
+        except RaidlabError as error:
+            if path.exists():  # a missing file is the core's to report, with the line naming it
+                self.refused = self.refused or error
+            raise
+
+    def run(self, call: Callable[..., Any], *args: Any) -> Any:
+        """``call(*args)``; a core error caused by a refused file is reported as that refusal."""
+        try:
+            return call(*args)
+        except RaidlabError:
+            if self.refused is not None:
+                raise self.refused from None
+            raise
 
 
 def _check(config: Union[str, Path]) -> Path:
     path = Path(config)
     if not path.is_file():
-        raise ConfigError(f"cannot read DiskSim configuration {config}: no such file")
+        inputs.read_bytes(path, "DiskSim file")  # says why: missing, a directory, a FIFO, ...
+        raise ConfigError(f"cannot read DiskSim configuration {inputs.show_path(config)}: not a regular file")
     return path
 
 
 def import_drive(config: Union[str, Path]) -> Dict[str, Any]:
     """The imported drive: name, warnings (unmodelled parameters), files read and headline facts."""
     path = _check(config)
-    return _core.disksim_import(str(path.name), _reader(path))
+    reader = _Reader(path)
+    return reader.run(_core.disksim_import, str(path.name), reader)
 
 
 def drive_choice(config: Union[str, Path]) -> Dict[str, Any]:
@@ -66,13 +85,21 @@ def replay(config: Union[str, Path], trace: Union[str, Path], limit: Optional[in
     ``raidlab replay --json`` plus per-request ``measured_ms``/``simulated_ms`` and ``warnings``."""
     path = _check(config)
     trace_path = Path(trace)
-    try:
-        text = trace_path.read_text()
-    except OSError as error:
-        raise ConfigError(f"cannot read trace {trace}: {error.strerror}") from None
-    result = _core.disksim_replay(str(path.name), _reader(path), trace_path.name, text, seed, limit, QUANTILES)
+    text = inputs.read_text(trace_path, "DiskSim trace")
+    reader = _Reader(path)
+    result = reader.run(_core.disksim_replay, str(path.name), reader, trace_path.name, text, seed, limit,
+                        QUANTILES)
+    where = f"DiskSim trace {inputs.show_path(trace)}"
+    if not result["requests"]:
+        raise ConfigError(f"{where} has no requests to replay")
     mean = result["mean_measured_ms"]
-    result["demerit_pct"] = 100.0 * result["demerit_ms"] / mean if mean > 0 else float("nan")
+    if not mean > 0:
+        raise ConfigError(f"{where}: every measured service time is 0, so the demerit (a share of "
+                          "their mean) is undefined")
+    result["demerit_pct"] = 100.0 * result["demerit_ms"] / mean
+    for key in ("mean_measured_ms", "mean_simulated_ms", "demerit_ms", "demerit_pct"):
+        if not math.isfinite(result[key]):
+            raise ConfigError(f"{where}: {key} is {result[key]}: its service times are too large to compare")
     return result
 
 

@@ -81,6 +81,8 @@ class Options:
     spare: bool = _setting(False, "A hot spare: rebuild starts as soon as a member fails")
 
 
+#: Settings whose values are (finite) real numbers; the rest are whole numbers, names or flags.
+_FLOAT_KEYS = ("runtime_s", "max_time_s")
 #: Every setting's default, by name (for CLI options and docs).
 DEFAULTS: Dict[str, Any] = {f.name: f.default for cls in (Design, Options) for f in fields(cls)}
 _DESIGN_KEYS = tuple(f.name for f in fields(Design))
@@ -95,6 +97,10 @@ def cli_type(name: str) -> Any:
     meta = next(f for cls in (Design, Options) for f in fields(cls) if f.name == name).metadata
     if meta["choices"]:
         return click.Choice(list(meta["choices"]))
+    if name in _FLOAT_KEYS:
+        from raidlab.commands.numbers import finite
+
+        return finite(meta["low"], meta["high"])
     return click.IntRange(meta["low"], meta["high"])
 
 
@@ -115,7 +121,7 @@ def _convert(name: str, value: Any, where: str) -> Any:
         return value
     if name == "failed":
         return _members(value, where)
-    if name in ("runtime_s", "max_time_s"):
+    if name in _FLOAT_KEYS:
         number = _number(name, value, where, float)
     elif isinstance(default, int):
         number = _number(name, value, where, int)

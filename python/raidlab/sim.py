@@ -13,23 +13,18 @@ progress bar can follow it, and wraps the result.
 
 from __future__ import annotations
 
-import sys
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Sequence, Union
 
-from raidlab import _core
+from raidlab import _core, inputs
 from raidlab.errors import ConfigError, DeviceError
 from raidlab.report import fio_json
-from raidlab.workload import Workload, parse_fio, parse_sysbench, preset as workload_preset
+from raidlab.workload import Workload, parse_fio, parse_fio_file, parse_sysbench, preset as workload_preset
 
 if TYPE_CHECKING:  # pragma: no cover
     from raidlab.run import RunSpec
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - exercised only on old Pythons
-    import tomli as tomllib
 
 #: Simulated seconds per progress step.
 PROGRESS_STEP_NS = 250_000_000
@@ -50,13 +45,7 @@ def load_drive(drive: Union[str, Path, Dict[str, Any]]) -> Dict[str, Any]:
 
         return disksim.drive_choice(text)
     if text.endswith(".toml"):
-        path = Path(text)
-        try:
-            table = tomllib.loads(path.read_text())
-        except OSError as error:
-            raise DeviceError(f"cannot read drive file {text}: {error.strerror}") from None
-        except tomllib.TOMLDecodeError as error:
-            raise DeviceError(f"drive file {text}: {error}") from None
+        table = inputs.read_toml(text, "drive file")
         choice: Dict[str, Any] = {}
         for key in ("preset", "kind"):
             if key in table:
@@ -65,9 +54,7 @@ def load_drive(drive: Union[str, Path, Dict[str, Any]]) -> Dict[str, Any]:
         for key, value in table.items():
             if isinstance(value, bool):
                 value = float(value)
-            if not isinstance(value, (int, float)):
-                raise DeviceError(f"drive file {text}: '{key}' must be a number")
-            params[key] = float(value)
+            params[key] = inputs.finite_number(value, f"drive file {inputs.show_path(text)}: '{key}'")
         choice["params"] = params
         if "preset" not in choice and "kind" not in choice:
             raise DeviceError(f"drive file {text}: needs kind = \"hdd\"|\"ssd\"|\"null\" or preset = \"NAME\"")
@@ -109,6 +96,28 @@ def parse_seconds(text: str, option: str) -> float:
     return seconds
 
 
+#: What ``--fio`` takes, for every command's help (see :func:`fio_workload`).
+FIO_FORMS = ("JOB.fio is a job file's path (an existing path is always read as a file) or, when it "
+             "holds a newline, the job text itself.")
+
+
+def fio_workload(fio: str) -> Workload:
+    """``--fio``'s value: the path of a job file, or the job text itself.
+
+    A value that names an existing file (or anything else that exists) is always read as a file,
+    whatever characters it holds (``jobs[1]/oltp.fio`` is a path). Only a value that does not
+    exist and holds a newline is job text: a job needs a section line and an option line.
+    """
+    try:
+        os.stat(fio)
+        exists = True
+    except (OSError, ValueError):  # missing, a name too long for a path, or a NUL in it
+        exists = False
+    if exists or "\n" not in fio:
+        return parse_fio_file(fio)
+    return parse_fio(fio)
+
+
 def resolve_workload(fio: Optional[str] = None, sysbench: Optional[str] = None,
                      preset: Optional[str] = None, workload: Optional[Workload] = None,
                      allow_idle: bool = False) -> Optional[Workload]:
@@ -122,13 +131,7 @@ def resolve_workload(fio: Optional[str] = None, sysbench: Optional[str] = None,
     if workload is not None:
         return workload
     if fio is not None:
-        path = Path(fio)
-        if "\n" not in fio and "[" not in fio:
-            try:
-                return parse_fio(path.read_text())
-            except OSError as error:
-                raise ConfigError(f"cannot read fio job file {fio}: {error.strerror}") from None
-        return parse_fio(fio)
+        return fio_workload(fio)
     if sysbench is not None:
         return parse_sysbench(sysbench)
     return workload_preset(preset)

@@ -11,7 +11,9 @@ import click
 
 from raidlab import align as aligner
 from raidlab.array import DEFAULT_CHUNK_KIB, Array
+from raidlab.commands.numbers import finite
 from raidlab.errors import ConfigError
+from raidlab.inputs import read_stdin, read_text, show_path
 
 
 def _geometry(topology: aligner.Topology, level: Optional[str], devices: Optional[int],
@@ -68,9 +70,9 @@ Exit status:
 @click.option("--logical-block-bytes", type=int, help="Logical sector size, for a dump without 'sectorsize'.")
 @click.option("--physical-block-bytes", type=int, help=f"Physical block size for a dump "
               f"[default: {aligner.DEFAULT_PHYSICAL}, or the logical size if larger].")
-@click.option("--io-kib", type=click.FloatRange(0.5, 1 << 20), default=16, show_default=True,
+@click.option("--io-kib", type=finite(0.5, 1 << 20), default=16, show_default=True,
               help="I/O size whose chunk straddling is counted (e.g. 16 for InnoDB pages, 8 for PostgreSQL).")
-@click.option("--io-align-kib", type=click.FloatRange(0.5, 1 << 20),
+@click.option("--io-align-kib", type=finite(0.5, 1 << 20),
               help="Where those I/Os start: multiples of this inside the partition [default: the I/O size].")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 def align_command(dump, device, sysfs_root, level, devices, layout, chunk_kib, logical_block_bytes,
@@ -94,16 +96,9 @@ def align_command(dump, device, sysfs_root, level, devices, layout, chunk_kib, l
                 raise click.UsageError("give an sfdisk -J dump (a file, or - for stdin) or --device DEV")
             dump = "-"
         if dump == "-":
-            text, name = sys.stdin.read(), "stdin"
+            text, name = read_stdin("sfdisk dump"), "stdin"
         else:
-            try:
-                with open(dump, "r") as handle:
-                    text = handle.read()
-            except OSError as error:
-                raise ConfigError(f"cannot read {dump}: {error.strerror or error}") from None
-            except UnicodeDecodeError:
-                raise ConfigError(f"{dump}: not a text file") from None
-            name = dump
+            text, name = read_text(dump, "sfdisk dump"), show_path(dump)
         table = aligner.parse_sfdisk_json(text, name, logical_block_bytes)
         logical = table.partitions[0].unit
         if physical_block_bytes is None:

@@ -5,7 +5,6 @@ The option names are a contract: scripts outside the project use them.
 
 from __future__ import annotations
 
-import json
 from typing import Optional
 
 import click
@@ -15,28 +14,42 @@ from raidlab.outputs import writes_files
 from raidlab.commands.measure import write_json
 from raidlab.commands import progress
 from raidlab.commands.progress import ProgressBar
+from raidlab.commands.numbers import finite
 from raidlab.errors import ConfigError
+from raidlab.inputs import finite_number, parse_json, read_text, show_path
 from raidlab.measure import calibrate as calibration
 from raidlab.measure.fit import MODELS, Observation, Point
 
 DEFAULT_OUT = "calibrated-drive.toml"
 
 
+def _observation(row, index: int, number) -> Observation:
+    """One sweep row; ``number(value, field)`` checks each number."""
+    def get(key: str, default=None) -> float:
+        return number(row[key] if default is None else row.get(key, default), f"sweep[{index}].{key}")
+
+    point = Point(row["rw"], int(get("bs")), int(get("iodepth")), int(get("fdatasync", 0)))
+    percentiles = {k: number(v, f"sweep[{index}].percentiles.{k}") for k, v in row["percentiles"].items()}
+    return Observation(point, get("iops"), get("bw_bytes"), get("lat_mean_ns"), get("lat_min_ns"),
+                       percentiles, get("sync_mean_ns"), get("runtime_s"))
+
+
 def _load_sweep(path: str):
-    """Observations from an earlier `raidlab calibrate --json` document."""
+    """Observations from an earlier `raidlab calibrate --json` document (numbers finite, >= 0)."""
+    where = show_path(path)
+    document = parse_json(read_text(path, "calibration sweep"), f"calibration sweep {where}")
+
+    def number(value, field: str) -> float:
+        return finite_number(value, f"calibration sweep {where}: {field}", minimum=0)
+
     try:
-        with open(path) as handle:
-            document = json.load(handle)
-        rows = document["sweep"]
-        observations = [Observation(Point(r["rw"], int(r["bs"]), int(r["iodepth"]), int(r.get("fdatasync", 0))),
-                                    float(r["iops"]), float(r["bw_bytes"]), float(r["lat_mean_ns"]),
-                                    float(r["lat_min_ns"]), {k: float(v) for k, v in r["percentiles"].items()},
-                                    float(r["sync_mean_ns"]), float(r["runtime_s"])) for r in rows]
+        observations = [_observation(row, i, number) for i, row in enumerate(document["sweep"])]
+        number(document["span_bytes"], "span_bytes")
+        number(document.get("runtime_s_per_point", 0.0), "runtime_s_per_point")
         return document, observations
-    except OSError as error:
-        raise ConfigError(f"cannot read {path}: {error.strerror}") from None
-    except (ValueError, KeyError, TypeError) as error:
-        raise ConfigError(f"{path} is not a 'raidlab calibrate --json' document ({error})") from None
+    except (KeyError, TypeError, AttributeError) as error:
+        raise ConfigError(f"{where} is not a 'raidlab calibrate --json' document "
+                          f"({type(error).__name__}: {error})") from None
 
 
 def _sweep_capacity(document, path: str, capacity_tb: Optional[float]):
@@ -58,12 +71,12 @@ def _sweep_capacity(document, path: str, capacity_tb: Optional[float]):
 @click.option("--target", metavar="PATH", help="File (new or existing) or block device to sweep.")
 @click.option("--size", metavar="SIZE",
               help="Region to sweep, e.g. 1G [default: the device or existing file, else 1 GiB].")
-@click.option("--capacity-tb", type=float, metavar="TB",
+@click.option("--capacity-tb", type=finite(0, calibration.MAX_CAPACITY_TB, low_open=True), metavar="TB",
               help="The drive's capacity in decimal TB, written into the model [default: the block "
                    "device's size (a partition's disk); required for a file target, whose size is "
                    "only the test region].")
 @click.option("--quick", is_flag=True, help="An 11-point sweep of 1 s points (CI), instead of 49 points of 3 s.")
-@click.option("--runtime-s", type=click.FloatRange(0.1, 3600), help="Seconds per sweep point.")
+@click.option("--runtime-s", type=finite(0.1, 3600), help="Seconds per sweep point.")
 @click.option("--model", type=click.Choice(("auto",) + MODELS), default="auto", show_default=True,
               help="Model to fit; auto fits all and keeps ssd/hdd unless only the empirical one fits.")
 @click.option("--out", default=DEFAULT_OUT, show_default=True, metavar="FILE.toml",

@@ -13,12 +13,13 @@ import click
 
 from raidlab.commands import write_output
 from raidlab.outputs import writes_files
+from raidlab.commands.numbers import finite
 from raidlab import _core
 from raidlab import notes as run_notes
 from raidlab.compare import STATES, Case, classic, compare, load_designs, verdicts
 from raidlab.errors import ConfigError
 from raidlab.report.table import render
-from raidlab.sim import resolve_workload
+from raidlab.sim import FIO_FORMS, resolve_workload
 
 
 #: Per-direction latency columns: (header, key of Row.totals()).
@@ -76,12 +77,12 @@ def _emit_notes(rows) -> None:
 @click.command("compare")
 @click.option("--designs", "designs_file", metavar="FILE.toml",
               help="Designs (and optionally workloads) to compare; default: RAID5 vs RAID10 classic.")
-@click.option("--fio", "fio_job", metavar="JOB.fio", help="Compare on this fio job instead.")
+@click.option("--fio", "fio_job", metavar="JOB.fio", help="Compare on this fio job instead. " + FIO_FORMS)
 @click.option("--sysbench", metavar='"OPTIONS"', help="Compare on these sysbench fileio options instead.")
 @click.option("--preset", metavar="NAME", help="Compare on a workload preset instead.")
 @click.option("--states", default=",".join(STATES), show_default=True,
               help="Array states to run: optimal, degraded (one member failed), rebuilding.")
-@click.option("--runtime-s", type=click.FloatRange(0.01, 1e5), help="Override each workload's run time.")
+@click.option("--runtime-s", type=finite(0.01, 1e5), help="Override each workload's run time.")
 @click.option("--seed", type=click.IntRange(0, 2**64 - 1), default=1, show_default=True)
 @click.option("--json", "json_out", metavar="OUT", help="Write every run's fio-shaped JSON (- for stdout).")
 @click.option("--csv", "csv_out", metavar="OUT", help="Write the table as CSV (- for stdout).")

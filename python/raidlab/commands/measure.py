@@ -15,8 +15,10 @@ from raidlab.commands import write_output
 from raidlab.outputs import writes_files
 from raidlab.commands import progress
 from raidlab.commands.progress import ProgressBar
+from raidlab.commands.numbers import finite
 from raidlab.measure import importer, measurement
 from raidlab.measure.report import summary
+from raidlab.sim import FIO_FORMS
 
 
 def write_json(document: Any, json_out: str) -> None:
@@ -27,14 +29,14 @@ def write_json(document: Any, json_out: str) -> None:
 @click.command("measure")
 @click.option("--target", required=True, metavar="PATH",
               help="File (new or existing) or block device to run fio on.")
-@click.option("--fio", "fio_job", metavar="JOB.fio", help="A fio job file.")
+@click.option("--fio", "fio_job", metavar="JOB.fio", help="A fio job. " + FIO_FORMS)
 @click.option("--sysbench", metavar='"OPTIONS"',
               help="sysbench fileio options (run as the closest fio job; differences are noted).")
 @click.option("--preset", metavar="NAME", help="A workload preset (oltp-innodb, oltp-postgres, wal, backup-scan).")
 @click.option("--size", metavar="SIZE",
               help="Region of every job, e.g. 1G (K/M/G/T = powers of 1024). Default: the job's own, "
                    "else the whole device or existing file, else 1 GiB for a new file.")
-@click.option("--runtime-s", type=click.FloatRange(0.001, 1e6), help="Override the workload's run time.")
+@click.option("--runtime-s", type=finite(0.001, 1e6), help="Override the workload's run time.")
 @click.option("--destroy-data", is_flag=True,
               help="Allow a writing workload on a block device or an existing non-empty file.")
 @click.option("--show-job", is_flag=True, help="Print the generated fio job file (stderr with --json).")

@@ -10,16 +10,17 @@ from typing import List, Optional
 import click
 
 from raidlab.commands import progress, write_output
+from raidlab.commands.numbers import finite
 from raidlab.commands.progress import ProgressBar
 from raidlab.outputs import writes_files
-from raidlab.planner import PlanResult, plan
+from raidlab.planner import MAX_CAPACITY_TB, PlanResult, plan
 from raidlab.planner import setup as setup_mod
 from raidlab.planner.candidates import (DEFAULT_CHUNKS_KIB, DEFAULT_LEVELS, DEFAULT_MAX_DRIVES,
                                         DEFAULT_RAID10_LAYOUTS)
 from raidlab.planner.rank import Evaluated, money
 from raidlab.planner.runbook import MD_SPEED_LIMIT_MAX_KIB_S, MD_SPEED_LIMIT_MIN_KIB_S
 from raidlab.report import table
-from raidlab.sim import resolve_workload
+from raidlab.sim import FIO_FORMS, resolve_workload
 from raidlab.units import format_probability
 
 
@@ -93,14 +94,18 @@ def render_text(result: PlanResult, top: int) -> str:
 
 
 @click.command("plan")
-@click.option("--capacity-tb", type=float, required=True, help="Usable capacity needed, in TB (10^12 bytes).")
-@click.option("--fio", "fio_job", metavar="JOB.fio", help="The workload as a fio job file.")
+@click.option("--capacity-tb", type=finite(0, MAX_CAPACITY_TB, low_open=True),
+              required=True, help="Usable capacity needed, in TB (10^12 bytes).")
+@click.option("--fio", "fio_job", metavar="JOB.fio", help="The workload as a fio job. " + FIO_FORMS)
 @click.option("--sysbench", metavar='"OPTIONS"', help="The workload as sysbench fileio options.")
 @click.option("--preset", metavar="NAME", help="A workload preset (oltp-innodb, oltp-postgres, wal, backup-scan).")
-@click.option("--min-iops", type=float, help="Target: total IOPS the array must deliver.")
-@click.option("--max-p99-ms", type=float, help="Target: worst p99 latency (reads and writes), ms.")
-@click.option("--min-degraded-iops", type=float, help="Target: IOPS with one member failed.")
-@click.option("--max-rebuild-hours", type=float,
+@click.option("--min-iops", type=finite(0, 1e12, low_open=True),
+              help="Target: total IOPS the array must deliver.")
+@click.option("--max-p99-ms", type=finite(0, 1e9, low_open=True),
+              help="Target: worst p99 latency (reads and writes), ms.")
+@click.option("--min-degraded-iops", type=finite(0, 1e12, low_open=True),
+              help="Target: IOPS with one member failed.")
+@click.option("--max-rebuild-hours", type=finite(0, 1e6, low_open=True),
               help="Target: hours to rebuild a full member onto a spare while serving --min-iops "
                    "(or the full workload if no IOPS target), under --speed-limit-min/max.")
 @click.option("--max-drives", type=click.IntRange(2, 64), default=DEFAULT_MAX_DRIVES, show_default=True,
@@ -108,7 +113,8 @@ def render_text(result: PlanResult, top: int) -> str:
 @click.option("--drive", "drives", multiple=True, metavar="NAME[:PRICE]",
               help="A candidate drive model (preset or .toml) and its price per drive; repeatable. "
                    "Default: every preset, unpriced (cost = number of drives).")
-@click.option("--budget", type=float, help="Most money to spend on drives (needs prices).")
+@click.option("--budget", type=finite(0, 1e15, low_open=True),
+              help="Most money to spend on drives (needs prices).")
 @click.option("--spares", type=click.IntRange(0, 8), default=0, show_default=True,
               help="Hot spares to buy with the array.")
 @click.option("--levels", default=",".join(map(str, DEFAULT_LEVELS)), show_default=True,
@@ -117,16 +123,16 @@ def render_text(result: PlanResult, top: int) -> str:
               help="Chunk sizes to consider, KiB.")
 @click.option("--raid10-layouts", default=",".join(DEFAULT_RAID10_LAYOUTS), show_default=True,
               help="md raid10 layouts to consider.")
-@click.option("--durability", type=float, metavar="P",
+@click.option("--durability", type=finite(0, 1, low_open=True, high_open=True), metavar="P",
               help="Target: most acceptable probability of data loss over --mission-years.")
-@click.option("--mission-years", type=float, default=5.0, show_default=True,
+@click.option("--mission-years", type=finite(0, 100, low_open=True), default=5.0, show_default=True,
               help="Mission time for --durability.")
 @click.option("--speed-limit-min", type=click.IntRange(1, 10**9), default=MD_SPEED_LIMIT_MIN_KIB_S,
               show_default=True, help="md speed_limit_min, KiB/s per device: the simulated rebuilds run "
               "under it and the setup sets it (under load md rebuilds at about this rate).")
 @click.option("--speed-limit-max", type=click.IntRange(1, 10**9), default=MD_SPEED_LIMIT_MAX_KIB_S,
               show_default=True, help="md speed_limit_max, KiB/s per device (an idle rebuild's ceiling).")
-@click.option("--sim-seconds", type=click.FloatRange(0.01, 600),
+@click.option("--sim-seconds", type=finite(0.01, 600),
               help="Simulated seconds per scenario [default: 2 for disks, 0.25 SATA SSD, 0.1 NVMe; rebuilds run at least 30, 5 and 1].")
 @click.option("--extra", type=click.IntRange(0, 16), default=1, show_default=True,
               help="Device counts simulated past each family's first design that meets the targets.")

@@ -13,6 +13,7 @@ import click
 
 from raidlab.commands import write_output
 from raidlab.outputs import writes_files
+from raidlab.commands.numbers import finite
 from raidlab import reliability as rel
 from raidlab.report import html as html_report
 from raidlab.report import table
@@ -136,33 +137,37 @@ def render_text(doc: Dict[str, Any]) -> str:
 @click.option("--layout", metavar="NAME", help="mdadm layout name [default: mdadm's].")
 @click.option("--chunk-kib", type=int, default=rel.DEFAULT_CHUNK_KIB, show_default=True,
               help="Chunk size in KiB (power of two).")
-@click.option("--capacity-tb", type=float, default=rel.DEFAULT_CAPACITY_TB, show_default=True,
+@click.option("--capacity-tb", type=finite(0, 1e6, low_open=True),
+              default=rel.DEFAULT_CAPACITY_TB, show_default=True,
               help="Size of each member in decimal TB.")
-@click.option("--afr-pct", type=float,
+@click.option("--afr-pct", type=finite(0, 100, low_open=True, high_open=True),
               help=f"Annualized failure rate of one drive, %. [default: {rel.DEFAULT_AFR_PCT:g}, "
                    "Backblaze fleet 2023-2025]")
-@click.option("--mttf-hours", type=float, help="Mean time to failure of one drive (instead of --afr-pct).")
-@click.option("--weibull-shape", type=float, default=rel.DEFAULT_WEIBULL_SHAPE, show_default=True,
+@click.option("--mttf-hours", type=finite(0, 1e12, low_open=True),
+              help="Mean time to failure of one drive (instead of --afr-pct).")
+@click.option("--weibull-shape", type=finite(0, 100, low_open=True),
+              default=rel.DEFAULT_WEIBULL_SHAPE, show_default=True,
               help="Weibull shape of drive lifetimes for the Monte Carlo (1 = exponential; "
                    "Elerath & Pecht 2009 fit 1.12).")
-@click.option("--mttr-hours", type=float,
+@click.option("--mttr-hours", type=finite(0, 1e6, low_open=True),
               help=f"Rebuild time in hours. [default: {rel.DEFAULT_REBUILD_HOURS:g}]")
 @click.option("--rebuild-from-sim", is_flag=True,
               help="Take the rebuild time from the rebuild simulator (with --drive and --sim-opt).")
 @click.option("--drive", metavar="PRESET|FILE.toml", help="Drive model for --rebuild-from-sim.")
 @click.option("--sim-opt", "sim_opts", multiple=True, metavar="KEY=VALUE",
               help="Foreground workload / md option for --rebuild-from-sim (repeatable).")
-@click.option("--detect-hours", type=float, default=0.0, show_default=True,
+@click.option("--detect-hours", type=finite(0, 1e6), default=0.0, show_default=True,
               help="Hours until a failure is noticed, added to the rebuild time.")
-@click.option("--replace-hours", type=float, default=0.0, show_default=True,
+@click.option("--replace-hours", type=finite(0, 1e6), default=0.0, show_default=True,
               help="Hours until a replacement starts rebuilding (0: hot spare).")
-@click.option("--uber", type=float, default=rel.DEFAULT_UBER, show_default=True,
+@click.option("--uber", type=finite(0, 1), default=rel.DEFAULT_UBER, show_default=True,
               help="Unrecoverable bit error rate per bit read (desktop drives: 1e-14).")
-@click.option("--lse-per-disk-year", type=float, default=0.0, show_default=True,
+@click.option("--lse-per-disk-year", type=finite(0, 1e6), default=0.0, show_default=True,
               help="Latent sector errors per disk-year (Elerath & Pecht 2009 fit: 0.95; 0 = off).")
-@click.option("--scrub-days", type=float, default=rel.DEFAULT_SCRUB_DAYS, show_default=True,
+@click.option("--scrub-days", type=finite(0, 36500), default=rel.DEFAULT_SCRUB_DAYS, show_default=True,
               help="Days between scrubs, which clear latent errors (0 = never).")
-@click.option("--mission-years", type=float, default=rel.DEFAULT_MISSION_YEARS, show_default=True,
+@click.option("--mission-years", type=finite(0, 100, low_open=True),
+              default=rel.DEFAULT_MISSION_YEARS, show_default=True,
               help="Mission time in years.")
 @click.option("--repair-policy", type=click.Choice(rel.REPAIR_POLICIES), default="md",
               show_default=True,

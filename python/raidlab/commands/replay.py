@@ -10,6 +10,7 @@ import click
 
 from raidlab.commands import write_output
 from raidlab.outputs import writes_files
+from raidlab.commands.numbers import finite
 from raidlab import disksim
 from raidlab.report.html import render_html
 
@@ -27,7 +28,7 @@ from raidlab.report.html import render_html
 @click.option("--png", metavar="FILE.png", help="Plot both service-time CDFs (needs matplotlib).")
 @click.option("--html", "html_path", metavar="FILE.html",
               help="Write a self-contained HTML report: demerit table, both CDFs, their distance.")
-@click.option("--published-ms", type=click.FloatRange(0, min_open=True), metavar="MS",
+@click.option("--published-ms", type=finite(0, 1e9, low_open=True), metavar="MS",
               help="DiskSim's own demerit on this trace, shown beside raidlab's in the HTML report.")
 @click.option("--warnings", "show_warnings", is_flag=True, help="List the DiskSim parameters raidlab does not model.")
 @writes_files(png="file", html_path="file")

@@ -22,6 +22,7 @@ from raidlab import notes as run_notes
 from raidlab.drives import DRIVE_FORMS
 from raidlab.run import DEFAULTS, build_run, cli_type
 from raidlab.sim import parse_events, run_spec
+from raidlab.sim import FIO_FORMS
 
 
 def _failed_members(text: Optional[str]) -> Tuple[int, ...]:
@@ -74,13 +75,13 @@ def _progress(enabled: bool):
 @click.option("--max-sectors-kb", type=cli_type("max_sectors_kb"), default=DEFAULTS["max_sectors_kb"],
               show_default=True, help="Largest merged request per member, KiB.")
 @click.option("--failed", metavar="K[,K...]", help="Start degraded: failed member indices (from 0).")
-@click.option("--fio", "fio_job", metavar="JOB.fio", help="A fio job file.")
+@click.option("--fio", "fio_job", metavar="JOB.fio", help="A fio job. " + FIO_FORMS)
 @click.option("--sysbench", metavar='"OPTIONS"', help="sysbench fileio options, e.g. \"--file-test-mode=rndrw\".")
 @click.option("--preset", metavar="NAME", help="A workload preset (oltp-innodb, oltp-postgres, wal, backup-scan).")
-@click.option("--runtime-s", type=click.FloatRange(0.001, 1e6), help="Override the workload's run time.")
+@click.option("--runtime-s", type=cli_type("runtime_s"), help="Override the workload's run time.")
 @click.option("--seed", type=cli_type("seed"), default=DEFAULTS["seed"], show_default=True,
               help="Seed of the run: same inputs and seed give identical output.")
-@click.option("--max-time-s", type=click.FloatRange(0.001, 1e7), default=DEFAULTS["max_time_s"],
+@click.option("--max-time-s", type=cli_type("max_time_s"), default=DEFAULTS["max_time_s"],
               show_default=True, help="Bound on simulated time.")
 @click.option("--fail", "fail_at", multiple=True, metavar="K@T",
               help="Fail member K at time T (e.g. 2@30s); repeatable.")

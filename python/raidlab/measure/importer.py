@@ -34,9 +34,11 @@ from __future__ import annotations
 
 import copy
 import json
-from typing import Any, Dict, List, Optional
+import math
+from typing import Any, Dict, List, Optional, Sequence
 
 from raidlab.errors import ConfigError
+from raidlab.inputs import MAX_NESTING, nesting, read_bytes, read_stdin, show_path
 
 __all__ = ["parse_fio_json", "to_document", "load", "RAIDLAB_KEYS"]
 
@@ -63,6 +65,8 @@ def _documents(text: str) -> List[Dict[str, Any]]:
         except json.JSONDecodeError:
             position = start + 1
             continue
+        except RecursionError:
+            raise _too_deep() from None
         if isinstance(value, dict):
             found.append(value)
         position = end
@@ -82,6 +86,8 @@ def parse_fio_json(text: str, what: str = "input") -> Dict[str, Any]:
                 candidates = [value]
         except json.JSONDecodeError:
             candidates = []
+        except RecursionError:
+            raise _too_deep(what) from None
     if not candidates:
         candidates = _documents(text)
     documents = [c for c in candidates if "jobs" in c or "client_stats" in c]
@@ -90,13 +96,27 @@ def parse_fio_json(text: str, what: str = "input") -> Dict[str, Any]:
             raise ConfigError(f"{what} is not fio JSON output: no document with \"jobs\" "
                               "(was fio run with --output-format=json?)")
         raise ConfigError(f"{what} is not fio JSON output (was fio run with --output-format=json?)")
+    if nesting(documents[-1]) > MAX_NESTING:
+        raise _too_deep(what)
     return documents[-1]
 
 
+def _too_deep(what: str = "input") -> ConfigError:
+    return ConfigError(f"{what}: JSON nested more than {MAX_NESTING} levels deep")
+
+
 def _number(value: Any, where: str) -> float:
+    """A count, rate, time or percentage fio wrote: a finite number, never negative."""
     if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise ConfigError(f"fio JSON: {where} is not a number")
+        raise ConfigError(f"fio JSON: {where} is not a number (got {_short(value)})")
+    if not math.isfinite(value) or value < 0:
+        raise ConfigError(f"fio JSON: {where} must be a finite number of at least 0, got {_short(value)}")
     return value
+
+
+def _short(value: Any) -> str:
+    text = json.dumps(value) if isinstance(value, (str, int, float, bool, type(None))) else type(value).__name__
+    return text if len(text) <= 40 else text[:37] + "..."
 
 
 def _latency(stats: Dict[str, Any], key: str, where: str) -> Dict[str, Any]:
@@ -111,6 +131,8 @@ def _latency(stats: Dict[str, Any], key: str, where: str) -> Dict[str, Any]:
     percentile = value.get("percentile")
     if percentile is not None and not isinstance(percentile, dict):
         raise ConfigError(f"fio JSON: {where}.{key}.percentile is not an object")
+    for name, number in (percentile or {}).items():
+        _number(number, f"{where}.{key}.percentile.{name}")
     return value
 
 
@@ -172,6 +194,9 @@ def _disk(entry: Any, index: int) -> Dict[str, Any]:
     out.setdefault("name", f"disk{index}")
     for field in ("read_ios", "write_ios", "util"):
         out[field] = _number(entry.get(field, 0), f"disk_util[{index}].{field}")
+    for field in ("flush_ios", "queue_depth_mean"):  # raidlab's own documents only
+        if field in out:
+            _number(out[field], f"disk_util[{index}].{field}")
     return out
 
 
@@ -183,6 +208,7 @@ def to_document(raw: Dict[str, Any], block: Optional[Dict[str, Any]] = None) -> 
     """
     if not isinstance(raw, dict):
         raise ConfigError("fio JSON: the document is not an object")
+    _check_finite(raw)
     raw = copy.deepcopy(raw)
     if "client_stats" in raw and "jobs" not in raw:
         entries = raw.pop("client_stats")
@@ -215,19 +241,73 @@ def to_document(raw: Dict[str, Any], block: Optional[Dict[str, Any]] = None) -> 
     else:
         merged = dict(block or {})
     document["raidlab"] = merged
+    if "simulated_ns" in merged and merged.get("source") != "measured":
+        _check_simulated(document)
     return document
+
+
+def _check_finite(document: Dict[str, Any]) -> None:
+    """No NaN or Infinity anywhere: RFC 8259 JSON has neither and fio never writes them, and
+    raidlab's own JSON output must stay JSON. The message names the first one's path."""
+    stack: List[Any] = [(document, "")]
+    while stack:
+        value, where = stack.pop()
+        if isinstance(value, float) and not math.isfinite(value):
+            raise ConfigError(f"fio JSON: {where.lstrip('.')} is {_short(value)}, which is not a JSON number")
+        if isinstance(value, dict):
+            stack.extend((item, f"{where}.{key}") for key, item in value.items())
+        elif isinstance(value, list):
+            stack.extend((item, f"{where}[{index}]") for index, item in enumerate(value))
+
+
+def _fields(value: Any, where: str, numbers: Sequence[str], present: Sequence[str] = ()) -> Dict[str, Any]:
+    """``value`` is an object with a number at each of ``numbers`` and any value at ``present``."""
+    if not isinstance(value, dict):
+        raise ConfigError(f"fio JSON: {where} is not an object")
+    for key in present:
+        if key not in value:
+            raise ConfigError(f"fio JSON: {where}.{key} is missing")
+    for key in numbers:
+        _number(value.get(key), f"{where}.{key}")
+    return value
+
+
+def _check_simulated(document: Dict[str, Any]) -> None:
+    """The fields the table of a simulated run shows (``raidlab.report.table.summary``)."""
+    _fields(document["raidlab"], "raidlab", ("simulated_ns", "events"), ("seed", "version", "truncated"))
+    for index, disk in enumerate(document["disk_util"]):
+        _fields(disk, f"disk_util[{index}]", ("flush_ios", "queue_depth_mean"))
+    phases = document.get("phases", [])
+    if not isinstance(phases, list):
+        raise ConfigError("fio JSON: phases is not a list")
+    for index, phase in enumerate(phases):
+        where = f"phases[{index}]"
+        _fields(phase, where, ("start_s", "end_s"), ("name",))
+        for direction in _DIRECTIONS:
+            stats = _fields(phase.get(direction), f"{where}.{direction}", ("total_ios",))
+            if stats["total_ios"]:
+                _fields(stats, f"{where}.{direction}", ("iops",), ("clat_ns",))
+                latency = _fields(stats["clat_ns"], f"{where}.{direction}.clat_ns", (), ("percentile",))
+                _fields(latency["percentile"], f"{where}.{direction}.clat_ns.percentile",
+                        ("50.000000", "99.000000"))
+    rebuild = document.get("rebuild")
+    if rebuild:
+        _fields(rebuild, "rebuild", ("start_s", "rate_kib_s"), ("member", "extrapolated"))
+        if rebuild["extrapolated"]:
+            _fields(rebuild, "rebuild", ("progress_pct", "member_bytes"))
+            if rebuild.get("duration_s") is not None:
+                _number(rebuild["duration_s"], "rebuild.duration_s")
+        else:
+            _fields(rebuild, "rebuild", ("end_s", "duration_s"))
+    if document.get("data_loss"):
+        _fields(document["data_loss"], "data_loss", ("at_s",), ("failed_members",))
 
 
 def load(path: str, block: Optional[Dict[str, Any]] = None) -> Dict[str, Any]:
     """Reads a fio JSON file (``-`` is stdin) into raidlab's document."""
-    import sys
-
-    try:
-        if path == "-":
-            text = sys.stdin.read()
-        else:
-            with open(path, "rb") as handle:
-                text = handle.read().decode("utf-8", "replace")
-    except OSError as error:
-        raise ConfigError(f"cannot read {path}: {error.strerror}") from None
-    return to_document(parse_fio_json(text, path), block)
+    if path == "-":
+        text = read_stdin("fio JSON")
+    else:
+        # fio writes job names and file names as raw bytes: keep the rest of such a document.
+        text = read_bytes(path, "fio JSON").decode("utf-8", "replace")
+    return to_document(parse_fio_json(text, show_path(path)), block)

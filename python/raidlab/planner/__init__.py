@@ -47,6 +47,9 @@ AUTO_SECONDS = {"hdd": 2.0, "ssd": 0.25, "nvme": 0.1, "null": 0.05}
 REBUILD_SECONDS = {"hdd": 30.0, "ssd": 5.0, "nvme": 1.0, "null": 0.5}
 #: Extra device counts simulated past each family's first design that meets every target.
 DEFAULT_EXTRA = 1
+#: Largest usable capacity planned, TB: 64 members of today's largest drives hold under 2,000 TB;
+#: the bound keeps every byte count inside 64 bits (10^6 TB is 10^18 bytes, 2^64 is 1.8 x 10^19).
+MAX_CAPACITY_TB = 1e6
 _DURABILITY_ERROR = "durability targets need raidlab.reliability"
 
 
@@ -106,8 +109,10 @@ def plan(*, capacity_tb: float, workload: Workload,
     under and the runbook sets.
     """
     limits = _speed_limits(speed_limit_min_kib_s, speed_limit_max_kib_s)
-    if not (isinstance(capacity_tb, (int, float)) and math.isfinite(capacity_tb) and capacity_tb > 0):
-        raise ConfigError("--capacity-tb must be a positive number of terabytes (10^12 bytes)")
+    if not (isinstance(capacity_tb, (int, float)) and math.isfinite(capacity_tb)
+            and 0 < capacity_tb <= MAX_CAPACITY_TB):
+        raise ConfigError(f"--capacity-tb must be a positive number of terabytes (10^12 bytes), "
+                          f"at most {MAX_CAPACITY_TB:g}")
     capacity_bytes = int(round(capacity_tb * TB))
     for name, value in (("--min-iops", min_iops), ("--max-p99-ms", max_p99_ms),
                         ("--min-degraded-iops", min_degraded_iops),

@@ -15,6 +15,7 @@ whatever ``jobs`` is.
 from __future__ import annotations
 
 import multiprocessing
+import signal
 from typing import Any, Callable, Dict, List, Optional, Sequence
 
 from raidlab.planner.candidates import Design
@@ -22,6 +23,13 @@ from raidlab.planner.evaluate import evaluate
 
 #: Headroom over linear scaling before a family is declared hopeless on IOPS.
 SCALING_SLACK = 1.5
+
+
+def _ignore_interrupts() -> None:
+    """A worker ignores Ctrl-C: the terminal sends SIGINT to the whole process group, and only
+    the parent should answer it (it terminates the pool and exits with status 130, one line)
+    instead of every worker printing its own KeyboardInterrupt traceback."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def _hopeless(family: List[Design], index: int, result: Dict[str, Any], targets: Dict[str, Any]) -> bool:
@@ -49,7 +57,7 @@ def search(families: Sequence[List[Design]], make_task: Callable[[Design], Dict[
     position = [0] * len(families)
     remaining = [None] * len(families)  # counts still to simulate past the first passing one
     open_families = list(range(len(families)))
-    pool = multiprocessing.get_context().Pool(jobs) if jobs > 1 else None
+    pool = multiprocessing.get_context().Pool(jobs, initializer=_ignore_interrupts) if jobs > 1 else None
     try:
         while open_families:
             batch = [(f, families[f][position[f]]) for f in open_families]

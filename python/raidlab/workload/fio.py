@@ -50,6 +50,7 @@ from raidlab.workload.units import (
     fio_count,
     fio_iec_note,
     fio_size,
+    decode_utf8,
     fio_time_ns,
     human_bytes,
     show,
@@ -718,10 +719,7 @@ class _JobBuilder:
 
 def _as_text(text: Union[str, bytes], what: str) -> str:
     if isinstance(text, bytes):
-        try:
-            return text.decode("utf-8")
-        except UnicodeDecodeError:
-            raise WorkloadError(f"{what} is not UTF-8 text") from None
+        return decode_utf8(text, what, WorkloadError)
     if not isinstance(text, str):
         raise WorkloadError(f"{what} must be text, not {type(text).__name__}")
     return text
@@ -759,14 +757,10 @@ def parse_fio(text: Union[str, bytes]) -> Workload:
 
 def parse_fio_file(path: Union[str, "os.PathLike[str]"]) -> Workload:
     """Reads the fio job file at ``path`` (see :func:`parse_fio`)."""
-    try:
-        with open(path, "rb") as handle:
-            data = handle.read()
-    except OSError as error:
-        raise WorkloadError(
-            f"cannot read fio job file {show(os.fspath(path), 300)}: {error.strerror or error}"
-        ) from None
-    return parse_fio(data)
+    from raidlab.inputs import read_bytes, show_path  # the one reader (needs the extension)
+
+    data = read_bytes(path, "fio job file", WorkloadError)
+    return parse_fio(decode_utf8(data, f"fio job file {show_path(path)}", WorkloadError))
 
 
 # -- writing fio job files ------------------------------------------------------------------

@@ -47,6 +47,7 @@ from typing import Dict, List, Optional, Sequence, Tuple, Union
 
 from raidlab.workload.spec import SECTOR_BYTES, Distribution, Job, Workload, WorkloadError
 from raidlab.workload.units import (
+    decode_utf8,
     human_bytes,
     show,
     sysbench_float,
@@ -143,10 +144,7 @@ _FALSE = ("off", "false", "0")
 
 def _tokens(text: Union[str, bytes, Sequence[str]]) -> Tuple[List[str], str]:
     if isinstance(text, bytes):
-        try:
-            text = text.decode("utf-8")
-        except UnicodeDecodeError:
-            raise WorkloadError("sysbench options are not UTF-8 text") from None
+        text = decode_utf8(text, "the sysbench option string", WorkloadError)
     if isinstance(text, str):
         try:
             tokens = shlex.split(text.replace("\\\n", " "), posix=True)

@@ -77,6 +77,17 @@ _SB_SIZE = re.compile(r"([0-9]{1,20})(?:([KMGTkmgt])(?:[bB]|[iI][bB])?)?")
 _SB_FLOAT = re.compile(r"\s*[+]?(?:[0-9]{1,30}(?:\.[0-9]{0,30})?|\.[0-9]{1,30})(?:[eE][+-]?[0-9]{1,3})?")
 
 
+def decode_utf8(data: bytes, what: str, error: type) -> str:
+    """``data`` as UTF-8 text, or a one-line ``error`` naming the first bad byte, its offset and
+    its line (``raidlab.inputs`` reads every user file through this)."""
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as failure:
+        line = data.count(b"\n", 0, failure.start) + 1
+        raise error(f"{what} is not UTF-8 text: byte 0x{data[failure.start]:02x} at offset "
+                    f"{failure.start} (line {line}); save it as UTF-8") from None
+
+
 def show(value: object, limit: int = 60) -> str:
     """``value`` as it may appear inside a one-line message: printable, bounded in length."""
     text = str(value)

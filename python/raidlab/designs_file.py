@@ -1,0 +1,123 @@
+"""The shape of a designs file (``raidlab compare --designs FILE.toml``), checked before use.
+
+A designs file has three tables and nothing else::
+
+    [defaults]        # optional, one table: settings every design starts from
+    [[design]]        # one or more: name = "..." and any setting
+    [[workload]]      # optional, any number: name = "..." and one of fio, sysbench, preset
+
+A setting is any field of :class:`raidlab.run.Design`; it takes the values the
+``raidlab sim`` option of the same name takes (``chunk_kib`` as ``--chunk-kib``: same type,
+same range), checked through that option's own declaration. An unknown table or key is refused
+with the nearest valid name, a wrong type is named, so a typo never passes silently.
+"""
+
+from __future__ import annotations
+
+import difflib
+from typing import Any, Dict, Iterable, List, Mapping, Tuple
+
+import click
+
+from raidlab.errors import ConfigError
+from raidlab.inputs import read_toml, show_path
+
+TABLES = ("defaults", "design", "workload")
+_WRITTEN = {"defaults": "[defaults]", "design": "[[design]]", "workload": "[[workload]]"}
+WORKLOAD_KEYS = ("name", "fio", "sysbench", "preset")
+
+
+def _hint(key: str, allowed: Iterable[str], form: str = "'{}'") -> str:
+    close = difflib.get_close_matches(key, list(allowed), n=1, cutoff=0.6)
+    return f" (did you mean {form.format(close[0])}?)" if close else ""
+
+
+_TYPE_NAMES = {bool: "a boolean", int: "an integer", float: "a number", str: "a string",
+               list: "an array", dict: "a table"}
+
+
+def _type_name(value: Any) -> str:
+    return _TYPE_NAMES.get(type(value), type(value).__name__)
+
+
+def _expected(param: click.Parameter) -> Tuple[type, ...]:
+    """The TOML types a setting accepts, from the sim option of the same name."""
+    if isinstance(param, click.Option) and (param.is_flag or isinstance(param.type, click.types.BoolParamType)):
+        return (bool,)
+    if isinstance(param.type, (click.types.IntParamType,)):
+        return (int,)
+    if isinstance(param.type, click.types.FloatParamType):
+        return (int, float)
+    return (str, int)  # a name (level = 5 or "raid5", drive, layout, ...)
+
+
+def _sim_options() -> Dict[str, click.Parameter]:
+    from raidlab.commands.sim import sim_command  # the options' one declaration
+
+    return {param.name: param for param in sim_command.params if param.name}
+
+
+def _check_setting(key: str, value: Any, param: click.Parameter, where: str) -> None:
+    expected = _expected(param)
+    if isinstance(value, bool) != (bool in expected) or not isinstance(value, expected):
+        wanted = " or ".join(_TYPE_NAMES[kind] for kind in expected)
+        raise ConfigError(f"{where}: '{key}' must be {wanted}, got {_type_name(value)} {value!r:.40}")
+    if bool in expected:
+        return
+    try:
+        param.type.convert(value, param, None)
+    except click.BadParameter as error:
+        raise ConfigError(f"{where}: '{key}': {error.message}") from None
+
+
+def _check_table(entry: Any, allowed: Iterable[str], where: str, options: Mapping[str, click.Parameter]) -> None:
+    if not isinstance(entry, dict):
+        raise ConfigError(f"{where} must be a table, got {_type_name(entry)}")
+    allowed = list(allowed)
+    for key, value in entry.items():
+        if key not in allowed:
+            raise ConfigError(f"{where}: unknown key '{key}'{_hint(key, allowed)}; "
+                              f"expected one of {', '.join(allowed)}")
+        if key in WORKLOAD_KEYS and key not in options:
+            if not isinstance(value, str):
+                raise ConfigError(f"{where}: '{key}' must be a string, got {_type_name(value)}")
+        elif key in options:
+            _check_setting(key, value, options[key], where)
+
+
+def _array_of_tables(table: Dict[str, Any], key: str, where: str) -> List[Any]:
+    value = table.get(key, [])
+    if isinstance(value, dict):
+        raise ConfigError(f"{where}: [{key}] must be an array of tables, written [[{key}]]")
+    if not isinstance(value, list):
+        raise ConfigError(f"{where}: '{key}' must be an array of tables ([[{key}]]), got {_type_name(value)}")
+    return value
+
+
+def read_designs(path: str, settings: Iterable[str]) -> Tuple[Dict[str, Any], List[Dict[str, Any]],
+                                                              List[Dict[str, str]]]:
+    """``(defaults, designs, workloads)`` from the designs file at ``path``, every table and key
+    checked; ``settings`` are the keys a design may set."""
+    where = f"designs file {show_path(path)}"
+    table = read_toml(path, "designs file")
+    settings = list(settings)
+    for key in table:
+        if key not in TABLES:
+            close = _hint(key, TABLES, "{}")
+            for name, written in _WRITTEN.items():
+                close = close.replace(f"mean {name}?", f"mean {written}?")
+            raise ConfigError(f"{where}: unknown table [{key}]{close}; "
+                              "expected [defaults], [[design]] and [[workload]]")
+    options = {name: param for name, param in _sim_options().items() if name in settings}
+    defaults = table.get("defaults", {})
+    if isinstance(defaults, list):
+        raise ConfigError(f"{where}: [defaults] must be one table, written [defaults], not [[defaults]]")
+    _check_table(defaults, settings, f"{where}: [defaults]", options)
+    designs = _array_of_tables(table, "design", where)
+    for index, entry in enumerate(designs):
+        name = entry.get("name", f"design{index + 1}") if isinstance(entry, dict) else index + 1
+        _check_table(entry, ["name"] + settings, f"{where}: design '{name}'", options)
+    workloads = _array_of_tables(table, "workload", where)
+    for index, entry in enumerate(workloads):
+        _check_table(entry, WORKLOAD_KEYS, f"{where}: [[workload]] {index + 1}", options)
+    return defaults, designs, workloads
