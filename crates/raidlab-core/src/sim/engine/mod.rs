@@ -196,9 +196,11 @@ impl Simulation {
         if !self.started {
             self.start();
         }
-        let limit = until.min(self.stop_ns);
         while let Some(time) = self.events.peek_time() {
-            if time > limit {
+            // Data loss ends the run at the loss (`stop_ns` moves back to it): re-read the limit
+            // each event, and handle nothing after the loss, not even events at the same time
+            // (they would complete I/O of an array that no longer exists).
+            if time > until.min(self.stop_ns) || self.results.data_loss.is_some() {
                 break;
             }
             if self.events.pushed() > self.config.max_events {
