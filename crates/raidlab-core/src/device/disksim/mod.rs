@@ -17,6 +17,7 @@ use std::collections::BTreeMap;
 
 use self::parse::{Block, Field, Item, Pos, Value};
 use super::hdd::{HddSpec, QueuePolicy, ReadAheadBound, SeekSpec, ZoneSpec};
+use super::hdd::seek::MAX_SEEK_MS;
 use crate::error::{Error, Result};
 
 pub use replay::{demerit_ms, parse_trace, replay, ReplayResult, TraceRecord};
@@ -849,8 +850,8 @@ fn import_mech(
         other => return Err(at(&tpos, format!("unknown 'Seek type' = {other}: expected extracted, hpl, hplplus10, curve, linear or constant"))),
     };
     if let SeekSpec::Table(points) = &spec.seek {
-        if points.iter().any(|p| !(p.1.is_finite() && p.1 > 0.0)) {
-            return Err(at(&tpos, "the seek curve has a non-positive time"));
+        if points.iter().any(|p| !(p.1 > 0.0 && p.1 <= MAX_SEEK_MS)) {
+            return Err(at(&tpos, format!("the seek curve has a time outside 0 to {MAX_SEEK_MS} ms")));
         }
     }
     m.leftovers(warnings);
@@ -928,9 +929,9 @@ pub fn parse_seek_file(file: &str, text: &str) -> Result<Vec<(u32, f64)>> {
         let (Ok(d), Ok(t)) = (d.parse::<u32>(), t.parse::<f64>()) else {
             return Err(Error::device(format!("{file}:{line}: expected 'distance, milliseconds', found '{code}'")));
         };
-        if d == 0 || points.last().is_some_and(|p: &(u32, f64)| p.0 >= d) || !(t.is_finite() && t > 0.0) {
+        if d == 0 || points.last().is_some_and(|p: &(u32, f64)| p.0 >= d) || !(t > 0.0 && t <= MAX_SEEK_MS) {
             return Err(Error::device(format!(
-                "{file}:{line}: seek distances must increase from 1 and times be positive"
+                "{file}:{line}: seek distances must increase from 1 and times be 0 to {MAX_SEEK_MS} ms"
             )));
         }
         points.push((d, t));
