@@ -282,3 +282,18 @@ fn a_failure_that_loses_the_array_ends_the_run_with_a_verdict() {
     let hw = ControllerConfig::Hardware(HwConfig::default());
     run_to_loss(config(Level::Raid6, None, 6, mixed(), hw), &[(10_000_000, 0), (20_000_000, 1), (30_000_000, 2)]);
 }
+
+/// The result holds a time-series point per simulated second: the run's bound is capped.
+#[test]
+fn max_time_is_bounded() {
+    use raidlab_core::sim::engine::MAX_SIM_TIME_NS;
+    for (max_time_ns, ok) in [(0, false), (MAX_SIM_TIME_NS, true), (MAX_SIM_TIME_NS + 1, false)] {
+        let mut c = config(Level::Raid0, None, 2, job(1.0, true, 4096, 1, 1), md());
+        c.max_time_ns = max_time_ns;
+        let drives = (0..2).map(|_| SerialDrive::boxed()).collect();
+        match Simulation::new(c, drives) {
+            Ok(_) => assert!(ok, "{max_time_ns} accepted"),
+            Err(e) => assert!(!ok && e.message.contains("max_time_ns"), "{max_time_ns}: {e}"),
+        }
+    }
+}

@@ -82,7 +82,7 @@ def _progress(enabled: bool):
 @click.option("--runtime-s", type=click.FloatRange(0.001, 1e6), help="Override the workload's run time.")
 @click.option("--seed", type=click.IntRange(0, 2**64 - 1), default=1, show_default=True,
               help="Seed of the run: same inputs and seed give identical output.")
-@click.option("--max-time-s", type=click.FloatRange(0.001, 1e7), default=DEFAULT_MAX_TIME_S,
+@click.option("--max-time-s", type=click.FloatRange(0.001, _core.MAX_SIM_TIME_S), default=DEFAULT_MAX_TIME_S,
               show_default=True, help="Bound on simulated time.")
 @click.option("--fail", "fail_at", multiple=True, metavar="K@T",
               help="Fail member K at time T (e.g. 2@30s); repeatable.")

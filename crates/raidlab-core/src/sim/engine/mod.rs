@@ -11,7 +11,7 @@ mod rebuild;
 mod results;
 mod slab;
 
-pub use config::{ArrayEvent, ArrayEventKind, ControllerConfig, HwConfig, MdConfig, RebuildConfig, SimConfig};
+pub use config::{ArrayEvent, ArrayEventKind, ControllerConfig, HwConfig, MdConfig, RebuildConfig, SimConfig, MAX_SIM_TIME_NS};
 pub use host::HostOp;
 pub use members::MemberStats;
 pub use results::{DataLoss, DirectionStats, JobResult, PhaseResult, RebuildResult, SeriesPoint, SimResult};
@@ -110,6 +110,12 @@ impl Simulation {
     pub fn new(config: SimConfig, drives: Vec<Box<dyn Drive>>) -> Result<Simulation> {
         if !config.workload.jobs.is_empty() {
             config.workload.validate()?;
+        }
+        if !(1..=MAX_SIM_TIME_NS).contains(&config.max_time_ns) {
+            return Err(config_error(format!(
+                "max_time_ns = {} is out of range: 1 to {MAX_SIM_TIME_NS} ns (10^6 s; one time-series point per simulated second)",
+                config.max_time_ns
+            )));
         }
         let array = Array::new(&config.array)?;
         if drives.len() != array.devices() as usize {
