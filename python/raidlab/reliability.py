@@ -175,8 +175,9 @@ class ReliabilityResult:
                 "ci95": [x / mission_years for x in bytes_lost["ci95"]],
             }
             monte_carlo = {
-                "model": (f"Weibull lifetimes (shape {self.inputs['weibull_shape']:g}, same mean as "
-                          f"the MTTF), {self.inputs['repair_distribution']} repairs, "
+                "model": (f"Weibull lifetimes (shape {self.inputs['weibull_shape']:g}, scaled so a new "
+                          "drive fails within its first year with the AFR's probability), "
+                          f"{self.inputs['repair_distribution']} repairs, "
                           f"{self.inputs['repair_policy']} repair policy; conditional sampling "
                           "(killed process) and failure-biasing importance sampling"),
                 "trials": mc["trials"],
@@ -266,7 +267,9 @@ def analyze(
     """Analyzes one array.
 
     Drives: ``afr_pct`` (annualized failure rate, %) or ``mttf_hours``, not both [default AFR
-    1.5 %]; the Monte Carlo's Weibull lifetimes keep that mean. Repair: ``mttr_hours`` (the
+    1.5 %; an MTTF means the AFR 1 - exp(-8760/MTTF)]; the Monte Carlo's Weibull lifetimes keep
+    that AFR: a new drive fails within its first year with that probability, whatever the shape
+    (its scale is 8760 h / (-ln(1 - AFR))^(1/shape)). Repair: ``mttr_hours`` (the
     rebuild) or ``rebuild_from_sim`` (the rebuild simulator), plus ``detect_hours`` and
     ``replace_hours``. ``scrub_days`` 0 means never scrubbed. ``trials`` 0 skips the Monte Carlo.
     Bad input raises a :class:`raidlab.RaidlabError` with a one-line message.

@@ -147,7 +147,8 @@ def render_text(doc: Dict[str, Any]) -> str:
 @click.option("--mttf-hours", type=float, help="Mean time to failure of one drive (instead of --afr-pct).")
 @click.option("--weibull-shape", type=float, default=rel.DEFAULT_WEIBULL_SHAPE, show_default=True,
               help="Weibull shape of drive lifetimes for the Monte Carlo (1 = exponential; "
-                   "Elerath & Pecht 2009 fit 1.12).")
+                   "Elerath & Pecht 2009 fit 1.12). The scale keeps the AFR: a new drive fails "
+                   "within its first year with that probability whatever the shape.")
 @click.option("--mttr-hours", type=float,
               help=f"Rebuild time in hours. [default: {rel.DEFAULT_REBUILD_HOURS:g}]")
 @click.option("--rebuild-from-sim", is_flag=True,
