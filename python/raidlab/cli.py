@@ -220,11 +220,21 @@ def _silence_stdout() -> None:
         pass
 
 
+def _invoke(args: List[str]) -> object:
+    """Runs the command as ``click``'s ``main(standalone_mode=False)`` does, except that Ctrl-C
+    stays a KeyboardInterrupt (click turns it into Abort after printing an empty line), so
+    :func:`main` can answer it with one line and status 130."""
+    try:
+        with cli.make_context("raidlab", args) as ctx:
+            return cli.invoke(ctx)
+    except click.exceptions.Exit as done:  # --help, --version
+        return done.exit_code
+
+
 def main(argv: Optional[Sequence[str]] = None) -> int:
     """Runs the command line and returns the exit status (0 ok, 2 bad input, 1 raidlab bug)."""
     try:
-        status = cli.main(args=list(argv) if argv is not None else None, prog_name="raidlab",
-                          standalone_mode=False)
+        status = _invoke(list(argv) if argv is not None else sys.argv[1:])
         return status if isinstance(status, int) else 0
     except _NO_ARGS_IS_HELP as no_args:  # type: ignore[misc]
         click.echo(no_args.ctx.get_help() if no_args.ctx else no_args.format_message())
