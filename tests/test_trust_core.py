@@ -166,3 +166,50 @@ def test_shape_one_monte_carlo_agrees_with_the_chain_on_raid5():
     # within 2.576 standard errors (99 %), and the 95 % interval is tight
     assert abs(mc["mean"] - document["p_array_loss"]) < 2.576 * mc["std_error"], (document["p_array_loss"], mc)
     assert high - low < 0.1 * mc["mean"]
+
+
+# --- Ctrl-C stops the reliability Monte Carlo; progress does not change its answer -------------
+
+def test_ctrl_c_stops_the_monte_carlo_with_one_line_and_130():
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+    env = dict(os.environ, PYTHONWARNINGS="ignore")
+    process = subprocess.Popen(
+        [sys.executable, "-m", "raidlab", "reliability", "--level", "6", "--devices", "8",
+         "--trials", "100000000"],
+        stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    time.sleep(1.0)
+    assert process.poll() is None, "the run should still be going (10^8 trials take minutes)"
+    sent = time.monotonic()
+    process.send_signal(signal.SIGINT)
+    try:
+        out, err = process.communicate(timeout=10)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.communicate()
+        pytest.fail("SIGINT ignored: the Monte Carlo kept running")
+    assert time.monotonic() - sent < 5.0
+    assert (process.returncode, err, out) == (130, "raidlab: error: interrupted\n", "")
+
+
+def test_progress_reports_do_not_change_the_monte_carlo():
+    from raidlab import reliability
+    calls = []
+    with_progress = reliability.analyze(level=6, devices=8, trials=1000, seed=3,
+                                        progress=lambda done, total: calls.append((done, total)))
+    without = reliability.analyze(level=6, devices=8, trials=1000, seed=3)
+    assert with_progress.to_dict() == without.to_dict()
+    assert calls == [(256, 1000), (512, 1000), (768, 1000), (1000, 1000)]
+
+
+def test_an_exception_in_the_progress_callback_stops_the_monte_carlo():
+    from raidlab import reliability
+
+    def stop(done, total):
+        raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        reliability.analyze(level=6, devices=8, trials=100000, progress=stop)

@@ -20,7 +20,7 @@ from __future__ import annotations
 import importlib
 import math
 from dataclasses import dataclass
-from typing import Any, Dict, Mapping, Optional
+from typing import Any, Callable, Dict, Mapping, Optional
 
 from raidlab import _core
 from raidlab.errors import ConfigError
@@ -263,6 +263,7 @@ def analyze(
     ure_fails_array: bool = False,
     trials: int = DEFAULT_TRIALS,
     seed: int = 1,
+    progress: Optional[Callable[[int, int], None]] = None,
 ) -> ReliabilityResult:
     """Analyzes one array.
 
@@ -271,7 +272,9 @@ def analyze(
     that AFR: a new drive fails within its first year with that probability, whatever the shape
     (its scale is 8760 h / (-ln(1 - AFR))^(1/shape)). Repair: ``mttr_hours`` (the
     rebuild) or ``rebuild_from_sim`` (the rebuild simulator), plus ``detect_hours`` and
-    ``replace_hours``. ``scrub_days`` 0 means never scrubbed. ``trials`` 0 skips the Monte Carlo.
+    ``replace_hours``. ``scrub_days`` 0 means never scrubbed. ``trials`` 0 skips the Monte Carlo,
+    which calls ``progress(trials_done, trials)`` between batches of trials and stops with
+    KeyboardInterrupt on Ctrl-C (the result does not depend on the batches).
     Bad input raises a :class:`raidlab.RaidlabError` with a one-line message.
     """
     if afr_pct is not None and mttf_hours is not None:
@@ -342,7 +345,7 @@ def analyze(
         "trials": trials,
         "seed": seed,
     }
-    core = dict(_core.reliability_analyze(config))
+    core = dict(_core.reliability_analyze(config, progress))
     inputs = {
         "level": core["level"],
         "layout": core["layout"],

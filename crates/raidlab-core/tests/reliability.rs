@@ -496,3 +496,29 @@ fn ure_helpers_use_bits() {
     // 8 × 16 TB RAID5 reads 112 TB: 59.2 % at 1e-15 (research §2.1).
     assert!((ure::p_ure(112e12, 1e-15) - 0.592).abs() < 0.001);
 }
+
+/// The Monte Carlo reports progress between batches of trials and stops when asked (Ctrl-C);
+/// the result is the same with or without the reports.
+#[test]
+fn monte_carlo_progress_is_reported_between_batches_and_can_stop_it() {
+    use raidlab_core::reliability::analyze_with_progress;
+    use raidlab_core::reliability::montecarlo::BATCH_TRIALS;
+    let a = array("6", 8, None, 4.0 * TB);
+    let inputs = exponential_mc(1_000, 9);
+    let mut calls = Vec::new();
+    let reported = analyze_with_progress(&a, &inputs, &mut |done, total| {
+        calls.push((done, total));
+        true
+    })
+    .unwrap()
+    .unwrap();
+    assert_eq!(reported, analyze(&a, &inputs).unwrap());
+    let want: Vec<(u64, u64)> = [BATCH_TRIALS, 2 * BATCH_TRIALS, 3 * BATCH_TRIALS, 1_000].iter().map(|&d| (d, 1_000)).collect();
+    assert_eq!(calls, want);
+    let mut seen = 0;
+    let stopped = analyze_with_progress(&a, &inputs, &mut |_, _| {
+        seen += 1;
+        seen < 2
+    });
+    assert_eq!((stopped.unwrap(), seen), (None, 2));
+}

@@ -266,6 +266,13 @@ pub struct Report {
 
 /// The whole analysis of one array.
 pub fn analyze(array: &Array, inputs: &Inputs) -> Result<Report> {
+    Ok(analyze_with_progress(array, inputs, &mut |_, _| true)?.expect("never stopped"))
+}
+
+/// [`analyze`], calling `progress(trials done, trials)` between batches of Monte Carlo trials;
+/// when it returns false the analysis stops and gives `Ok(None)` (the caller was interrupted).
+/// The result does not depend on the batches.
+pub fn analyze_with_progress(array: &Array, inputs: &Inputs, progress: &mut dyn FnMut(u64, u64) -> bool) -> Result<Option<Report>> {
     inputs.validate()?;
     let structure = FailureStructure::from_array(array);
     let model = SectorErrorModel {
@@ -314,22 +321,15 @@ pub fn analyze(array: &Array, inputs: &Inputs) -> Result<Report> {
     let critical = critical_state(&structure);
     let exposure = ure::exposure(&structure, critical, &model, &mut Vec::new());
 
-    let monte_carlo = (inputs.trials > 0).then(|| {
-        let cfg = McConfig {
-            trials: inputs.trials,
-            seed: inputs.seed,
-            mission_hours: inputs.mission_hours,
-            weibull_shape: inputs.weibull_shape,
-            weibull_scale_hours: weibull_scale_for_afr(afr_from_mttf(inputs.mttf_hours), inputs.weibull_shape),
-            repair_hours: inputs.repair_hours,
-            repair_distribution: inputs.repair_distribution,
-            policy: inputs.policy,
-            ure_aborts_rebuild: inputs.ure_aborts_rebuild,
-        };
-        montecarlo::run(&structure, &cfg, &mut fault_rates)
-    });
+    let monte_carlo = match inputs.trials {
+        0 => None,
+        trials => match monte_carlo(&structure, inputs, &mut fault_rates, &mut |done| progress(done, trials)) {
+            Some(result) => Some(result),
+            None => return Ok(None),
+        },
+    };
 
-    Ok(Report {
+    Ok(Some(Report {
         devices: structure.devices(),
         capacity_bytes: structure.capacity_bytes(),
         fatal_depth: structure.fatal_depth(),
@@ -352,7 +352,28 @@ pub fn analyze(array: &Array, inputs: &Inputs) -> Result<Report> {
         uniformization_steps: array_mission.steps,
         loss_curve,
         monte_carlo,
-    })
+    }))
+}
+
+/// The Weibull Monte Carlo of `inputs` (None when `progress` stopped it).
+fn monte_carlo(
+    structure: &FailureStructure,
+    inputs: &Inputs,
+    fault_rates: &mut impl FnMut(u64) -> SectorFaults,
+    progress: &mut dyn FnMut(u64) -> bool,
+) -> Option<McResult> {
+    let cfg = McConfig {
+        trials: inputs.trials,
+        seed: inputs.seed,
+        mission_hours: inputs.mission_hours,
+        weibull_shape: inputs.weibull_shape,
+        weibull_scale_hours: weibull_scale_for_afr(afr_from_mttf(inputs.mttf_hours), inputs.weibull_shape),
+        repair_hours: inputs.repair_hours,
+        repair_distribution: inputs.repair_distribution,
+        policy: inputs.policy,
+        ure_aborts_rebuild: inputs.ure_aborts_rebuild,
+    };
+    montecarlo::run_with_progress(structure, &cfg, fault_rates, progress)
 }
 
 /// A failed set one failure short of loss: a minimal fatal set less one member (for raid0, none).
