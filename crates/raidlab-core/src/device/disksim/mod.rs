@@ -97,6 +97,16 @@ impl<'b> Reader<'b> {
         }
     }
 
+    /// [`Reader::count_or`] no larger than `max` (a size the drive model allocates or multiplies).
+    fn count_at_most(&mut self, key: &str, default: u64, max: u64) -> Result<u64> {
+        let pos = self.find(key).map(|f| f.pos.clone());
+        let value = self.count_or(key, default)?;
+        match pos {
+            Some(pos) if value > max => Err(at(&pos, format!("'{key}' = {value} is out of range: at most {max}"))),
+            _ => Ok(value),
+        }
+    }
+
     fn word(&mut self, key: &str) -> Result<Option<(String, Pos)>> {
         match self.find(key) {
             None => Ok(None),
@@ -341,13 +351,14 @@ fn import_disk(
     // Cache (manual §3.4.3).
     let fast_write = d.count_or("Fast write level", 0)?;
     let caching = d.count_or("Enable caching in buffer", 1)? != 0;
-    let segments = d.count_or("Number of buffer segments", 0)?;
-    let segment_sectors = d.count_or("Segment size (in blks)", 0)?;
+    // Bounds: the HDD model's declared cache_segments and cache_segment_kib maxima.
+    let segments = d.count_at_most("Number of buffer segments", 0, 1024)?;
+    let segment_sectors = d.count_at_most("Segment size (in blks)", 0, 2_000_000)?;
     // "Use separate write segment" is documented but never read by the DiskSim that reproduces
     // the validated figures (its parameter table gives it no loader), so writes always share
     // the segments there; it is taken here and ignored the same way.
     let _ = d.count_or("Use separate write segment", 0)?;
-    let write_segments = d.count_or("Maximum number of write segments", 1)?.max(1);
+    let write_segments = d.count_at_most("Maximum number of write segments", 1, 1024)?.max(1);
     let max_read_ahead = d.count_or("Maximum read-ahead (blks)", 0)?;
     spec.write_cache = fast_write > 0 && segment_sectors > 0;
     if fast_write == 1 {
@@ -741,7 +752,7 @@ fn layout_scheme(l: &mut Reader<'_>, path: &str, zones: &[ZoneSparing], warnings
     let spared = zones.iter().any(|z| z.spares > 0);
     let mut out = LayoutScheme { scheme: None, slips_are_spares: false, spares_too: false, reverse_odd_cylinders: mapping == 1.0 };
     out.scheme = match scheme as u32 {
-        _ if scheme.fract() != 0.0 => None,
+        _ if scheme.fract() != 0.0 || scheme < 0.0 => None,
         0 => Some(SpareScheme::None),
         1 => Some(SpareScheme::Tracks),
         3 => Some(SpareScheme::PerTrack),
