@@ -183,14 +183,16 @@ fn arrivals_past_the_replay_limit_are_an_error_not_a_wrapped_clock() {
     assert!(disksim::replay(&imported.spec, &records[..2000], None).is_ok());
 }
 
-/// Sizes the drive model allocates by, or multiplies, are refused past their bounds with the
-/// line that gives them (1e9 segments, or segments × size past 2^64, were taken as given).
+/// Sizes the drive model allocates by, and times, are refused past their bounds with the line
+/// that gives them (1e9 segments were taken as given; a time only failed the whole disk block).
 #[test]
-fn buffer_sizes_are_range_checked_naming_their_line() {
+fn sizes_and_times_are_range_checked_naming_their_line() {
     let cases = [
         ("Number of buffer segments = 2", "Number of buffer segments = 1000000000", "d.diskspecs:5: 'Number of buffer segments' = 1000000000 is out of range: at most 1024"),
         ("Segment size (in blks) = 64", "Segment size (in blks) = 100000000000000", "d.diskspecs:5: 'Segment size (in blks)' = 100000000000000 is out of range"),
         ("Maximum number of write segments = 1", "Maximum number of write segments = 100000000000000", "d.diskspecs:7: 'Maximum number of write segments'"),
+        ("Read hit over. after read = 0.1", "Read hit over. after read = 5000", "d.diskspecs:11: 'Read hit over. after read' = 5000 is out of range: 0 to 1000"),
+        ("Bulk sector transfer time = 0.01", "Bulk sector transfer time = -1", "d.diskspecs:4: 'Bulk sector transfer time' = -1 is out of range"),
     ];
     for (from, to, needle) in cases {
         let disk = DISK.replace(from, to);
