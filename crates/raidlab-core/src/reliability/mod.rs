@@ -216,7 +216,9 @@ pub fn afr_from_mttf(mttf_hours: f64) -> f64 {
 /// β = 1 it is the chain's exponential (η = MTTF); with β > 1 failures are rarer than the
 /// chain's in the first year's early months and more frequent after it. (Holding the *mean*
 /// equal instead, η = MTTF/Γ(1 + 1/β), gave β = 1.12 a first-year failure probability 0.6×
-/// the AFR asked for, and P(loss) about 2.8× lower than the chain at the same AFR.)
+/// the AFR asked for, and P(loss) below the chain's at the same AFR: 1.31e-3 against 2.01e-3
+/// for raid5 8×16 TB, AFR 5 %, 5 years; holding the AFR gives 2.89e-3, the wear-out after the
+/// first year.)
 pub fn weibull_scale_for_afr(afr: f64, shape: f64) -> f64 {
     HOURS_PER_YEAR / libm::pow(-libm::log1p(-afr), 1.0 / shape)
 }
