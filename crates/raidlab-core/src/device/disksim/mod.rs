@@ -457,7 +457,7 @@ fn import_disk(
     };
 
     // Queue (manual §3.4.1 "Max queue length"; ioqueue §3.4.7).
-    spec.queue_depth = d.count_or("Max queue length", 1)?.clamp(1, 1024) as u32;
+    spec.queue_depth = d.count_at_most("Max queue length", 1, 1024)?.max(1) as u32;
     if let Some(field) = d.find("Scheduler") {
         let sched = block_of(field, "disksim_ioqueue")?;
         let mut s = Reader::new(sched, format!("disksim_disk {name} / Scheduler"));
