@@ -6,7 +6,7 @@ import json
 import textwrap
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from raidlab.workload import (
@@ -23,6 +23,7 @@ from raidlab.workload import (
     render_fio,
 )
 from raidlab.workload.fio import IGNORED_OPTIONS, SUPPORTED_OPTIONS
+from raidlab._core import MAX_OUTSTANDING_IOS
 
 KiB, MiB, GiB = 1024, 1024**2, 1024**3
 SECOND = 10**9
@@ -809,7 +810,10 @@ def messy_fio_text(draw, workload: Workload):
 def workloads(draw):
     count = draw(st.integers(1, 3))
     names = draw(st.lists(st.sampled_from(["a", "job1", "oltp data", "w-2", "x.y"]), min_size=count, max_size=count, unique=True))
-    return Workload(tuple(draw(fio_jobs(name)) for name in names), "fio", "")
+    jobs = tuple(draw(fio_jobs(name)) for name in names)
+    # The core bounds host I/Os outstanding over the whole workload (numjobs × iodepth summed).
+    assume(sum(job.threads * job.iodepth for job in jobs) <= MAX_OUTSTANDING_IOS)
+    return Workload(jobs, "fio", "")
 
 
 @settings(max_examples=300, deadline=None)

@@ -14,7 +14,6 @@ core (``raidlab_core::device::disksim``); this module only reads files and forma
 
 from __future__ import annotations
 
-import math
 from pathlib import Path
 from typing import Any, Callable, Dict, List, Optional, Union
 
@@ -89,17 +88,13 @@ def replay(config: Union[str, Path], trace: Union[str, Path], limit: Optional[in
     reader = _Reader(path)
     result = reader.run(_core.disksim_replay, str(path.name), reader, trace_path.name, text, seed, limit,
                         QUANTILES)
-    where = f"DiskSim trace {inputs.show_path(trace)}"
-    if not result["requests"]:
-        raise ConfigError(f"{where} has no requests to replay")
+    # The core refuses a trace with no requests and times past its caps (1 h a line); what is
+    # left to refuse is a trace whose measured times are all 0, where the demerit has no scale.
     mean = result["mean_measured_ms"]
     if not mean > 0:
-        raise ConfigError(f"{where}: every measured service time is 0, so the demerit (a share of "
-                          "their mean) is undefined")
+        raise ConfigError(f"DiskSim trace {inputs.show_path(trace)}: every measured service time is 0, "
+                          "so the demerit (a share of their mean) is undefined")
     result["demerit_pct"] = 100.0 * result["demerit_ms"] / mean
-    for key in ("mean_measured_ms", "mean_simulated_ms", "demerit_ms", "demerit_pct"):
-        if not math.isfinite(result[key]):
-            raise ConfigError(f"{where}: {key} is {result[key]}: its service times are too large to compare")
     return result
 
 

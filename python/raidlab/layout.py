@@ -9,7 +9,9 @@ from __future__ import annotations
 
 from typing import Callable, Dict, List, Sequence, Tuple
 
+from raidlab._core import MAX_MAP_ENTRIES
 from raidlab.array import Array, MapCell
+from raidlab.errors import ConfigError
 from raidlab.units import human_bytes
 
 #: Stripe rows the text diagram shows unless told otherwise.
@@ -20,7 +22,17 @@ EXT4_BLOCK_BYTES = 4096
 
 
 def json_document(array: Array) -> Dict[str, object]:
-    """The ``--json`` document: geometry, io hints and the full map (plus Q exponents for raid6)."""
+    """The ``--json`` document: geometry, io hints and the full map (plus Q exponents for raid6).
+
+    :raises ConfigError: when the map has more than ``MAX_MAP_ENTRIES`` cells (checked before
+        any is built).
+    """
+    chunks = array.member_chunks
+    if sum(chunks) > MAX_MAP_ENTRIES:
+        raise ConfigError(
+            f"layout --json: the full chunk map has {sum(chunks)} cells ({array.devices} members, up to "
+            f"{max(chunks)} chunks each), more than the limit of {MAX_MAP_ENTRIES}; draw the first rows "
+            "as text (layout --rows N, without --json) or use a larger --chunk-kib")
     document: Dict[str, object] = {
         "level": array.level,
         "layout": array.layout,

@@ -20,7 +20,7 @@ from __future__ import annotations
 import importlib
 import math
 from dataclasses import dataclass
-from typing import Any, Dict, Mapping, Optional
+from typing import Any, Callable, Dict, Mapping, Optional
 
 from raidlab import _core
 from raidlab.errors import ConfigError
@@ -175,8 +175,9 @@ class ReliabilityResult:
                 "ci95": [x / mission_years for x in bytes_lost["ci95"]],
             }
             monte_carlo = {
-                "model": (f"Weibull lifetimes (shape {self.inputs['weibull_shape']:g}, same mean as "
-                          f"the MTTF), {self.inputs['repair_distribution']} repairs, "
+                "model": (f"Weibull lifetimes (shape {self.inputs['weibull_shape']:g}, scaled so a new "
+                          "drive fails within its first year with the AFR's probability), "
+                          f"{self.inputs['repair_distribution']} repairs, "
                           f"{self.inputs['repair_policy']} repair policy; conditional sampling "
                           "(killed process) and failure-biasing importance sampling"),
                 "trials": mc["trials"],
@@ -262,13 +263,18 @@ def analyze(
     ure_fails_array: bool = False,
     trials: int = DEFAULT_TRIALS,
     seed: int = 1,
+    progress: Optional[Callable[[int, int], None]] = None,
 ) -> ReliabilityResult:
     """Analyzes one array.
 
     Drives: ``afr_pct`` (annualized failure rate, %) or ``mttf_hours``, not both [default AFR
-    1.5 %]; the Monte Carlo's Weibull lifetimes keep that mean. Repair: ``mttr_hours`` (the
+    1.5 %; an MTTF means the AFR 1 - exp(-8760/MTTF)]; the Monte Carlo's Weibull lifetimes keep
+    that AFR: a new drive fails within its first year with that probability, whatever the shape
+    (its scale is 8760 h / (-ln(1 - AFR))^(1/shape)). Repair: ``mttr_hours`` (the
     rebuild) or ``rebuild_from_sim`` (the rebuild simulator), plus ``detect_hours`` and
-    ``replace_hours``. ``scrub_days`` 0 means never scrubbed. ``trials`` 0 skips the Monte Carlo.
+    ``replace_hours``. ``scrub_days`` 0 means never scrubbed. ``trials`` 0 skips the Monte Carlo,
+    which calls ``progress(trials_done, trials)`` between batches of trials and stops with
+    KeyboardInterrupt on Ctrl-C (the result does not depend on the batches).
     Bad input raises a :class:`raidlab.RaidlabError` with a one-line message.
     """
     if afr_pct is not None and mttf_hours is not None:
@@ -339,7 +345,7 @@ def analyze(
         "trials": trials,
         "seed": seed,
     }
-    core = dict(_core.reliability_analyze(config))
+    core = dict(_core.reliability_analyze(config, progress))
     inputs = {
         "level": core["level"],
         "layout": core["layout"],

@@ -73,8 +73,9 @@ class Options:
     """How the run goes: seed, bounds, and the failures it plays out."""
 
     seed: int = _setting(1, "Seed of the run: same inputs and seed give identical output", 0, 2**64 - 1)
-    runtime_s: Optional[float] = _setting(None, "Overrides the workload's own run time, s", 0.001, 1e7)
-    max_time_s: float = _setting(3600.0, "Bound on simulated time, s", 0.001, 1e7)
+    runtime_s: Optional[float] = _setting(None, "Overrides the workload's own run time, s", 0.001,
+                                          _core.MAX_SIM_TIME_S)
+    max_time_s: float = _setting(3600.0, "Bound on simulated time, s", 0.001, _core.MAX_SIM_TIME_S)
     max_events: int = _setting(2_000_000_000, "Bound on simulated events", 1, 2**63 - 1)
     failed: Tuple[int, ...] = _setting((), "Members failed from the start (indices from 0)")
     timeline: Tuple[Dict[str, Any], ...] = _setting((), "Scripted failures and replacements")

@@ -247,3 +247,53 @@ fn jobs_and_phases_count_the_same_ios() {
     assert_eq!(total(jobs.iter().map(|j| &j.read)), total(phases.iter().map(|p| &p.read)), "reads");
     assert_eq!(total(jobs.iter().map(|j| &j.write)), total(phases.iter().map(|p| &p.write)), "writes");
 }
+
+/// Runs `cfg` with scripted failures that lose the array, at once and in 7 ms steps (as Python
+/// steps it for the progress bar); both must end at the loss with the same result.
+fn run_to_loss(mut cfg: SimConfig, failures: &[(Nanos, u32)]) -> SimResult {
+    use raidlab_core::sim::engine::{ArrayEvent, ArrayEventKind};
+    cfg.timeline = failures.iter().map(|&(at_ns, m)| ArrayEvent { at_ns, kind: ArrayEventKind::Fail(m) }).collect();
+    let once = run(cfg.clone());
+    let drives = (0..cfg.array.member_kib.len()).map(|_| SerialDrive::boxed()).collect();
+    let mut sim = Simulation::new(cfg, drives).unwrap();
+    while !sim.finished() {
+        sim.run_until(sim.now() + 7_000_000);
+    }
+    let stepped = sim.finish();
+    assert_eq!(once, stepped, "stepping changed the run");
+    let loss = once.data_loss.clone().expect("a data-loss verdict");
+    let (&(last_at, _), members) = (failures.last().unwrap(), failures.iter().map(|f| f.1).collect::<Vec<_>>());
+    assert_eq!((loss.at_ns, loss.failed), (last_at, members));
+    assert_eq!(once.end_ns, last_at, "the run ends at the loss");
+    assert!(once.series.iter().all(|p| p.start_ns <= last_at), "nothing recorded after the loss");
+    assert!(once.jobs[0].read.ios + once.jobs[0].write.ios > 0, "I/O before the loss is kept");
+    once
+}
+
+/// Losing the array mid-run is an outcome, not a bug: the run ends at the loss with the
+/// verdict (it used to panic "time went backwards" when events past the loss were handled).
+#[test]
+fn a_failure_that_loses_the_array_ends_the_run_with_a_verdict() {
+    let mixed = || job(0.5, true, 16384, 4, 4);
+    run_to_loss(config(Level::Raid0, None, 4, mixed(), md()), &[(100_000_000, 0)]);
+    run_to_loss(config(Level::Raid5, None, 5, mixed(), md()), &[(100_000_000, 1), (250_000_000, 3)]);
+    run_to_loss(config(Level::Raid1, None, 2, mixed(), md()), &[(50_000_000, 0), (120_000_000, 1)]);
+    run_to_loss(config(Level::Raid10, Some("n2"), 4, mixed(), md()), &[(50_000_000, 2), (90_000_000, 3)]);
+    let hw = ControllerConfig::Hardware(HwConfig::default());
+    run_to_loss(config(Level::Raid6, None, 6, mixed(), hw), &[(10_000_000, 0), (20_000_000, 1), (30_000_000, 2)]);
+}
+
+/// The result holds a time-series point per simulated second: the run's bound is capped.
+#[test]
+fn max_time_is_bounded() {
+    use raidlab_core::sim::engine::MAX_SIM_TIME_NS;
+    for (max_time_ns, ok) in [(0, false), (MAX_SIM_TIME_NS, true), (MAX_SIM_TIME_NS + 1, false)] {
+        let mut c = config(Level::Raid0, None, 2, job(1.0, true, 4096, 1, 1), md());
+        c.max_time_ns = max_time_ns;
+        let drives = (0..2).map(|_| SerialDrive::boxed()).collect();
+        match Simulation::new(c, drives) {
+            Ok(_) => assert!(ok, "{max_time_ns} accepted"),
+            Err(e) => assert!(!ok && e.message.contains("max_time_ns"), "{max_time_ns}: {e}"),
+        }
+    }
+}

@@ -214,23 +214,64 @@ fn rare_events_are_estimated_with_small_relative_error() {
 fn weibull_raid0_matches_its_closed_form() {
     // research §1.2: RAID0 under Weibull: P(loss by t) = 1 − exp(−N(t/η)^β); the killed-process
     // estimator is exact here (no sampled event can change the hazard).
+    use raidlab_core::reliability::{afr_from_mttf, weibull_scale_for_afr};
     let inputs = Inputs { weibull_shape: 1.5, trials: 200, ..Inputs::defaults() };
     let report = analyze(&array("0", 4, None, TB), &inputs).unwrap();
-    let eta = raidlab_core::reliability::weibull_scale_for_mean(inputs.mttf_hours, 1.5);
+    let eta = weibull_scale_for_afr(afr_from_mttf(inputs.mttf_hours), 1.5);
     let want = -(-4.0 * (inputs.mission_hours / eta).powf(1.5)).exp_m1();
     let mc = report.monte_carlo.unwrap();
     assert!(close(mc.p_array_loss.mean, want, 1e-9), "{} vs {want}", mc.p_array_loss.mean);
     assert!(mc.p_array_loss.std_error < 1e-12);
 }
 
+/// The Weibull holds the AFR asked for: whatever its shape, a new drive fails within its first
+/// year with probability AFR (a raid0 of 4 loses data within a year with 1 − (1 − AFR)^4, exact
+/// under killing). Holding the mean instead gave shape 1.12 a first-year failure probability
+/// 0.6× the AFR.
+#[test]
+fn the_weibull_keeps_the_afr_asked_for_whatever_its_shape() {
+    for shape in [0.7, 1.0, 1.12, 1.5, 3.0] {
+        let inputs = Inputs { weibull_shape: shape, mttf_hours: mttf_from_afr(0.05).unwrap(), mission_hours: HOURS_PER_YEAR, trials: 50, ..Inputs::defaults() };
+        let report = analyze(&array("0", 4, None, TB), &inputs).unwrap();
+        let mc = report.monte_carlo.unwrap().p_array_loss.mean;
+        let want = 1.0 - 0.95f64.powi(4);
+        assert!(close(mc, want, 1e-9), "shape {shape}: P(raid0 loss in year one) {mc} vs {want}");
+        assert!(close(report.p_array_loss, want, 1e-9), "the chain: {}", report.p_array_loss);
+    }
+}
+
+/// With shape 1 the Weibull is the chain's exponential: raid5 8×16 TB at AFR 5 % over 5 years
+/// (MTTR 24 h fixed vs the chain's exponential repairs differ, so repairs are exponential here)
+/// agree within the Monte Carlo's interval.
+#[test]
+fn shape_one_monte_carlo_agrees_with_the_chain_on_raid5() {
+    let a = array("5", 8, None, 16.0 * TB);
+    let inputs = Inputs {
+        mttf_hours: mttf_from_afr(0.05).unwrap(),
+        weibull_shape: 1.0,
+        repair_hours: 24.0,
+        repair_distribution: RepairDistribution::Exponential,
+        mission_hours: 5.0 * HOURS_PER_YEAR,
+        trials: 20_000,
+        seed: 5,
+        ..Inputs::defaults()
+    };
+    let report = analyze(&a, &inputs).unwrap();
+    let mc = report.monte_carlo.unwrap().p_array_loss;
+    let z = (mc.mean - report.p_array_loss) / mc.std_error;
+    assert!(z.abs() < 2.576, "chain {} vs Monte Carlo {mc:?} (z = {z:.2})", report.p_array_loss);
+    assert!(mc.relative_error() < 0.02, "{mc:?}");
+}
+
 #[test]
 fn weibull_shape_changes_the_answer_and_fixed_repairs_halve_raid6_exposure() {
-    // An increasing hazard with the same mean has fewer failures early in life (research §3).
+    // With the first year's failure probability held (the AFR), an increasing hazard fails
+    // drives more often after it: (5 y/η)^1.5 is 5^1.5 = 11.2 first years' worth, not 5.
     let a = array("5", 8, None, 4.0 * TB);
     let exp = analyze(&a, &Inputs { weibull_shape: 1.0, repair_distribution: RepairDistribution::Exponential, ..Inputs::defaults() }).unwrap();
     let wear = analyze(&a, &Inputs { weibull_shape: 1.5, repair_distribution: RepairDistribution::Exponential, ..Inputs::defaults() }).unwrap();
     let (e, w) = (exp.monte_carlo.unwrap().p_array_loss, wear.monte_carlo.unwrap().p_array_loss);
-    assert!(w.ci_high < e.ci_low, "shape 1.5 {w:?} vs exponential {e:?}");
+    assert!(w.ci_low > e.ci_high, "shape 1.5 {w:?} vs exponential {e:?}");
     // For 2-fault tolerance the double-failure term scales with E[R²]: fixed repairs give half
     // the exponential value (research §7.2).
     let raid6 = array("6", 8, None, 4.0 * TB);
@@ -454,4 +495,30 @@ fn bad_inputs_are_one_line_config_errors() {
 fn ure_helpers_use_bits() {
     // 8 × 16 TB RAID5 reads 112 TB: 59.2 % at 1e-15 (research §2.1).
     assert!((ure::p_ure(112e12, 1e-15) - 0.592).abs() < 0.001);
+}
+
+/// The Monte Carlo reports progress between batches of trials and stops when asked (Ctrl-C);
+/// the result is the same with or without the reports.
+#[test]
+fn monte_carlo_progress_is_reported_between_batches_and_can_stop_it() {
+    use raidlab_core::reliability::analyze_with_progress;
+    use raidlab_core::reliability::montecarlo::BATCH_TRIALS;
+    let a = array("6", 8, None, 4.0 * TB);
+    let inputs = exponential_mc(1_000, 9);
+    let mut calls = Vec::new();
+    let reported = analyze_with_progress(&a, &inputs, &mut |done, total| {
+        calls.push((done, total));
+        true
+    })
+    .unwrap()
+    .unwrap();
+    assert_eq!(reported, analyze(&a, &inputs).unwrap());
+    let want: Vec<(u64, u64)> = [BATCH_TRIALS, 2 * BATCH_TRIALS, 3 * BATCH_TRIALS, 1_000].iter().map(|&d| (d, 1_000)).collect();
+    assert_eq!(calls, want);
+    let mut seen = 0;
+    let stopped = analyze_with_progress(&a, &inputs, &mut |_, _| {
+        seen += 1;
+        seen < 2
+    });
+    assert_eq!((stopped.unwrap(), seen), (None, 2));
 }

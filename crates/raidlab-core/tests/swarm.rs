@@ -6,7 +6,7 @@
 use raidlab_core::device::catalog::{presets, DriveChoice, DriveKind};
 use raidlab_core::device::hdd::{HddSpec, ReadAheadBound};
 use raidlab_core::layout::{Array, ArraySpec, Layout, Level, ParityAlgorithm};
-use raidlab_core::sim::engine::{ControllerConfig, HwConfig, MdConfig, SimConfig, Simulation};
+use raidlab_core::sim::engine::{ArrayEvent, ArrayEventKind, ControllerConfig, HwConfig, MdConfig, RebuildConfig, SimConfig, Simulation};
 use raidlab_core::sim::sched::{QueueLimits, SchedulerKind};
 use raidlab_core::sim::workload::{Cursor, Distribution, FsyncScope, Job, MixChoice, Workload};
 use raidlab_core::sim::Prng;
@@ -88,6 +88,25 @@ fn disksim_like(rng: &mut Prng, drive: &DriveChoice) -> HddSpec {
     spec
 }
 
+/// Failures and replacements during the run, some of which lose the array (drawn from their own
+/// generator, so the rest of a seed's configuration is what it was before timelines).
+fn timeline(seed: u64, devices: u32) -> (Vec<ArrayEvent>, RebuildConfig) {
+    let mut rng = Prng::derive(seed, "timeline", 0);
+    let rebuild = RebuildConfig { hot_spare: rng.chance(0.3), ..RebuildConfig::default() };
+    if rng.chance(0.5) {
+        return (vec![], RebuildConfig::default());
+    }
+    let mut events: Vec<ArrayEvent> = (0..1 + rng.below(4))
+        .map(|_| {
+            let member = rng.below(devices as u64) as u32;
+            let kind = if rng.chance(0.7) { ArrayEventKind::Fail(member) } else { ArrayEventKind::Replace(member) };
+            ArrayEvent { at_ns: rng.below(30_000_000), kind }
+        })
+        .collect();
+    events.sort();
+    (events, rebuild)
+}
+
 fn run_one(seed: u64) {
     let mut rng = Prng::new(seed);
     let all = presets();
@@ -112,6 +131,7 @@ fn run_one(seed: u64) {
     };
     let scheduler = pick(&mut rng, &[SchedulerKind::None, SchedulerKind::mq_deadline_default(), SchedulerKind::cfq_default()]);
     let workload = Workload { jobs: (0..1 + rng.below(2)).map(|_| job(&mut rng)).collect() };
+    let (timeline, rebuild) = timeline(seed, array.devices());
     let config = SimConfig {
         seed,
         array: spec,
@@ -123,8 +143,8 @@ fn run_one(seed: u64) {
         workload,
         max_time_ns: 1_000_000_000,
         max_events: 300_000,
-        timeline: vec![],
-        rebuild: raidlab_core::sim::engine::RebuildConfig::default(),
+        timeline,
+        rebuild,
     };
     let write_cache = matches!(config.controller, ControllerConfig::Hardware(_)).then_some(false);
     let drives = (0..array.devices()).map(|i| drive.build(Prng::derive(seed, "drive", i as u64), write_cache)).collect();
@@ -134,6 +154,10 @@ fn run_one(seed: u64) {
     for job in &result.jobs {
         assert_eq!(job.read.latency.count(), job.read.ios, "seed {seed}");
         assert_eq!(job.write.latency.count(), job.write.ios, "seed {seed}");
+    }
+    if let Some(loss) = &result.data_loss {
+        assert_eq!(result.end_ns, loss.at_ns, "seed {seed}: the run ends at the loss");
+        assert!(array.loses_data(&loss.failed), "seed {seed}: a verdict for a survivable set");
     }
     let member_ios: u64 = result.members.iter().map(|m| m.read_ios + m.write_ios + m.flush_ios).sum();
     let host_ios: u64 = result.jobs.iter().map(|j| j.read.ios + j.write.ios).sum();

@@ -21,8 +21,7 @@ pub struct CoreArray {
 impl CoreArray {
     /// Whole chunks in `member`'s data area, capped at `rows` if given.
     fn entries(&self, member: u32, rows: Option<u64>) -> u64 {
-        let whole = self.array.member_sectors()[member as usize] / self.array.chunk_sectors();
-        rows.map_or(whole, |limit| whole.min(limit))
+        self.array.map_rows(member, rows)
     }
 
     /// The logical chunk stored at member chunk `entry`, as md's map would name it.
@@ -99,6 +98,7 @@ impl CoreArray {
         rows: Option<u64>,
         value: impl Fn(Cell, Option<u32>) -> PyResult<Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyList>> {
+        self.array.map_cells(rows).map_err(to_py)?;
         let mut columns: Vec<Vec<Bound<'py, PyAny>>> = (0..self.array.devices())
             .map(|m| Vec::with_capacity(self.entries(m, rows) as usize))
             .collect();

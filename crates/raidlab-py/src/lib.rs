@@ -94,6 +94,12 @@ fn _core(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_function(wrap_pyfunction!(reliability::reliability_mttf_from_afr, module)?)?;
     module.add("MAX_DEVICES", MAX_DEVICES)?;
     module.add("DEFAULT_CHUNK_KIB", DEFAULT_CHUNK_KIB)?;
+    // Bounds on allocations the user's numbers size, so Python can refuse them first.
+    module.add("MAX_MAP_ENTRIES", raidlab_core::layout::MAX_MAP_ENTRIES)?;
+    module.add("MAX_JOBS", raidlab_core::sim::workload::MAX_JOBS)?;
+    module.add("MAX_THREADS_TOTAL", raidlab_core::sim::workload::MAX_THREADS_TOTAL)?;
+    module.add("MAX_OUTSTANDING_IOS", raidlab_core::sim::workload::MAX_OUTSTANDING_IOS)?;
+    module.add("MAX_SIM_TIME_S", raidlab_core::sim::engine::MAX_SIM_TIME_NS / 1_000_000_000)?;
     module.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

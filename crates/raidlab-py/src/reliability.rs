@@ -12,6 +12,28 @@ use raidlab_core::reliability::{
 };
 use raidlab_core::Error;
 
+/// Runs the analysis without the GIL, taking it between batches of trials to run signal
+/// handlers and the progress callback; their error (KeyboardInterrupt) ends the analysis.
+fn analyze_interruptibly(py: Python<'_>, array: &Array, inputs: &Inputs, progress: Option<Py<PyAny>>) -> PyResult<reliability::Report> {
+    let mut stopped: Option<PyErr> = None;
+    let outcome = py.allow_threads(|| {
+        reliability::analyze_with_progress(array, inputs, &mut |done, total| {
+            Python::with_gil(|py| {
+                let step = py.check_signals().and_then(|()| match &progress {
+                    Some(callback) => callback.call1(py, (done, total)).map(drop),
+                    None => Ok(()),
+                });
+                step.map_err(|e| stopped = Some(e)).is_ok()
+            })
+        })
+    });
+    match (outcome.map_err(errors::to_py)?, stopped) {
+        (Some(report), _) => Ok(report),
+        (None, Some(error)) => Err(error),
+        (None, None) => unreachable!("the analysis stops only when the callback says so"),
+    }
+}
+
 fn estimate<'py>(py: Python<'py>, e: &Estimate) -> PyResult<Bound<'py, PyDict>> {
     let d = PyDict::new(py);
     d.set_item("mean", e.mean)?;
@@ -44,9 +66,16 @@ pub fn reliability_mttf_from_afr(afr_pct: f64) -> PyResult<f64> {
 
 /// Runs the analysis. Keys: level, devices, layout (or None), chunk_kib, member_kib, mttf_hours,
 /// weibull_shape, repair_hours, policy, repair_distribution, uber, lse_per_hour, scrub_hours (or
-/// None), mission_hours, ure_aborts_rebuild, trials, seed.
+/// None), mission_hours, ure_aborts_rebuild, trials, seed. Between batches of Monte Carlo
+/// trials it runs Python's signal handlers (so Ctrl-C raises KeyboardInterrupt there) and calls
+/// `progress(trials_done, trials)` if given; either raising stops the analysis with that error.
 #[pyfunction]
-pub fn reliability_analyze<'py>(py: Python<'py>, config: &Bound<'py, PyDict>) -> PyResult<Bound<'py, PyDict>> {
+#[pyo3(signature = (config, progress=None))]
+pub fn reliability_analyze<'py>(
+    py: Python<'py>,
+    config: &Bound<'py, PyDict>,
+    progress: Option<Py<PyAny>>,
+) -> PyResult<Bound<'py, PyDict>> {
     let level = Level::parse(&field::<String>(config, "level")?).map_err(errors::to_py)?;
     let layout = match field::<Option<String>>(config, "layout")? {
         Some(name) => Some(Layout::parse(level, &name).map_err(errors::to_py)?),
@@ -77,7 +106,7 @@ pub fn reliability_analyze<'py>(py: Python<'py>, config: &Bound<'py, PyDict>) ->
         trials: field(config, "trials")?,
         seed: field(config, "seed")?,
     };
-    let report = py.allow_threads(|| reliability::analyze(&array, &inputs)).map_err(errors::to_py)?;
+    let report = analyze_interruptibly(py, &array, &inputs, progress)?;
 
     let d = PyDict::new(py);
     d.set_item("level", level.number())?;

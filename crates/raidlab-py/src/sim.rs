@@ -11,7 +11,7 @@ use raidlab_core::layout::{mdadm, ArraySpec, Layout, Level};
 use raidlab_core::plan::{ReadBalance, RmwLevel};
 use raidlab_core::sim::engine::{
     ArrayEvent, ArrayEventKind, ControllerConfig, DirectionStats, HwConfig, MdConfig, RebuildConfig, SimConfig,
-    SimResult, Simulation,
+    SimResult, Simulation, MAX_SIM_TIME_NS,
 };
 use raidlab_core::sim::histogram::Histogram;
 use raidlab_core::sim::sched::{QueueLimits, SchedulerKind};
@@ -211,6 +211,10 @@ fn build(config: &Bound<'_, PyDict>) -> PyResult<Simulation> {
         .map(|index| drive.build(Prng::derive(seed, "drive", index as u64), write_cache))
         .collect();
     let max_time_s: f64 = field(config, "max_time_s")?;
+    let max_time_limit_s = (MAX_SIM_TIME_NS / 1_000_000_000) as f64;
+    if !(max_time_s > 0.0 && max_time_s <= max_time_limit_s) {
+        return Err(config_error(format!("max_time_s = {max_time_s} is out of range: more than 0 up to {max_time_limit_s} s")));
+    }
     let sim_config = SimConfig {
         seed,
         array: ArraySpec { level, layout, chunk_kib, member_kib: vec![member_kib; devices as usize] },

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import math
+import sys
 from typing import Any, Dict, Optional, Tuple
 
 import click
@@ -14,6 +15,7 @@ import click
 from raidlab.commands import write_output
 from raidlab.outputs import writes_files
 from raidlab.commands.numbers import finite
+from raidlab.commands.progress import ProgressBar
 from raidlab import reliability as rel
 from raidlab.report import html as html_report
 from raidlab.report import table
@@ -148,7 +150,8 @@ def render_text(doc: Dict[str, Any]) -> str:
 @click.option("--weibull-shape", type=finite(0, 100, low_open=True),
               default=rel.DEFAULT_WEIBULL_SHAPE, show_default=True,
               help="Weibull shape of drive lifetimes for the Monte Carlo (1 = exponential; "
-                   "Elerath & Pecht 2009 fit 1.12).")
+                   "Elerath & Pecht 2009 fit 1.12). The scale keeps the AFR: a new drive fails "
+                   "within its first year with that probability whatever the shape.")
 @click.option("--mttr-hours", type=finite(0, 1e6, low_open=True),
               help=f"Rebuild time in hours. [default: {rel.DEFAULT_REBUILD_HOURS:g}]")
 @click.option("--rebuild-from-sim", is_flag=True,
@@ -207,15 +210,20 @@ def reliability_command(level: str, devices: int, layout: Optional[str], chunk_k
         raise click.UsageError("--mttr-hours and --rebuild-from-sim cannot be used together")
     if (drive is not None or sim_opts) and not rebuild_from_sim:
         raise click.UsageError("--drive and --sim-opt only apply with --rebuild-from-sim")
-    result = rel.analyze(
-        level=level, devices=devices, layout=layout, chunk_kib=chunk_kib, capacity_tb=capacity_tb,
-        afr_pct=afr_pct, mttf_hours=mttf_hours, weibull_shape=weibull_shape,
-        mttr_hours=mttr_hours, rebuild_from_sim=rebuild_from_sim, drive=drive,
-        sim_options=_sim_options(sim_opts), detect_hours=detect_hours,
-        replace_hours=replace_hours, uber=uber, lse_per_disk_year=lse_per_disk_year,
-        scrub_days=scrub_days, mission_years=mission_years, repair_policy=repair_policy,
-        repair_distribution=repair_distribution, ure_fails_array=ure_fails_array,
-        trials=trials, seed=seed)
+    bar = ProgressBar(not as_json and sys.stderr.isatty(), "Monte Carlo")
+    progress = None if bar.callback is None else (lambda done, total: bar(done / total))
+    try:
+        result = rel.analyze(
+            level=level, devices=devices, layout=layout, chunk_kib=chunk_kib, capacity_tb=capacity_tb,
+            afr_pct=afr_pct, mttf_hours=mttf_hours, weibull_shape=weibull_shape,
+            mttr_hours=mttr_hours, rebuild_from_sim=rebuild_from_sim, drive=drive,
+            sim_options=_sim_options(sim_opts), detect_hours=detect_hours,
+            replace_hours=replace_hours, uber=uber, lse_per_disk_year=lse_per_disk_year,
+            scrub_days=scrub_days, mission_years=mission_years, repair_policy=repair_policy,
+            repair_distribution=repair_distribution, ure_fails_array=ure_fails_array,
+            trials=trials, seed=seed, progress=progress)
+    finally:
+        bar.close()
     document = result.to_dict()
     if html_out:
         layout_doc = document["layout"]

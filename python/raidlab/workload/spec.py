@@ -72,10 +72,14 @@ TOOLS = ("fio", "sysbench", "preset")
 
 try:  # raidlab.errors.WorkloadError (defined by the Rust extension, under RaidlabError)
     from raidlab.errors import WorkloadError as _RaidlabWorkloadError
+    # The core's bounds on what a workload's numbers make it allocate (sim/workload.rs),
+    # checked here too so a workload is refused before anything is built for it.
+    from raidlab._core import MAX_JOBS, MAX_OUTSTANDING_IOS, MAX_THREADS_TOTAL
 
     _ERROR_BASES: Tuple[type, ...] = (_RaidlabWorkloadError, ValueError)
 except ImportError:  # the extension is not built: this package still works on its own
     _ERROR_BASES = (ValueError,)
+    MAX_JOBS = MAX_OUTSTANDING_IOS = MAX_THREADS_TOTAL = MAX_INT
 
 
 class WorkloadError(*_ERROR_BASES):  # type: ignore[misc]
@@ -413,6 +417,20 @@ def _percent(fraction: float) -> str:
     return f"{value:g}"
 
 
+def _check_totals(jobs: Sequence[Job]) -> None:
+    """The core's bounds on the whole workload: jobs, threads, and outstanding I/Os."""
+    if len(jobs) > MAX_JOBS:
+        raise WorkloadError(f"the workload has {len(jobs)} jobs, more than the limit of {MAX_JOBS}")
+    threads = sum(job.threads for job in jobs)
+    if threads > MAX_THREADS_TOTAL:
+        raise WorkloadError(f"the workload runs {threads} threads (numjobs summed over its jobs), "
+                            f"more than the limit of {MAX_THREADS_TOTAL}")
+    outstanding = sum(job.threads * job.iodepth for job in jobs)
+    if outstanding > MAX_OUTSTANDING_IOS:
+        raise WorkloadError(f"the workload keeps up to {outstanding} host I/Os outstanding (numjobs × iodepth "
+                            f"summed over its jobs), more than the limit of {MAX_OUTSTANDING_IOS}")
+
+
 @dataclass(frozen=True)
 class Workload:
     """Jobs that run together, and the text they were read from.
@@ -433,6 +451,7 @@ class Workload:
             raise WorkloadError("a workload needs at least one job")
         if not all(isinstance(job, Job) for job in jobs):
             raise WorkloadError("workload jobs must be Job objects")
+        _check_totals(jobs)
         object.__setattr__(self, "jobs", jobs)
         if self.tool not in TOOLS:
             raise WorkloadError(f"workload source tool {self.tool!r} must be one of {', '.join(TOOLS)}")

@@ -21,6 +21,9 @@ use raid456::Raid456;
 
 /// The most members raidlab models in one array.
 pub const MAX_DEVICES: usize = 64;
+/// Most cells a chunk map is built with at once (one per member chunk; about 2 M: a few tens
+/// of MB as Python objects or JSON). 64 members of 1 TiB in 512 KiB chunks would be 134 M.
+pub const MAX_MAP_ENTRIES: u64 = 1 << 21;
 /// mdadm's default chunk (mdadm.h `DEFAULT_CHUNK`).
 pub const DEFAULT_CHUNK_KIB: u64 = 512;
 
@@ -185,6 +188,24 @@ impl Array {
     }
     pub fn member_sectors(&self) -> &[u64] {
         &self.member_sectors
+    }
+    /// Whole chunks in `member`'s data area (its column of the chunk map), at most `rows`.
+    pub fn map_rows(&self, member: u32, rows: Option<u64>) -> u64 {
+        let whole = self.member_sectors[member as usize] / self.chunk_sectors;
+        rows.map_or(whole, |limit| whole.min(limit))
+    }
+    /// Cells of the chunk map (every member's column, at most `rows` each), or an error when
+    /// there are more than [`MAX_MAP_ENTRIES`]: check before building one.
+    pub fn map_cells(&self, rows: Option<u64>) -> Result<u64> {
+        let cells: u64 = (0..self.devices()).map(|m| self.map_rows(m, rows)).sum();
+        if cells > MAX_MAP_ENTRIES {
+            let longest = (0..self.devices()).map(|m| self.map_rows(m, rows)).max().unwrap_or(0);
+            return Err(Error::request(format!(
+                "the chunk map has {cells} cells ({} members, up to {longest} chunks each), more than the limit of {MAX_MAP_ENTRIES}: ask for fewer rows",
+                self.devices()
+            )));
+        }
+        Ok(cells)
     }
     pub fn capacity_sectors(&self) -> u64 {
         self.capacity_sectors
@@ -444,4 +465,22 @@ fn member_sectors(member_kib: &[u64]) -> Result<Vec<u64>> {
         sectors.push(kib * 1024 / SECTOR_BYTES / PAGE_SECTORS * PAGE_SECTORS);
     }
     Ok(sectors)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_chunk_map_past_the_limit_is_refused_before_it_is_built() {
+        let spec = |member_kib: u64| ArraySpec { level: Level::Raid0, layout: None, chunk_kib: 512, member_kib: vec![member_kib; 64] };
+        let huge = Array::new(&spec(1 << 30)).unwrap();
+        let err = huge.map_cells(None).unwrap_err();
+        assert_eq!(err.kind, crate::ErrorKind::InvalidRequest);
+        assert!(err.message.contains("134217728 cells (64 members, up to 2097152 chunks each), more than the limit of 2097152"), "{err}");
+        assert_eq!(huge.map_cells(Some(8)).unwrap(), 64 * 8);
+        // Exactly at the limit: 64 members of 32768 chunks.
+        assert_eq!(Array::new(&spec(32768 * 512)).unwrap().map_cells(None).unwrap(), MAX_MAP_ENTRIES);
+        assert!(Array::new(&spec(32769 * 512)).unwrap().map_cells(None).is_err());
+    }
 }

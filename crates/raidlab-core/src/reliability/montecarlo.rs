@@ -30,7 +30,8 @@
 //!   for general failure distributions).
 //!
 //! Every trial draws from its own generator, `Prng::derive(seed, "reliability", trial)`, so a
-//! result depends only on the inputs and the seed. Confidence intervals are normal-theory 95 %
+//! result depends only on the inputs and the seed: not on how the trials are batched between
+//! progress reports (they are accumulated in trial order whatever the batches). Confidence intervals are normal-theory 95 %
 //! intervals on the per-trial estimates.
 
 use std::collections::HashMap;
@@ -143,9 +144,23 @@ struct Trial {
     extra_who: usize,
 }
 
+/// Trials between two progress reports.
+pub const BATCH_TRIALS: u64 = 256;
+
 /// Runs the trials. `sector_faults` gives the exposure of the rebuild pass that starts when the
 /// failed set becomes `mask` (decided on entry, as in the chain).
-pub fn run(structure: &FailureStructure, cfg: &McConfig, mut sector_faults: impl FnMut(u64) -> SectorFaults) -> McResult {
+pub fn run(structure: &FailureStructure, cfg: &McConfig, sector_faults: impl FnMut(u64) -> SectorFaults) -> McResult {
+    run_with_progress(structure, cfg, sector_faults, &mut |_| true).expect("never stopped")
+}
+
+/// [`run`], calling `progress(trials done)` after every [`BATCH_TRIALS`] trials and at the end;
+/// when it returns false the run stops and gives None (the caller was interrupted).
+pub fn run_with_progress(
+    structure: &FailureStructure,
+    cfg: &McConfig,
+    mut sector_faults: impl FnMut(u64) -> SectorFaults,
+    progress: &mut dyn FnMut(u64) -> bool,
+) -> Option<McResult> {
     let mut cache: HashMap<u64, SectorFaults> = HashMap::new();
     let mut faults = |mask: u64| *cache.entry(mask).or_insert_with(|| sector_faults(mask));
     let (mut array, mut sector, mut bytes) = (Running::default(), Running::default(), Running::default());
@@ -156,6 +171,9 @@ pub fn run(structure: &FailureStructure, cfg: &McConfig, mut sector_faults: impl
     let windows = structure.devices() as f64 * libm::pow(cfg.mission_hours / cfg.weibull_scale_hours, cfg.weibull_shape);
     let degraded_target = BIAS_TARGET_DEGRADED.min(1.0 / windows.max(1e-300));
     for trial in 0..cfg.trials {
+        if trial % BATCH_TRIALS == 0 && trial > 0 && !progress(trial) {
+            return None;
+        }
         let mut rng = Prng::derive(cfg.seed, "reliability", trial);
         let outcome = one_trial(structure, cfg, degraded_target, &mut rng, &mut faults);
         array.push(outcome.0);
@@ -163,14 +181,17 @@ pub fn run(structure: &FailureStructure, cfg: &McConfig, mut sector_faults: impl
         bytes.push(outcome.2);
         exposed += outcome.3 as u64;
     }
-    McResult {
+    if !progress(cfg.trials) {
+        return None;
+    }
+    Some(McResult {
         trials: cfg.trials,
         seed: cfg.seed,
         p_array_loss: array.estimate(),
         p_sector_loss: sector.estimate(),
         bytes_lost: bytes.estimate(),
         trials_exposed: exposed,
-    }
+    })
 }
 
 /// One trial: (array-loss estimate, sector-loss estimate, bytes-lost estimate, exposed).

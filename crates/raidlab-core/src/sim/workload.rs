@@ -134,8 +134,8 @@ impl Job {
         if self.block_align_bytes == 0 || self.block_align_bytes % 512 != 0 {
             return fail(format!("block alignment {} must be a multiple of 512", self.block_align_bytes));
         }
-        if self.files == 0 {
-            return fail("files must be at least 1".into());
+        if self.files == 0 || self.files > MAX_FILES {
+            return fail(format!("files must be 1 to {MAX_FILES}, got {}", self.files));
         }
         if self.rate_iops > 100_000_000 {
             return fail(format!("rate_iops {} is beyond what raidlab simulates", self.rate_iops));
@@ -154,12 +154,45 @@ pub struct Workload {
     pub jobs: Vec<Job>,
 }
 
+/// Most jobs a workload may have: each holds five latency histograms (about 60 KB each) for
+/// itself and more per phase, so 1024 jobs take a few hundred MB.
+pub const MAX_JOBS: usize = 1024;
+/// Most threads over all jobs (fio numjobs summed; each has its own issuer state and PRNG).
+pub const MAX_THREADS_TOTAL: u64 = 65_536;
+/// Most host I/Os a workload may keep outstanding at once: Σ threads × iodepth over its jobs.
+/// Each outstanding I/O holds a few hundred bytes of engine state (host I/O, array operation,
+/// member block requests), so the cap keeps a run under about 1 GB (4096 × 65536 would need
+/// about 90 GB).
+pub const MAX_OUTSTANDING_IOS: u64 = 1 << 20;
+/// Most files one job may split its region into.
+pub const MAX_FILES: u32 = 1 << 20;
+
 impl Workload {
     pub fn validate(&self) -> Result<()> {
+        let fail = |message: String| Err(Error::new(ErrorKind::InvalidWorkload, message));
         if self.jobs.is_empty() {
-            return Err(Error::new(ErrorKind::InvalidWorkload, "the workload has no jobs"));
+            return fail("the workload has no jobs".into());
         }
-        self.jobs.iter().try_for_each(Job::validate)
+        if self.jobs.len() > MAX_JOBS {
+            return fail(format!("the workload has {} jobs, more than the limit of {MAX_JOBS}", self.jobs.len()));
+        }
+        self.jobs.iter().try_for_each(Job::validate)?;
+        let threads: u64 = self.jobs.iter().map(|j| j.threads as u64).sum();
+        if threads > MAX_THREADS_TOTAL {
+            return fail(format!("the workload runs {threads} threads (numjobs summed over its jobs), more than the limit of {MAX_THREADS_TOTAL}"));
+        }
+        let outstanding = self.outstanding_ios();
+        if outstanding > MAX_OUTSTANDING_IOS {
+            return fail(format!(
+                "the workload keeps up to {outstanding} host I/Os outstanding (numjobs × iodepth summed over its jobs), more than the limit of {MAX_OUTSTANDING_IOS}"
+            ));
+        }
+        Ok(())
+    }
+
+    /// Host I/Os the workload may have in flight at once: Σ threads × iodepth.
+    pub fn outstanding_ios(&self) -> u64 {
+        self.jobs.iter().map(|j| j.threads as u64 * j.iodepth as u64).sum()
     }
 
     /// Stop time: the longest job runtime plus ramp (0 when no job is time-limited).
@@ -171,6 +204,22 @@ impl Workload {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn allocations_sized_by_the_workload_are_bounded_with_errors_naming_the_limit() {
+        let job = |threads, iodepth| Job { threads, iodepth, ..Job::default() };
+        let check = |w: Workload, needle: &str| {
+            let message = w.validate().unwrap_err().message;
+            assert!(message.contains(needle), "'{needle}' not in: {message}");
+        };
+        check(Workload { jobs: vec![job(4096, 65536)] }, "up to 268435456 host I/Os outstanding (numjobs × iodepth summed over its jobs), more than the limit of 1048576");
+        check(Workload { jobs: vec![job(1024, 512), job(1024, 512), job(1, 1)] }, "up to 1048577 host I/Os");
+        check(Workload { jobs: vec![job(1, 1); MAX_JOBS + 1] }, "1025 jobs, more than the limit of 1024");
+        check(Workload { jobs: vec![job(65_536, 1), job(1, 1)] }, "65537 threads");
+        check(Workload { jobs: vec![Job { files: MAX_FILES + 1, ..Job::default() }] }, "files must be 1 to 1048576");
+        Workload { jobs: vec![job(1024, 512), job(1024, 512)] }.validate().unwrap();
+        Workload { jobs: vec![job(1, 1); MAX_JOBS] }.validate().unwrap();
+    }
 
     #[test]
     fn the_default_job_is_fios_and_valid() {

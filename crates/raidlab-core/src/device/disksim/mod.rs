@@ -17,6 +17,7 @@ use std::collections::BTreeMap;
 
 use self::parse::{Block, Field, Item, Pos, Value};
 use super::hdd::{HddSpec, QueuePolicy, ReadAheadBound, SeekSpec, ZoneSpec};
+use super::hdd::seek::MAX_SEEK_MS;
 use crate::error::{Error, Result};
 
 pub use replay::{demerit_ms, parse_trace, replay, ReplayResult, TraceRecord};
@@ -33,6 +34,10 @@ pub struct Imported {
     pub files: BTreeMap<String, String>,
 }
 
+
+/// Largest time (ms) or time factor a DiskSim field may give: the HDD model's bound on every
+/// overhead (the spec's validation checks the products again).
+const MAX_FIELD_MS: f64 = 1000.0;
 
 fn at(pos: &Pos, what: impl std::fmt::Display) -> Error {
     Error::device(format!("{pos}: {what}"))
@@ -77,6 +82,20 @@ impl<'b> Reader<'b> {
         Ok(self.num_opt(key)?.map_or(default, |v| v.0))
     }
 
+    /// A time in ms (or a factor on times) between 0 and [`MAX_FIELD_MS`], refused at its line
+    /// otherwise; `default` when absent (None: required).
+    fn ms(&mut self, key: &str, default: Option<f64>) -> Result<f64> {
+        let (x, pos) = match (self.num_opt(key)?, default) {
+            (Some(found), _) => found,
+            (None, Some(default)) => return Ok(default),
+            (None, None) => return Err(self.missing(key)),
+        };
+        if !(0.0..=MAX_FIELD_MS).contains(&x) {
+            return Err(at(&pos, format!("'{key}' = {x} is out of range: 0 to {MAX_FIELD_MS}")));
+        }
+        Ok(x)
+    }
+
     /// A whole, non-negative number.
     fn count(&mut self, key: &str) -> Result<(u64, Pos)> {
         let (x, pos) = self.num(key)?;
@@ -93,6 +112,16 @@ impl<'b> Reader<'b> {
                 Err(at(&pos, format!("'{key}' = {x} must be a whole non-negative number")))
             }
             Some((x, _)) => Ok(x as u64),
+        }
+    }
+
+    /// [`Reader::count_or`] no larger than `max` (a size the drive model allocates or multiplies).
+    fn count_at_most(&mut self, key: &str, default: u64, max: u64) -> Result<u64> {
+        let pos = self.find(key).map(|f| f.pos.clone());
+        let value = self.count_or(key, default)?;
+        match pos {
+            Some(pos) if value > max => Err(at(&pos, format!("'{key}' = {value} is out of range: at most {max}"))),
+            _ => Ok(value),
         }
     }
 
@@ -244,14 +273,14 @@ fn path_transfer(blocks: &[&Block], instantiated: &[&String], spec: &mut HddSpec
         let (r, w) = match block.kind.as_str() {
             "disksim_bus" => {
                 let mut b = Reader::new(block, format!("disksim_bus {name}"));
-                let r = b.num_or("Read block transfer time", 0.0)?;
-                let w = b.num_or("Write block transfer time", 0.0)?;
+                let r = b.ms("Read block transfer time", Some(0.0))?;
+                let w = b.ms("Write block transfer time", Some(0.0))?;
                 b.leftovers(warnings);
                 (r, w)
             }
             "disksim_ctlr" => {
                 let mut c = Reader::new(block, format!("disksim_ctlr {name}"));
-                let t = c.num_or("Bulk sector transfer time", 0.0)?;
+                let t = c.ms("Bulk sector transfer time", Some(0.0))?;
                 let kind = c.num_or("type", 1.0)?;
                 if kind != 1.0 {
                     warnings.push(format!("disksim_ctlr {name}: controller type {kind} is modelled as a pass-through (type 1)"));
@@ -327,10 +356,10 @@ fn import_disk(
 
     // Overheads (DiskSim 4.0 manual §3.4.2: per-command overheads split by hit/miss and by the
     // previous command's type; completion overheads; a scale factor and a per-request extra).
-    let scale = d.num_or("Time scale for overheads", 1.0)?;
-    let per_request = d.num_or("Per-request overhead time", 0.0)?;
+    let scale = d.ms("Time scale for overheads", Some(1.0))?;
+    let per_request = d.ms("Per-request overhead time", Some(0.0))?;
     // (after a read, after a write)
-    let pair = |d: &mut Reader<'_>, a: &str, b: &str| -> Result<(f64, f64)> { Ok((d.num(a)?.0, d.num(b)?.0)) };
+    let pair = |d: &mut Reader<'_>, a: &str, b: &str| -> Result<(f64, f64)> { Ok((d.ms(a, None)?, d.ms(b, None)?)) };
     let read_hit = pair(&mut d, "Read hit over. after read", "Read hit over. after write")?;
     let read_miss = pair(&mut d, "Read miss over. after read", "Read miss over. after write")?;
     let write_hit = pair(&mut d, "Write hit over. after read", "Write hit over. after write")?;
@@ -340,13 +369,14 @@ fn import_disk(
     // Cache (manual §3.4.3).
     let fast_write = d.count_or("Fast write level", 0)?;
     let caching = d.count_or("Enable caching in buffer", 1)? != 0;
-    let segments = d.count_or("Number of buffer segments", 0)?;
-    let segment_sectors = d.count_or("Segment size (in blks)", 0)?;
+    // Bounds: the HDD model's declared cache_segments and cache_segment_kib maxima.
+    let segments = d.count_at_most("Number of buffer segments", 0, 1024)?;
+    let segment_sectors = d.count_at_most("Segment size (in blks)", 0, 2_000_000)?;
     // "Use separate write segment" is documented but never read by the DiskSim that reproduces
     // the validated figures (its parameter table gives it no loader), so writes always share
     // the segments there; it is taken here and ignored the same way.
     let _ = d.count_or("Use separate write segment", 0)?;
-    let write_segments = d.count_or("Maximum number of write segments", 1)?.max(1);
+    let write_segments = d.count_at_most("Maximum number of write segments", 1, 1024)?.max(1);
     let max_read_ahead = d.count_or("Maximum read-ahead (blks)", 0)?;
     spec.write_cache = fast_write > 0 && segment_sectors > 0;
     if fast_write == 1 {
@@ -418,7 +448,7 @@ fn import_disk(
     }
 
     // Bus: the disk's bulk sector transfer time (ms per 512 B sector).
-    let (bulk, _) = d.num("Bulk sector transfer time")?;
+    let bulk = d.ms("Bulk sector transfer time", None)?;
     spec.interface_mb_s = if bulk > 0.0 { 0.512 / bulk } else { 1e5 };
     spec.interface = if bulk > 0.0 {
         format!("DiskSim bus, {bulk} ms/sector")
@@ -427,7 +457,7 @@ fn import_disk(
     };
 
     // Queue (manual §3.4.1 "Max queue length"; ioqueue §3.4.7).
-    spec.queue_depth = d.count_or("Max queue length", 1)?.clamp(1, 1024) as u32;
+    spec.queue_depth = d.count_at_most("Max queue length", 1, 1024)?.max(1) as u32;
     if let Some(field) = d.find("Scheduler") {
         let sched = block_of(field, "disksim_ioqueue")?;
         let mut s = Reader::new(sched, format!("disksim_disk {name} / Scheduler"));
@@ -447,15 +477,15 @@ fn import_disk(
 /// write's data is buffered before it goes to the media.
 fn import_bus_overheads(d: &mut Reader<'_>, scale: f64, spec: &mut HddSpec) -> Result<()> {
     let bus = &mut spec.bus;
-    bus.read_completion_ms = scale * d.num_or("Read completion overhead", 0.0)?;
-    bus.write_completion_ms = scale * d.num_or("Write completion overhead", 0.0)?;
-    bus.data_prep_ms = scale * d.num_or("Data preparation overhead", 0.0)?;
-    bus.reselect_ms = scale * d.num_or("First reselect overhead", 0.0)?;
+    bus.read_completion_ms = scale * d.ms("Read completion overhead", Some(0.0))?;
+    bus.write_completion_ms = scale * d.ms("Write completion overhead", Some(0.0))?;
+    bus.data_prep_ms = scale * d.ms("Data preparation overhead", Some(0.0))?;
+    bus.reselect_ms = scale * d.ms("First reselect overhead", Some(0.0))?;
     bus.read_disconnect_ms = [
-        scale * d.num_or("Read disconnect afterread", 0.0)?,
-        scale * d.num_or("Read disconnect afterwrite", 0.0)?,
+        scale * d.ms("Read disconnect afterread", Some(0.0))?,
+        scale * d.ms("Read disconnect afterwrite", Some(0.0))?,
     ];
-    bus.min_write_seek_ms = d.num_or("Minimum seek delay", 0.0)?;
+    bus.min_write_seek_ms = d.ms("Minimum seek delay", Some(0.0))?;
     // A drive that holds the bus for a whole write ("Hold bus entire write xfer") takes all of
     // its data before writing (replaying DEC RZ26's trace agrees: demerit 0.44 ms against 0.56
     // ms streaming from the first sector).
@@ -740,7 +770,7 @@ fn layout_scheme(l: &mut Reader<'_>, path: &str, zones: &[ZoneSparing], warnings
     let spared = zones.iter().any(|z| z.spares > 0);
     let mut out = LayoutScheme { scheme: None, slips_are_spares: false, spares_too: false, reverse_odd_cylinders: mapping == 1.0 };
     out.scheme = match scheme as u32 {
-        _ if scheme.fract() != 0.0 => None,
+        _ if scheme.fract() != 0.0 || scheme < 0.0 => None,
         0 => Some(SpareScheme::None),
         1 => Some(SpareScheme::Tracks),
         3 => Some(SpareScheme::PerTrack),
@@ -792,10 +822,7 @@ fn import_mech(
     if err != 0.0 {
         warnings.push(format!("{path}: 'Percent error in rpms' = {err} not modelled (exact spindle speed)"));
     }
-    let (head_switch, hpos) = m.num("Head switch time")?;
-    if head_switch < 0.0 {
-        return Err(at(&hpos, "'Head switch time' must not be negative"));
-    }
+    let head_switch = m.ms("Head switch time", None)?;
     spec.head_switch_ms = head_switch;
     // Added to every non-zero write positioning time, negative values included (writes that
     // settle faster than reads); the sum is never below zero.
@@ -806,9 +833,13 @@ fn import_mech(
     spec.write_settle_ms = settle;
 
     let (seek_type, tpos) = m.word("Seek type")?.ok_or_else(|| m.missing("Seek type"))?;
-    let single = m.num_opt("Single cylinder seek time")?.map(|v| v.0);
-    let full = m.num_opt("Full strobe seek time")?.map(|v| v.0);
-    let average = m.num_opt("Average seek time")?.map(|v| v.0);
+    let seek = |m: &mut Reader<'_>, key: &str| -> Result<Option<f64>> {
+        match m.find(key).is_some() {
+            true => m.ms(key, None).map(Some),
+            false => Ok(None),
+        }
+    };
+    let (single, full, average) = (seek(&mut m, "Single cylinder seek time")?, seek(&mut m, "Full strobe seek time")?, seek(&mut m, "Average seek time")?);
     let used = |m: &mut Reader<'_>, key: &str| m.find(key).map(|f| (f.value.clone(), f.pos.clone()));
     spec.seek = match seek_type.as_str() {
         "extracted" => {
@@ -849,8 +880,8 @@ fn import_mech(
         other => return Err(at(&tpos, format!("unknown 'Seek type' = {other}: expected extracted, hpl, hplplus10, curve, linear or constant"))),
     };
     if let SeekSpec::Table(points) = &spec.seek {
-        if points.iter().any(|p| !(p.1.is_finite() && p.1 > 0.0)) {
-            return Err(at(&tpos, "the seek curve has a non-positive time"));
+        if points.iter().any(|p| !(p.1 > 0.0 && p.1 <= MAX_SEEK_MS)) {
+            return Err(at(&tpos, format!("the seek curve has a time outside 0 to {MAX_SEEK_MS} ms")));
         }
     }
     m.leftovers(warnings);
@@ -928,9 +959,9 @@ pub fn parse_seek_file(file: &str, text: &str) -> Result<Vec<(u32, f64)>> {
         let (Ok(d), Ok(t)) = (d.parse::<u32>(), t.parse::<f64>()) else {
             return Err(Error::device(format!("{file}:{line}: expected 'distance, milliseconds', found '{code}'")));
         };
-        if d == 0 || points.last().is_some_and(|p: &(u32, f64)| p.0 >= d) || !(t.is_finite() && t > 0.0) {
+        if d == 0 || points.last().is_some_and(|p: &(u32, f64)| p.0 >= d) || !(t > 0.0 && t <= MAX_SEEK_MS) {
             return Err(Error::device(format!(
-                "{file}:{line}: seek distances must increase from 1 and times be positive"
+                "{file}:{line}: seek distances must increase from 1 and times be 0 to {MAX_SEEK_MS} ms"
             )));
         }
         points.push((d, t));

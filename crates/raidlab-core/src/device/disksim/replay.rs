@@ -13,9 +13,22 @@ use crate::device::{Command, Drive, Op};
 use crate::error::{Error, ErrorKind, Result};
 use crate::sim::Prng;
 
+/// Largest service or inter-arrival time a trace line may give: one hour, in µs. Validation
+/// traces record milliseconds; anything near this is a corrupt line, and the cap keeps each
+/// time's conversion to integer nanoseconds (×1000) far from overflow.
+pub const MAX_TRACE_US: f64 = 3.6e9;
+/// Largest request a trace line may give, in sectors (32 MiB; the validation traces' largest
+/// requests are a few hundred sectors).
+pub const MAX_TRACE_SECTORS: u32 = 1 << 16;
+/// Arrival times stay below 2^53 ns (about 104 days of simulated time): every integer time up
+/// to there is exact as an f64, which the drive model's rotational arithmetic relies on.
+pub const MAX_ARRIVAL_NS: u64 = 1 << 53;
+
 /// One validation-trace request.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct TraceRecord {
+    /// The line of the trace file it came from (for messages).
+    pub line: u32,
     pub write: bool,
     /// The recorded drive-cache outcome was `Hit` (statistics only, not a model input).
     pub hit: bool,
@@ -25,11 +38,13 @@ pub struct TraceRecord {
     pub gap_us: f64,
 }
 
-/// Parses a validation trace's text; a malformed line is an error naming file and line.
+/// Parses a validation trace's text; a malformed line, or a number outside its range
+/// ([`MAX_TRACE_US`], [`MAX_TRACE_SECTORS`], an LBN whose request would pass 2^64), is an error
+/// naming file and line, and so is a trace without requests.
 pub fn parse_trace(file: &str, text: &str) -> Result<Vec<TraceRecord>> {
     let mut out = Vec::new();
     for (index, raw) in text.lines().enumerate() {
-        let line = index + 1;
+        let line = u32::try_from(index + 1).unwrap_or(u32::MAX);
         let f: Vec<&str> = raw.split_whitespace().collect();
         if f.is_empty() || f[0].starts_with('#') {
             continue;
@@ -50,14 +65,28 @@ pub fn parse_trace(file: &str, text: &str) -> Result<Vec<TraceRecord>> {
             return Err(bad(&format!("cache outcome '{}'", f[1])));
         }
         let hit = f[1].eq_ignore_ascii_case("hit");
-        let lbn = f[2].parse::<u64>().map_err(|_| bad(&format!("LBN '{}'", f[2])))?;
-        let sectors = f[3].parse::<u32>().ok().filter(|&s| s > 0).ok_or_else(|| bad(&format!("size '{}'", f[3])))?;
+        let sectors = f[3]
+            .parse::<u32>()
+            .ok()
+            .filter(|s| (1..=MAX_TRACE_SECTORS).contains(s))
+            .ok_or_else(|| bad(&format!("size '{}' is not 1 to {MAX_TRACE_SECTORS} sectors", f[3])))?;
+        let lbn = f[2]
+            .parse::<u64>()
+            .ok()
+            .filter(|lbn| lbn.checked_add(sectors as u64).is_some())
+            .ok_or_else(|| bad(&format!("LBN '{}' is not a sector number below 2^64 - size", f[2])))?;
         let num = |s: &str, what: &str| {
-            s.parse::<f64>().ok().filter(|x| x.is_finite() && *x >= 0.0).ok_or_else(|| bad(&format!("{what} '{s}'")))
+            s.parse::<f64>()
+                .ok()
+                .filter(|x| (0.0..=MAX_TRACE_US).contains(x))
+                .ok_or_else(|| bad(&format!("{what} '{s}' is not 0 to {MAX_TRACE_US} µs")))
         };
         let measured_us = num(f[4], "service time")?;
         let gap_us = num(f[5], "inter-arrival time")?;
-        out.push(TraceRecord { write, hit, lbn, sectors, measured_us, gap_us });
+        out.push(TraceRecord { line, write, hit, lbn, sectors, measured_us, gap_us });
+    }
+    if out.is_empty() {
+        return Err(Error::new(ErrorKind::InvalidDevice, format!("{file}: trace has no requests")));
     }
     Ok(out)
 }
@@ -96,6 +125,9 @@ fn mean(v: &[f64]) -> f64 {
 /// cylinder 0) or, with a `seed`, at an angle drawn from it.
 pub fn replay(spec: &HddSpec, records: &[TraceRecord], seed: Option<u64>) -> Result<ReplayResult> {
     spec.validate()?;
+    if records.is_empty() {
+        return Err(Error::new(ErrorKind::InvalidDevice, "trace has no requests"));
+    }
     let capacity = spec.capacity_sectors;
     let mut drive = Hdd::new(spec.clone(), Prng::derive(seed.unwrap_or(0), "drive", 0));
     if seed.is_none() {
@@ -105,10 +137,11 @@ pub fn replay(spec: &HddSpec, records: &[TraceRecord], seed: Option<u64>) -> Res
     let mut done = Vec::new();
     let mut result = ReplayResult { measured_ms: Vec::with_capacity(records.len()), simulated_ms: Vec::with_capacity(records.len()) };
     for (i, r) in records.iter().enumerate() {
-        if r.lbn + r.sectors as u64 > capacity {
+        let beyond = r.lbn.checked_add(r.sectors as u64).is_none_or(|end| end > capacity);
+        if beyond || r.sectors == 0 {
             return Err(Error::new(
                 ErrorKind::InvalidDevice,
-                format!("trace request {} (LBN {} + {} sectors) is beyond the drive's {capacity} sectors", i + 1, r.lbn, r.sectors),
+                format!("trace line {}: LBN {} + {} sectors is beyond the drive's {capacity} sectors", r.line, r.lbn, r.sectors),
             ));
         }
         let id = i as u64;
@@ -124,9 +157,23 @@ pub fn replay(spec: &HddSpec, records: &[TraceRecord], seed: Option<u64>) -> Res
         };
         result.measured_ms.push(r.measured_us / 1000.0);
         result.simulated_ms.push((finished - now) as f64 / 1e6);
-        now = finished + (r.gap_us * 1000.0).round() as u64;
+        now = next_arrival_ns(finished, r)?;
     }
     Ok(result)
+}
+
+/// When the request after `r` arrives: `r`'s gap after its completion, in checked integer
+/// nanoseconds below [`MAX_ARRIVAL_NS`].
+fn next_arrival_ns(finished: u64, r: &TraceRecord) -> Result<u64> {
+    let gap_us = if (0.0..=MAX_TRACE_US).contains(&r.gap_us) { r.gap_us } else { f64::INFINITY };
+    let gap_ns = (gap_us * 1000.0).round();
+    let at = if gap_ns.is_finite() { finished.checked_add(gap_ns as u64) } else { None };
+    at.filter(|&t| t < MAX_ARRIVAL_NS).ok_or_else(|| {
+        Error::new(
+            ErrorKind::InvalidDevice,
+            format!("trace line {}: the next arrival (gap {} µs) passes the replay's limit of 2^53 ns (about 104 days)", r.line, r.gap_us),
+        )
+    })
 }
 
 /// RMS horizontal distance between two empirical CDFs sampled at `quantiles` evenly spaced

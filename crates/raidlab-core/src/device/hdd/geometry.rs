@@ -628,8 +628,18 @@ fn check_per_track(sp: &Sparing, spt: u64) -> std::result::Result<(), String> {
     Ok(())
 }
 
+/// Most cylinders a drive may have: the model tabulates seek times per cylinder distance, and
+/// today's largest drives have a few hundred thousand tracks per surface.
+pub const MAX_CYLINDERS: u32 = 5_000_000;
+
 fn check_zone(index: usize, zone: &ZoneSpec, next_cylinder: u32) -> Result<()> {
     let name = format!("zone {index}");
+    if zone.last_cylinder >= MAX_CYLINDERS {
+        return Err(Error::device(format!(
+            "{name}: cylinder {} is out of range: a drive has at most {MAX_CYLINDERS} cylinders",
+            zone.last_cylinder
+        )));
+    }
     if zone.first_cylinder < next_cylinder || zone.last_cylinder < zone.first_cylinder {
         return Err(Error::device(format!(
             "{name}: cylinders {}..={} overlap or run backwards",

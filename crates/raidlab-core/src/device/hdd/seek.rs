@@ -86,6 +86,10 @@ fn distance_probability(d: u32, n: u32) -> f64 {
     }
 }
 
+/// Longest seek a curve may give, in ms (a full stroke takes tens of ms on any drive). The
+/// drive tabulates seeks as u32 nanoseconds (at most 4.29 s), so a longer one cannot be held.
+pub const MAX_SEEK_MS: f64 = 1000.0;
+
 impl SeekCurve {
     pub fn new(spec: &SeekSpec, cylinders: u32) -> Result<SeekCurve> {
         match spec {
@@ -100,9 +104,9 @@ impl SeekCurve {
 
     /// Lee's equation through t(1) = `single`, t(N−1) = `full`, and mean over random pairs = `avg`.
     pub fn fit_three_point(single: f64, avg: f64, full: f64, cylinders: u32) -> Result<SeekCurve> {
-        if !(single > 0.0 && single < avg && avg < full) {
+        if !(single > 0.0 && single < avg && avg < full && full <= MAX_SEEK_MS) {
             return Err(Error::device(format!(
-                "seek_ms_single_cylinder < seek_ms_average < seek_ms_full_stroke is required, got {single} / {avg} / {full}"
+                "seek_ms_single_cylinder < seek_ms_average < seek_ms_full_stroke <= {MAX_SEEK_MS} is required, got {single} / {avg} / {full}"
             )));
         }
         if cylinders < 3 {
@@ -151,9 +155,9 @@ impl SeekCurve {
         }
         let mut previous = 0u32;
         for &(distance, ms) in points {
-            if distance <= previous || !(ms.is_finite() && ms > 0.0) {
+            if distance <= previous || !(ms > 0.0 && ms <= MAX_SEEK_MS) {
                 return Err(Error::device(format!(
-                    "seek table point ({distance}, {ms}): distances must increase from 1 and times be positive"
+                    "seek table point ({distance}, {ms}): distances must increase from 1 and times be 0 to {MAX_SEEK_MS} ms"
                 )));
             }
             previous = distance;

@@ -140,13 +140,25 @@ impl BusOverheads {
                 return Err(Error::device(format!("{name} overhead = {ms} ms is out of range: expected 0 to 1000 ms")));
             }
         }
+        let (lo, hi) = interface_range();
         match self.write_mb_s {
-            Some(rate) if !(rate.is_finite() && rate > 0.0) => {
-                Err(Error::device(format!("write interface rate = {rate} MB/s must be positive")))
+            Some(rate) if !(lo..=hi).contains(&rate) => {
+                Err(Error::device(format!("write interface rate = {rate} MB/s is out of range: expected {lo} to {hi} MB/s")))
             }
             _ => Ok(()),
         }
     }
+}
+
+/// `interface_mb_s`'s declared range, for every interface rate.
+fn interface_range() -> (f64, f64) {
+    declared_range("interface_mb_s")
+}
+
+/// A declared parameter's (min, max).
+fn declared_range(name: &str) -> (f64, f64) {
+    let decl = DECLARATIONS.iter().find(|d| d.name == name).expect("declared");
+    (decl.min, decl.max)
 }
 
 macro_rules! decl {
@@ -518,9 +530,12 @@ impl HddSpec {
                 )));
             }
         }
-        if !(self.interface_mb_s.is_finite() && self.interface_mb_s > 0.0) {
+        // The declared range holds however the spec was made (DiskSim imports included): a
+        // slower interface would overflow the drive's integer transfer times.
+        let (lo, hi) = interface_range();
+        if !(lo..=hi).contains(&self.interface_mb_s) {
             return Err(Error::device(format!(
-                "interface_mb_s = {} must be positive",
+                "interface_mb_s = {} is out of range: expected {lo} to {hi} MB/s",
                 self.interface_mb_s
             )));
         }
@@ -530,6 +545,19 @@ impl HddSpec {
     }
 
     fn validate_cache_and_queue(&self) -> Result<()> {
+        // The declared ranges hold however the spec was made (DiskSim imports included): the
+        // drive allocates per segment.
+        let sizes = [
+            ("cache_segments", self.cache_segments as f64),
+            ("cache_segment_kib", self.cache_segment_sectors as f64 / 2.0),
+            ("cache_kib", (self.write_buffer_sectors as f64 + self.cache_segments as f64 * self.cache_segment_sectors as f64) / 2.0),
+        ];
+        for (name, value) in sizes {
+            let (_, hi) = declared_range(name);
+            if value > hi {
+                return Err(Error::device(format!("{name} = {value} is out of range: at most {hi}")));
+            }
+        }
         if self.read_ahead_sectors > self.cache_segment_sectors {
             return Err(Error::device(format!(
                 "read_ahead_kib = {} exceeds cache_segment_kib = {}",
@@ -597,7 +625,7 @@ fn cylinder_count(
     let per_band_cylinder = geometry::linear_zone_track_sum(zones, outer, inner) * surfaces as u64;
     let per_zone = capacity.div_ceil(per_band_cylinder);
     let cylinders = per_zone * zones as u64;
-    if cylinders > 5_000_000 {
+    if cylinders > geometry::MAX_CYLINDERS as u64 {
         return Err(Error::device(format!(
             "capacity_bytes needs {cylinders} cylinders with these sectors per track; raise sectors_per_track_*"
         )));

@@ -60,6 +60,10 @@ pub enum ControllerConfig {
     Hardware(HwConfig),
 }
 
+/// Longest run the engine simulates: 10^6 s (11.6 days). The result holds one time-series
+/// point per simulated second, so this bounds it to a million points.
+pub const MAX_SIM_TIME_NS: Nanos = 1_000_000 * 1_000_000_000;
+
 /// A whole run.
 #[derive(Clone, Debug, PartialEq)]
 pub struct SimConfig {

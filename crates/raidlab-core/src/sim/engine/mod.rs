@@ -11,7 +11,7 @@ mod rebuild;
 mod results;
 mod slab;
 
-pub use config::{ArrayEvent, ArrayEventKind, ControllerConfig, HwConfig, MdConfig, RebuildConfig, SimConfig};
+pub use config::{ArrayEvent, ArrayEventKind, ControllerConfig, HwConfig, MdConfig, RebuildConfig, SimConfig, MAX_SIM_TIME_NS};
 pub use host::HostOp;
 pub use members::MemberStats;
 pub use results::{DataLoss, DirectionStats, JobResult, PhaseResult, RebuildResult, SeriesPoint, SimResult};
@@ -111,6 +111,12 @@ impl Simulation {
         if !config.workload.jobs.is_empty() {
             config.workload.validate()?;
         }
+        if !(1..=MAX_SIM_TIME_NS).contains(&config.max_time_ns) {
+            return Err(config_error(format!(
+                "max_time_ns = {} is out of range: 1 to {MAX_SIM_TIME_NS} ns (10^6 s; one time-series point per simulated second)",
+                config.max_time_ns
+            )));
+        }
         let array = Array::new(&config.array)?;
         if drives.len() != array.devices() as usize {
             return Err(config_error(format!("{} drives for {} members", drives.len(), array.devices())));
@@ -196,9 +202,11 @@ impl Simulation {
         if !self.started {
             self.start();
         }
-        let limit = until.min(self.stop_ns);
         while let Some(time) = self.events.peek_time() {
-            if time > limit {
+            // Data loss ends the run at the loss (`stop_ns` moves back to it): re-read the limit
+            // each event, and handle nothing after the loss, not even events at the same time
+            // (they would complete I/O of an array that no longer exists).
+            if time > until.min(self.stop_ns) || self.results.data_loss.is_some() {
                 break;
             }
             if self.events.pushed() > self.config.max_events {
