@@ -12,6 +12,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import List, Sequence
 
+import pytest
+
 from raidlab.cli import main
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
@@ -81,3 +83,13 @@ def vector_args(vector: dict) -> List[str]:
     if vector["layout"] is not None:
         args += ["--layout", vector["layout"]]
     return args
+
+
+@pytest.fixture
+def sentinel_fio(tmp_path):
+    """A stand-in 'fio' that records being run: refusals must happen before fio starts."""
+    marker = tmp_path / "fio-was-run"
+    script = tmp_path / "fake-fio"
+    script.write_text(f"#!/bin/sh\ntouch {marker}\nexit 1\n")
+    script.chmod(0o755)
+    return str(script), marker

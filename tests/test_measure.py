@@ -52,16 +52,6 @@ def digest(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
-@pytest.fixture
-def sentinel_fio(tmp_path):
-    """A stand-in 'fio' that records being run: refusals must happen before fio starts."""
-    marker = tmp_path / "fio-was-run"
-    script = tmp_path / "fake-fio"
-    script.write_text(f"#!/bin/sh\ntouch {marker}\nexit 1\n")
-    script.chmod(0o755)
-    return script, marker
-
-
 def table_rows(text: str):
     """{(job, dir): [cells]} from the job table raidlab prints."""
     rows = {}

@@ -26,16 +26,6 @@ PRECIOUS = b"precious data the user wrote\n"
 MISSING_DEV = "/dev/raidlab-nonexistent-xyz"
 
 
-@pytest.fixture
-def sentinel_fio(tmp_path):
-    """A stand-in 'fio' that records being run: refusals must happen before fio starts."""
-    marker = tmp_path / "fio-was-run"
-    script = tmp_path / "fake-fio"
-    script.write_text(f"#!/bin/sh\ntouch {marker}\nexit 1\n")
-    script.chmod(0o755)
-    return str(script), marker
-
-
 def refused(run, option: str, path, why: str) -> None:
     assert run.status == 2, run.stderr
     assert len(run.stderr_lines) == 1, run.stderr

@@ -26,7 +26,7 @@ import json
 import os
 import stat
 import sys
-from typing import Any, Dict, Optional, Union
+from typing import Any, Callable, Dict, Optional, Union
 
 from raidlab.errors import ConfigError
 from raidlab.workload.units import decode_utf8
@@ -169,30 +169,31 @@ def _too_deep(what: str) -> ConfigError:
     return ConfigError(f"{what}: nested more than {MAX_NESTING} levels deep")
 
 
-def parse_json(text: str, what: str) -> Any:
-    """A JSON document, with its nesting capped; errors name the line and column."""
+def _capped(load: Callable[[str], Any], text: str, what: str) -> Any:
+    """``load(text)`` with its nesting capped (a parser's own recursion limit included)."""
     try:
-        value = json.loads(text)
-    except json.JSONDecodeError as error:
-        raise ConfigError(f"{what}: not JSON ({error.msg} at line {error.lineno} column {error.colno})") from None
+        value = load(text)
     except RecursionError:
         raise _too_deep(what) from None
     if nesting(value) > MAX_NESTING:
         raise _too_deep(what)
     return value
+
+
+def parse_json(text: str, what: str) -> Any:
+    """A JSON document, with its nesting capped; errors name the line and column."""
+    try:
+        return _capped(json.loads, text, what)
+    except json.JSONDecodeError as error:
+        raise ConfigError(f"{what}: not JSON ({error.msg} at line {error.lineno} column {error.colno})") from None
 
 
 def parse_toml(text: str, what: str) -> Dict[str, Any]:
     """A TOML document, with its nesting capped."""
     try:
-        value = tomllib.loads(text)
+        return _capped(tomllib.loads, text, what)
     except tomllib.TOMLDecodeError as error:
         raise ConfigError(f"{what}: {error}") from None
-    except RecursionError:
-        raise _too_deep(what) from None
-    if nesting(value) > MAX_NESTING:
-        raise _too_deep(what)
-    return value
 
 
 def read_toml(path: Union[str, "os.PathLike[str]"], kind: str) -> Dict[str, Any]:
