@@ -278,10 +278,22 @@ fn job_of(case: &Value, paced_iops: u64) -> Job {
         cursor: Cursor::Shared,
         total_ios: ios,
         block_align_bytes: bs,
-        rate_iops: if random { paced_iops / threads as u64 } else { 0 },
+        // Loads more than one deep are paced (one job thread carries a sequential stream).
+        rate_iops: match (threads > 1, random) {
+            (false, _) => 0,
+            (true, true) => paced_iops / threads as u64,
+            (true, false) => paced_iops,
+        },
         poisson_arrivals: true,
         ..Job::default()
     }
+}
+
+/// The members a case ran without: `degraded_missing` of them, from the last slot.
+fn missing_members(case: &Value) -> Vec<u32> {
+    let devices = case["devices"].as_u64().unwrap() as u32;
+    let missing = case["degraded_missing"].as_u64().unwrap_or(0) as u32;
+    (devices - missing..devices).collect()
 }
 
 fn base_config(case: &Value, workload: Workload) -> SimConfig {
@@ -289,7 +301,7 @@ fn base_config(case: &Value, workload: Workload) -> SimConfig {
         seed: 1,
         array: array_of(case),
         data_offset_sectors: 2048,
-        failed: vec![],
+        failed: missing_members(case),
         controller: ControllerConfig::Md(MdConfig::default()),
         scheduler: SchedulerKind::mq_deadline_default(),
         // Member queues as recorded: nr_requests 256, max_sectors_kb 1280.
@@ -334,11 +346,8 @@ fn simulate_host_case(runs: &[&Value]) -> Figures {
 }
 
 fn simulate_recovery(case: &Value) -> Figures {
-    let devices = case["devices"].as_u64().unwrap() as u32;
-    let missing = case["degraded_missing"].as_u64().unwrap() as u32;
-    let failed: Vec<u32> = (devices - missing..devices).collect();
+    let failed = missing_members(case);
     let mut config = base_config(case, Workload { jobs: vec![] });
-    config.failed = failed.clone();
     config.timeline = vec![ArrayEvent { at_ns: 0, kind: ArrayEventKind::Replace(failed[0]) }];
     let result = run(config);
     let rebuild = result.rebuilds.first().expect("a recovery");
