@@ -268,9 +268,12 @@ def test_more_capacity_never_fewer_drives():
 
 def test_stricter_latency_never_slower_winner():
     p99s = []
-    for target in (200, 100, 70, 55):
+    # 68 ms: the tightest these designs meet since md's read balancing counts writes in flight
+    # (raid10 n2 x6 reaches 67.0 ms; x8 reached 54.4 ms when only reads counted).
+    targets = (200, 100, 70, 68)
+    for target in targets:
         p99s.append(winner_of(["--capacity-tb", "0.6", "--max-p99-ms", str(target)])["optimal"]["p99_ms"])
-    assert all(p <= t for p, t in zip(p99s, (200, 100, 70, 55)))
+    assert all(p <= t for p, t in zip(p99s, targets))
     assert p99s == sorted(p99s, reverse=True)
 
 

@@ -49,6 +49,19 @@ impl MirrorState {
         self.next_sequential_sector[m] = sector + sectors;
     }
 
+    /// Records a write or sync I/O issued to `member`: md counts it in `nr_pending` but it does
+    /// not move the sequential-read point.
+    pub fn issued_other(&mut self, member: u32) {
+        self.pending[member as usize] += 1;
+    }
+
+    /// Records the completion of an I/O counted by `issued_other` (md `rdev_dec_pending`).
+    pub fn completed_other(&mut self, member: u32) {
+        let m = member as usize;
+        assert!(self.pending[m] > 0, "completion without a pending I/O on member {member}");
+        self.pending[m] -= 1;
+    }
+
     /// Records a completion on `member` (md `update_head_pos`).
     pub fn completed(&mut self, member: u32, sector: u64, sectors: u64) {
         let m = member as usize;

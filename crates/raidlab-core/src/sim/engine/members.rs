@@ -13,6 +13,10 @@ pub struct MemberStats {
     pub flush_ios: u64,
     pub read_sectors: u64,
     pub write_sectors: u64,
+    /// Block requests merged into another before reaching the drive (`/sys/block/*/stat`
+    /// read and write merges): `read_ios - read_merges` requests reached the drive.
+    pub read_merges: u64,
+    pub write_merges: u64,
     /// Requests queued or in the drive, integrated over time (request·ns).
     pub queue_area: u128,
     pub busy_ns: Nanos,
@@ -130,6 +134,12 @@ impl Member {
             self.merged.clear();
             let Some(dispatch) = self.scheduler.dispatch(now, &mut self.merged) else { break };
             assert!(!self.merged.is_empty(), "a dispatch covers at least one request");
+            let merges = self.merged.len() as u64 - 1;
+            match dispatch.op {
+                Op::Read => self.stats.read_merges += merges,
+                Op::Write => self.stats.write_merges += merges,
+                Op::Flush => {}
+            }
             let slot = self.free_slots.pop().expect("a free slot below depth");
             self.slots[slot as usize].set(&self.merged);
             self.in_drive += 1;

@@ -73,6 +73,17 @@ struct BlockRef {
     thread: u32,
 }
 
+/// What the mirror read balancer is told about member I/O.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum MirrorAccounting {
+    /// Not a mirrored array.
+    None,
+    /// md: every member I/O counts as pending; reads also move the head.
+    Md,
+    /// A hardware controller's mirrors: reads only.
+    Reads,
+}
+
 /// A configured run. Build with [`Simulation::new`], then [`Simulation::run_until`] in steps
 /// (the caller can show progress between them) or [`Simulation::run`] at once.
 pub struct Simulation {
@@ -81,7 +92,7 @@ pub struct Simulation {
     stop_ns: Nanos,
     planner: Planner,
     mirrors: MirrorState,
-    mirrored: bool,
+    mirrored: MirrorAccounting,
     members: Vec<Member>,
     events: EventQueue,
     jobs: Vec<JobState>,
@@ -129,7 +140,11 @@ impl Simulation {
         for (member, drive) in drives.iter().enumerate() {
             mirrors.nonrotational[member] = !drive.info().rotational;
         }
-        let mirrored = matches!(array.level(), Level::Raid1 | Level::Raid10);
+        let mirrored = match (array.level(), config.controller) {
+            (Level::Raid1 | Level::Raid10, ControllerConfig::Md(_)) => MirrorAccounting::Md,
+            (Level::Raid1 | Level::Raid10, ControllerConfig::Hardware(_)) => MirrorAccounting::Reads,
+            _ => MirrorAccounting::None,
+        };
         let planner = Planner::new(array.clone(), &config.failed, rmw_level)?;
         let members = build_members(&config, drives);
         let jobs = build_jobs(&config, &array)?;
@@ -402,9 +417,15 @@ impl Simulation {
         let mut count = 0;
         loop {
             let sectors = (end - sector).min(limit);
-            if read && self.mirrored {
-                // md's read balancing counts each bio in flight (raid1 nr_pending).
-                self.mirrors.issued(io.member, sector, sectors);
+            match self.mirrored {
+                MirrorAccounting::None => {}
+                // md counts every bio in flight on a member in its `nr_pending`, writes and sync
+                // I/O too (raid1_write_request, raid1_sync_request and raid10's alike), and only
+                // reads that read_balance chose move `next_seq_sect` (update_read_sectors).
+                MirrorAccounting::Md if io.kind == IoKind::Read => self.mirrors.issued(io.member, sector, sectors),
+                MirrorAccounting::Md => self.mirrors.issued_other(io.member),
+                MirrorAccounting::Reads if read => self.mirrors.issued(io.member, sector, sectors),
+                MirrorAccounting::Reads => {}
             }
             let block = BlockRef { op: id, member: io.member, read, sector, sectors, thread };
             let block_id = self.blocks.insert(block) as u64;
@@ -436,8 +457,14 @@ impl Simulation {
                 self.rebuild_pump();
             }
         }
-        if block.read && self.mirrored {
-            self.mirrors.completed(block.member, block.sector, block.sectors);
+        match self.mirrored {
+            // md moves `head_position` when a read completes (raid1_end_read_request and
+            // end_sync_read call update_head_pos; raid10_end_read_request too).
+            MirrorAccounting::Md | MirrorAccounting::Reads if block.read => {
+                self.mirrors.completed(block.member, block.sector, block.sectors)
+            }
+            MirrorAccounting::Md => self.mirrors.completed_other(block.member),
+            MirrorAccounting::Reads | MirrorAccounting::None => {}
         }
         let op = self.ops.get_mut(block.op);
         assert!(op.pending > 0, "block completion for a finished operation");

@@ -12,12 +12,26 @@ use super::config::{ArrayEventKind, ControllerConfig};
 use super::events::Event;
 use super::results::{DataLoss, RebuildResult};
 use super::{Owner, Simulation};
+use crate::layout::Level;
 use crate::plan::{Planner, RmwLevel};
 use crate::sim::Nanos;
 use std::collections::VecDeque;
 
-/// md's sync window: 32 pages (md.c `window`), 128 KiB.
+/// md's sync window: 32 pages (md.c `window`), 128 KiB: md_do_sync checks its speed after
+/// every window's worth of sync I/O it issued.
 const WINDOW_SECTORS: u64 = 256;
+/// raid1 and raid10 sync requests: `RESYNC_BLOCK_SIZE` (64 KiB, raid1-10.c) each, one r1bio /
+/// r10bio of `RESYNC_PAGES` pages per call of raid1_sync_request / raid10_sync_request.
+const MIRROR_SYNC_REQUEST_SECTORS: u64 = 128;
+/// raid1 lets `RESYNC_DEPTH` (32, raid1.c) sync requests into a barrier bucket at once
+/// (raise_barrier waits while `barrier[idx] >= RESYNC_DEPTH`).
+const RAID1_RESYNC_DEPTH: u32 = 32;
+/// raid10's `RESYNC_DEPTH` is 32 MiB of sync requests (raid10.c: `32*1024*1024 /
+/// RESYNC_BLOCK_SIZE` = 512), checked the same way by its raise_barrier.
+const RAID10_RESYNC_DEPTH: u32 = 512;
+/// Everything else (raid4/5/6 and hardware controllers): 128 KiB requests, this many at once.
+const PARITY_WINDOWS_IN_FLIGHT: u32 = 8;
+const OTHER_WINDOWS_IN_FLIGHT: u32 = 16;
 /// md takes a speed mark every 3 s and keeps 10 (SYNC_MARK_STEP, SYNC_MARKS).
 const MARK_STEP_NS: Nanos = 3_000_000_000;
 const MARKS: usize = 10;
@@ -44,6 +58,10 @@ pub struct RebuildState {
     done_sectors: u64,
     in_flight: u32,
     max_in_flight: u32,
+    /// Sectors per sync request.
+    request_sectors: u64,
+    /// Sync sectors issued since md_do_sync last checked its speed.
+    unchecked_sectors: u64,
     wait: Wait,
     marks: VecDeque<(Nanos, u64)>,
     foreground_seen: u64,
@@ -112,7 +130,7 @@ impl Simulation {
             return;
         }
         let end_sector = self.planner.array().member_used_sectors(member);
-        let max_in_flight = if self.planner.array().stripe(0).is_some() { 8 } else { 16 };
+        let (request_sectors, max_in_flight) = self.sync_request_shape();
         self.results.rebuilds.push(RebuildResult {
             member,
             start_ns: self.now,
@@ -128,6 +146,10 @@ impl Simulation {
             done_sectors: 0,
             in_flight: 0,
             max_in_flight,
+            request_sectors,
+            // md checks after a window's worth; the first request here checks at once, as
+            // the engine has always done for 128 KiB windows.
+            unchecked_sectors: WINDOW_SECTORS,
             wait: Wait::None,
             marks: VecDeque::from([(self.now, 0)]),
             foreground_seen: self.foreground_sectors,
@@ -137,6 +159,17 @@ impl Simulation {
             foreground_ios_seen: self.foreground_ios,
         });
         self.rebuild_pump();
+    }
+
+    /// Sync request size and how many md lets out at once, per personality.
+    fn sync_request_shape(&self) -> (u64, u32) {
+        let level = self.planner.array().level();
+        match (self.config.controller, level) {
+            (ControllerConfig::Md(_), Level::Raid1) => (MIRROR_SYNC_REQUEST_SECTORS, RAID1_RESYNC_DEPTH),
+            (ControllerConfig::Md(_), Level::Raid10) => (MIRROR_SYNC_REQUEST_SECTORS, RAID10_RESYNC_DEPTH),
+            _ if self.planner.array().stripe(0).is_some() => (WINDOW_SECTORS, PARITY_WINDOWS_IN_FLIGHT),
+            _ => (WINDOW_SECTORS, OTHER_WINDOWS_IN_FLIGHT),
+        }
     }
 
     fn recorder_data_loss(&self) -> bool {
@@ -222,8 +255,12 @@ impl Simulation {
                 _ => state.wait = Wait::None,
             }
             // (Wait::Credit is re-checked by the throttle on every foreground completion.)
-            if !self.rebuild_throttle() {
-                return;
+            // md_do_sync checks once per window of issued sync sectors (`last_check + window`).
+            if state.unchecked_sectors >= WINDOW_SECTORS {
+                if !self.rebuild_throttle() {
+                    return;
+                }
+                self.rebuild.as_mut().expect("rebuilding").unchecked_sectors = 0;
             }
             self.rebuild_issue_window();
         }
@@ -277,8 +314,9 @@ impl Simulation {
         let now = self.now;
         let state = self.rebuild.as_mut().expect("rebuilding");
         let sector = state.next_sector;
-        let sectors = WINDOW_SECTORS.min(state.end_sector - sector);
+        let sectors = state.request_sectors.min(state.end_sector - sector);
         state.next_sector += sectors;
+        state.unchecked_sectors += sectors;
         state.in_flight += 1;
         state.windows.push_back(sector);
         state.last_window_issued = now;
