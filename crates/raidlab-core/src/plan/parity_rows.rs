@@ -120,21 +120,21 @@ pub struct RowChoice {
 /// 2·disks if its member cannot be read; rmw wins only when strictly cheaper unless rmw_level is
 /// PREFER. The one statement of the rule: the stateless planner passes `uptodate = 0`, the
 /// stripe cache (`sim::md`) the pages its head holds.
-#[derive(Clone, Copy)]
-pub struct RowRule<'a> {
-    pub stripe: &'a Stripe,
+#[derive(Clone, Copy, Debug)]
+pub struct RowRule {
+    /// The row's data members and its P (and Q) members, as masks.
+    pub data_mask: u64,
+    pub parity_mask: u64,
     pub devices: u32,
     pub failed_mask: u64,
     pub rmw_level: RmwLevel,
 }
 
-impl RowRule<'_> {
-    pub fn data_mask(&self) -> u64 {
-        self.stripe.data_members().iter().fold(0, |m, &d| m | 1 << d)
-    }
-
-    pub fn parity_mask(&self) -> u64 {
-        (1u64 << self.stripe.p) | self.stripe.q.map_or(0, |q| 1u64 << q)
+impl RowRule {
+    pub fn of(stripe: &Stripe, devices: u32, failed_mask: u64, rmw_level: RmwLevel) -> RowRule {
+        let data_mask = stripe.data_members().iter().fold(0, |m, &d| m | 1 << d);
+        let parity_mask = (1u64 << stripe.p) | stripe.q.map_or(0, |q| 1u64 << q);
+        RowRule { data_mask, parity_mask, devices, failed_mask, rmw_level }
     }
 
     fn cost(&self, needed: u64) -> u32 {
@@ -144,8 +144,8 @@ impl RowRule<'_> {
     /// Chooses for a row whose members `written` get new data (`overwritten` of them whole
     /// pages) while the head holds `uptodate` pages.
     pub fn choose(&self, written: u64, overwritten: u64, uptodate: u64) -> RowChoice {
-        let rmw_set = (written & self.data_mask() | self.parity_mask()) & !uptodate;
-        let rcw_set = self.data_mask() & !overwritten & !uptodate;
+        let rmw_set = (written & self.data_mask | self.parity_mask) & !uptodate;
+        let rcw_set = self.data_mask & !overwritten & !uptodate;
         let (rmw, rcw) = (self.cost(rmw_set), self.cost(rcw_set));
         let use_rmw = match self.rmw_level {
             RmwLevel::Disable => false,
@@ -224,7 +224,7 @@ impl RowPlan<'_> {
         let mask_of = |indices: u64| -> u64 {
             data.iter().enumerate().filter(|&(i, _)| indices & (1 << i) != 0).fold(0, |m, (_, &d)| m | 1 << d)
         };
-        let rule = RowRule { stripe: self.stripe, devices: self.array.devices(), failed_mask: self.failed_mask, rmw_level };
+        let rule = RowRule::of(self.stripe, self.array.devices(), self.failed_mask, rmw_level);
         let choice = rule.choose(mask_of(touch.touched), mask_of(touch.overwritten), 0);
         let kind = match choice.way {
             RowWay::Reconstruct => {

@@ -66,6 +66,10 @@ struct Head {
     /// Member sector of the row page, or NO_SECTOR for a head holding nothing.
     sector: u64,
     stripe_row: u64,
+    /// The row's data members and P (Q), kept so handling needs no layout arithmetic.
+    data_mask: u64,
+    p: u32,
+    q: Option<u32>,
     bucket: u8,
     uptodate: u64,
     /// Pages with new data waiting to be written (`towrite`), and those covered whole.
@@ -159,6 +163,9 @@ impl StripeCache {
             cache.heads.push(Head {
                 sector: NO_SECTOR,
                 stripe_row: 0,
+                data_mask: 0,
+                p: 0,
+                q: None,
                 bucket: (index as usize % HASH_LISTS) as u8,
                 uptodate: 0,
                 towrite: 0,
@@ -228,9 +235,10 @@ impl StripeCache {
             if stripe.as_ref().is_none_or(|(r, _)| *r != row) {
                 stripe = Some((row, self.array.stripe(row).expect("raid4/5/6 row")));
             }
-            let member = stripe.as_ref().unwrap().1.data[(chunk_index % k) as usize];
+            let row_stripe = &stripe.as_ref().unwrap().1;
+            let member = row_stripe.data[(chunk_index % k) as usize];
             let member_sector = row * chunk + page_start % chunk;
-            let Some(head) = self.get_head(member_sector, row) else {
+            let Some(head) = self.get_head(member_sector, row, row_stripe) else {
                 self.blocked = true;
                 if resumed {
                     self.waiting.push_front(pending);
@@ -274,7 +282,7 @@ impl StripeCache {
     }
 
     /// `raid5_get_active_stripe`: the cached head of the row page, or a free one of its hash.
-    fn get_head(&mut self, sector: u64, stripe_row: u64) -> Option<u32> {
+    fn get_head(&mut self, sector: u64, stripe_row: u64, stripe: &Stripe) -> Option<u32> {
         if let Some(&index) = self.map.get(&sector) {
             if self.heads[index as usize].inactive {
                 self.unlink(index);
@@ -299,6 +307,8 @@ impl StripeCache {
         // init_stripe: a reused head starts with no pages.
         head.sector = sector;
         head.stripe_row = stripe_row;
+        head.data_mask = stripe.data_members().iter().fold(0, |m, &d| m | 1 << d);
+        (head.p, head.q) = (stripe.p, stripe.q);
         head.uptodate = 0;
         self.map.insert(sector, index);
         Some(index)
@@ -344,9 +354,9 @@ impl StripeCache {
             self.release(index);
             return;
         }
-        let stripe = self.array.stripe(head.stripe_row).expect("raid4/5/6 row");
         let failed = failed_mask(head.sector);
-        let rule = RowRule { stripe: &stripe, devices: self.array.devices(), failed_mask: failed, rmw_level: self.rmw_level };
+        let parity_mask = (1u64 << head.p) | head.q.map_or(0, |q| 1u64 << q);
+        let rule = RowRule { data_mask: head.data_mask, parity_mask, devices: self.array.devices(), failed_mask: failed, rmw_level: self.rmw_level };
         let choice = rule.choose(head.towrite, head.overwrite, head.uptodate);
         let head = &mut self.heads[index as usize];
         head.way = choice.way;
@@ -356,22 +366,24 @@ impl StripeCache {
             (false, choice.reads)
         } else {
             head.busy = Busy::Writing;
-            head.in_flight = head.towrite | rule.parity_mask();
+            head.in_flight = head.towrite | rule.parity_mask;
             head.towrite = 0;
             head.overwrite = 0;
             std::mem::swap(&mut head.bios, &mut head.writing_bios);
             (true, head.in_flight & !failed)
         };
-        let sector = head.sector;
-        self.emit(index, sector, ios, write, &stripe, choice.way, out);
+        self.emit(index, ios, write, choice.way, out);
     }
 
-    #[allow(clippy::too_many_arguments)]
-    fn emit(&mut self, index: u32, sector: u64, ios: u64, write: bool, stripe: &Stripe, way: RowWay, out: &mut Vec<HeadIo>) {
+    /// Adds a handled head's I/O to the pass's output, joining the previous group when it is
+    /// the next page of the same row with the same members.
+    fn emit(&mut self, index: u32, ios: u64, write: bool, way: RowWay, out: &mut Vec<HeadIo>) {
+        let head = &self.heads[index as usize];
+        let (sector, p, q, stripe_row) = (head.sector, head.p, head.q, head.stripe_row);
         if let Some(last) = out.last_mut() {
             let row = self.heads[self.batches[last.batch as usize][0] as usize].stripe_row;
-            if last.write == write && last.members == ios && last.way == way && last.p == stripe.p
-                && row == self.heads[index as usize].stripe_row
+            if last.write == write && last.members == ios && last.way == way && last.p == p
+                && row == stripe_row
                 && last.sector + last.pages * PAGE_SECTORS == sector
             {
                 last.pages += 1;
@@ -387,7 +399,7 @@ impl StripeCache {
             }
         };
         self.batches[batch as usize].push(index);
-        out.push(HeadIo { batch, sector, pages: 1, members: ios, write, way, p: stripe.p, q: stripe.q });
+        out.push(HeadIo { batch, sector, pages: 1, members: ios, write, way, p, q });
     }
 
     /// The member I/O of `batch` completed: reads make pages up to date and the heads are
