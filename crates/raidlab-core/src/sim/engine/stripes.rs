@@ -16,7 +16,8 @@ impl Simulation {
     /// A host write enters md's stripe cache.
     pub(super) fn md_write(&mut self, id: u32) {
         let io = self.host_ios.get(id);
-        let bio = WriteBio { id, sector: io.sector, sectors: io.sectors };
+        // O_DIRECT writes carry REQ_SYNC (block/fops.c dio_bio_write_op).
+        let bio = WriteBio { id, sector: io.sector, sectors: io.sectors, sync: true };
         self.stripes.as_mut().expect("a stripe cache").submit(bio);
         self.stripes_settle();
     }

@@ -26,6 +26,11 @@ use crate::PAGE_SECTORS;
 use std::collections::{HashMap, VecDeque};
 use std::hash::{BuildHasherDefault, Hasher};
 
+/// IO_THRESHOLD (raid5.c): delayed heads are activated only while fewer pre-reading heads are
+/// active than this.
+const IO_THRESHOLD: u32 = 1;
+/// BYPASS_THRESHOLD (raid5.c), the default of sysfs `preread_bypass_threshold`.
+pub const BYPASS_THRESHOLD: u32 = 1;
 /// NR_STRIPE_HASH_LOCKS (raid5.h).
 const HASH_LISTS: usize = 8;
 const NIL: u32 = u32::MAX;
@@ -37,6 +42,9 @@ pub struct WriteBio {
     pub id: u32,
     pub sector: u64,
     pub sectors: u64,
+    /// REQ_SYNC (O_DIRECT writes carry it): its heads pre-read at once (STRIPE_PREREAD_ACTIVE)
+    /// instead of waiting on the delayed list.
+    pub sync: bool,
 }
 
 /// Member I/O for heads handled alike in one pass: `pages` consecutive 4 KiB rows from member
@@ -80,6 +88,12 @@ struct Head {
     in_flight: u64,
     way: RowWay,
     queued: bool,
+    /// STRIPE_PREREAD_ACTIVE, STRIPE_DELAYED (with the stamp of its delayed-list entry), and
+    /// a full-stripe write in flight (counted in `pending_full_writes`).
+    preread_active: bool,
+    delayed: bool,
+    delay_stamp: u32,
+    full_write: bool,
     bios: Vec<u32>,
     writing_bios: Vec<u32>,
     inactive: bool,
@@ -137,6 +151,15 @@ pub struct StripeCache {
     free_batches: Vec<u32>,
     /// Bios whose every head is written, for the caller to complete.
     completed: Vec<u32>,
+    /// `delayed_list` (entries stale unless the head is still delayed with that stamp) and
+    /// `hold_list`; `preread_active_stripes`, `pending_full_writes`, `bypass_count` and
+    /// `bypass_threshold` as in `struct r5conf`.
+    delayed_list: VecDeque<(u32, u32)>,
+    hold_list: VecDeque<u32>,
+    preread_active: u32,
+    pending_full_writes: u32,
+    bypass_count: u32,
+    bypass_threshold: u32,
 }
 
 impl StripeCache {
@@ -158,6 +181,12 @@ impl StripeCache {
             batches: Vec::new(),
             free_batches: Vec::new(),
             completed: Vec::new(),
+            delayed_list: VecDeque::new(),
+            hold_list: VecDeque::new(),
+            preread_active: 0,
+            pending_full_writes: 0,
+            bypass_count: 0,
+            bypass_threshold: BYPASS_THRESHOLD,
         };
         for index in 0..entries {
             cache.heads.push(Head {
@@ -174,6 +203,10 @@ impl StripeCache {
                 in_flight: 0,
                 way: RowWay::Rcw,
                 queued: false,
+                preread_active: false,
+                delayed: false,
+                delay_stamp: 0,
+                full_write: false,
                 bios: Vec::new(),
                 writing_bios: Vec::new(),
                 inactive: false,
@@ -185,6 +218,12 @@ impl StripeCache {
         cache
     }
 
+    /// md's sysfs `preread_bypass_threshold`: how many times full-stripe writes may pass the
+    /// heads waiting to pre-read (0: they wait until no full-stripe write is pending).
+    pub fn set_bypass_threshold(&mut self, threshold: u32) {
+        self.bypass_threshold = threshold;
+    }
+
     /// Heads in use (md's `stripe_cache_active`).
     pub fn active(&self) -> u32 {
         self.active
@@ -192,7 +231,11 @@ impl StripeCache {
 
     /// Whether raid5d has heads to handle.
     pub fn has_work(&self) -> bool {
+        let hold_may_go = self.pending_full_writes == 0
+            || (self.bypass_threshold > 0 && self.bypass_count > self.bypass_threshold);
         !self.handle_list.is_empty()
+            || (!self.hold_list.is_empty() && hold_may_go)
+            || (!self.delayed_list.is_empty() && self.preread_active < IO_THRESHOLD)
     }
 
     /// Writers sleeping for a free head.
@@ -248,7 +291,7 @@ impl StripeCache {
                 return false;
             };
             let whole = pending.bio.sector <= page_start && page_start + PAGE_SECTORS <= end;
-            self.attach(head, pending.bio.id, member, whole);
+            self.attach(head, pending.bio, member, whole);
             pending.next = page_start + PAGE_SECTORS;
         }
         if self.unref_bio(pending.bio.id) {
@@ -257,8 +300,16 @@ impl StripeCache {
         true
     }
 
-    fn attach(&mut self, index: u32, bio: u32, member: u32, whole: bool) {
+    /// `add_stripe_bio` and what `make_stripe_request` does next: the head is to be handled
+    /// (off the delayed list), and a REQ_SYNC bio makes it pre-read at once.
+    fn attach(&mut self, index: u32, bio: WriteBio, member: u32, whole: bool) {
         let head = &mut self.heads[index as usize];
+        head.delayed = false;
+        if bio.sync && !head.preread_active {
+            head.preread_active = true;
+            self.preread_active += 1;
+        }
+        let bio = bio.id;
         head.towrite |= 1 << member;
         if whole {
             head.overwrite |= 1 << member;
@@ -337,12 +388,46 @@ impl StripeCache {
     /// One raid5d pass: handles every head queued before it, appending the member I/O to
     /// `out`. `failed_mask(sector)` gives the members md cannot use at that member sector.
     pub fn handle(&mut self, failed_mask: impl Fn(u64) -> u64, out: &mut Vec<HeadIo>) {
+        self.activate_delayed();
+        let holding = !self.hold_list.is_empty();
         for _ in 0..self.handle_list.len() {
             let index = self.handle_list.pop_front().unwrap();
             self.heads[index as usize].queued = false;
             self.handle_head(index, &failed_mask, out);
+            if holding {
+                self.bypass_count += 1;
+            }
+        }
+        // __get_priority_stripe: the hold list once the handle list is empty, if no full-stripe
+        // write is pending or full-stripe writes passed it more than bypass_threshold times.
+        let bypassed = self.bypass_threshold > 0 && self.bypass_count > self.bypass_threshold;
+        if self.pending_full_writes == 0 || bypassed {
+            self.bypass_count = self.bypass_count.saturating_sub(self.bypass_threshold);
+            while let Some(index) = self.hold_list.pop_front() {
+                self.handle_head(index, &failed_mask, out);
+            }
         }
         self.wake();
+    }
+
+    /// `raid5_activate_delayed`: with fewer than IO_THRESHOLD heads pre-reading, every delayed
+    /// head may pre-read and moves to the hold list.
+    fn activate_delayed(&mut self) {
+        if self.preread_active >= IO_THRESHOLD {
+            return;
+        }
+        while let Some((index, stamp)) = self.delayed_list.pop_front() {
+            let head = &mut self.heads[index as usize];
+            if !head.delayed || head.delay_stamp != stamp {
+                continue; // stale: the head was handled or reused since
+            }
+            head.delayed = false;
+            if !head.preread_active {
+                head.preread_active = true;
+                self.preread_active += 1;
+            }
+            self.hold_list.push_back(index);
+        }
     }
 
     fn handle_head(&mut self, index: u32, failed_mask: &impl Fn(u64) -> u64, out: &mut Vec<HeadIo>) {
@@ -359,6 +444,16 @@ impl StripeCache {
         let rule = RowRule { data_mask: head.data_mask, parity_mask, devices: self.array.devices(), failed_mask: failed, rmw_level: self.rmw_level };
         let choice = rule.choose(head.towrite, head.overwrite, head.uptodate);
         let head = &mut self.heads[index as usize];
+        if choice.reads != 0 && !head.preread_active {
+            // handle_stripe_dirtying: pre-reads wait for STRIPE_PREREAD_ACTIVE (STRIPE_DELAYED).
+            if !head.delayed {
+                head.delayed = true;
+                head.delay_stamp = head.delay_stamp.wrapping_add(1);
+                self.delayed_list.push_back((index, head.delay_stamp));
+            }
+            return;
+        }
+        head.delayed = false;
         head.way = choice.way;
         let (write, ios) = if choice.reads != 0 {
             head.busy = Busy::Reading;
@@ -366,6 +461,8 @@ impl StripeCache {
             (false, choice.reads)
         } else {
             head.busy = Busy::Writing;
+            head.full_write = head.overwrite & head.data_mask == head.data_mask;
+            self.pending_full_writes += head.full_write as u32;
             head.in_flight = head.towrite | rule.parity_mask;
             head.towrite = 0;
             head.overwrite = 0;
@@ -416,6 +513,14 @@ impl StripeCache {
             head.in_flight = 0;
             let was = std::mem::replace(&mut head.busy, Busy::Idle);
             if was == Busy::Writing {
+                if std::mem::take(&mut head.full_write) {
+                    self.pending_full_writes -= 1;
+                }
+                // Writes that joined while it wrote keep the head pre-reading (they were
+                // added with it active).
+                if head.towrite == 0 && std::mem::take(&mut head.preread_active) {
+                    self.preread_active -= 1;
+                }
                 let mut bios = std::mem::take(&mut head.writing_bios);
                 for &bio in &bios {
                     if self.unref_bio(bio) {
@@ -521,6 +626,13 @@ impl StripeCache {
             }
         }
         assert_eq!(self.map.len(), self.heads.iter().filter(|h| h.sector != NO_SECTOR).count());
+        let count = |f: fn(&Head) -> bool| self.heads.iter().filter(|h| f(h)).count() as u32;
+        assert_eq!(self.preread_active, count(|h| h.preread_active), "preread_active_stripes");
+        assert_eq!(self.pending_full_writes, count(|h| h.full_write), "pending_full_writes");
+        for head in self.heads.iter().filter(|h| h.delayed) {
+            assert!(!head.inactive && head.busy == Busy::Idle && head.towrite != 0, "a delayed head with nothing to pre-read for");
+        }
+
         for (bio, (&counted, &held)) in refs.iter().zip(&self.bio_refs).enumerate() {
             assert_eq!(counted, held, "bio {bio}: {held} references held, {counted} found");
         }

@@ -40,7 +40,7 @@ fn sequential_4k_writes_read_two_pages_per_three_written() {
     let (mut read, mut written) = (0, 0);
     let mut done = Vec::new();
     for write in 0..3 * 128u32 {
-        cache.submit(WriteBio { id: write, sector: write as u64 * 8, sectors: 8 });
+        cache.submit(WriteBio { id: write, sector: write as u64 * 8, sectors: 8, sync: true });
         let (r, w) = drain(&mut cache, 0);
         read += r;
         written += w;
@@ -63,7 +63,7 @@ fn random_small_writes_cost_as_stateless_when_rows_are_not_reused() {
         let mut cache = StripeCache::new(a.clone(), 16, RmwLevel::Enable);
         for write in 0..rows.min(200) {
             let sector = write * a.chunk_sectors() * a.data_disks() as u64 + 8 * (write % 16);
-            cache.submit(WriteBio { id: write as u32, sector, sectors: 8 });
+            cache.submit(WriteBio { id: write as u32, sector, sectors: 8, sync: true });
             let (r, w) = drain(&mut cache, 0);
             assert_eq!((r, w), (reads * 8, writes * 8), "raid{} on {devices}", level.number());
         }
@@ -74,7 +74,7 @@ fn random_small_writes_cost_as_stateless_when_rows_are_not_reused() {
 fn a_full_row_written_at_once_reads_nothing() {
     let a = array(Level::Raid5, 4, 64);
     let mut cache = StripeCache::new(a, 256, RmwLevel::Enable);
-    cache.submit(WriteBio { id: 0, sector: 0, sectors: 3 * 128 });
+    cache.submit(WriteBio { id: 0, sector: 0, sectors: 3 * 128, sync: true });
     assert_eq!(drain(&mut cache, 0), (0, 4 * 128));
 }
 
@@ -83,7 +83,7 @@ fn a_writer_blocks_when_no_head_is_free_and_resumes() {
     // 8 heads, one per hash list: a write over 16 rows takes the 8, sleeps, and finishes
     // once the first 8 are written and released.
     let mut cache = StripeCache::new(array(Level::Raid5, 4, 64), 8, RmwLevel::Enable);
-    cache.submit(WriteBio { id: 0, sector: 0, sectors: 16 * 8 });
+    cache.submit(WriteBio { id: 0, sector: 0, sectors: 16 * 8, sync: true });
     cache.check();
     assert_eq!((cache.active(), cache.waiting()), (8, 1));
     drain(&mut cache, 0);
@@ -115,7 +115,7 @@ fn randomised_runs_keep_the_invariants() {
                 0 if next_id < 300 => {
                     let sector = rng.below(region);
                     let sectors = 1 + rng.below(96.min(region - sector));
-                    cache.submit(WriteBio { id: next_id, sector, sectors });
+                    cache.submit(WriteBio { id: next_id, sector, sectors, sync: rng.chance(0.5) });
                     next_id += 1;
                 }
                 1 => {
@@ -146,4 +146,31 @@ fn randomised_runs_keep_the_invariants() {
         assert!(completed[..next_id as usize].iter().all(|&c| c), "seed {seed}: a write never completed");
         assert_eq!((cache.active(), cache.waiting()), (0, 0), "seed {seed}: heads left active");
     }
+}
+
+#[test]
+fn non_sync_writes_wait_on_the_delayed_list_and_gather() {
+    // Two buffered (non-REQ_SYNC) writes to the same row: the first, needing pre-reads, is
+    // delayed while a sync head pre-reads (preread_active_stripes >= IO_THRESHOLD); the second
+    // joins it meanwhile, and the row is then written whole without reading.
+    let mut cache = StripeCache::new(array(Level::Raid5, 4, 64), 256, RmwLevel::Enable);
+    cache.submit(WriteBio { id: 0, sector: 8 * 1000, sectors: 8, sync: true });
+    cache.submit(WriteBio { id: 1, sector: 0, sectors: 8, sync: false });
+    let mut out = Vec::new();
+    cache.handle(|_| 0, &mut out);
+    cache.check();
+    assert_eq!(out.len(), 1, "only the sync head pre-reads");
+    cache.submit(WriteBio { id: 2, sector: 128, sectors: 8, sync: false });
+    cache.submit(WriteBio { id: 3, sector: 256, sectors: 8, sync: false });
+    cache.check();
+    let first = out.pop().unwrap();
+    cache.batch_done(first.batch);
+    let (read, written) = drain(&mut cache, 0);
+    cache.check();
+    // The sync row wrote 2 pages after its pre-read; the gathered row reads nothing.
+    assert_eq!((read, written), (0, 2 * 8 + 4 * 8));
+    let mut done = Vec::new();
+    cache.take_completed(&mut done);
+    done.sort();
+    assert_eq!(done, [0, 1, 2, 3]);
 }
