@@ -217,7 +217,9 @@ fn results_are_pinned_across_machines_and_releases() {
     assert_eq!(fingerprint(&result), PINNED_RAID5_CHEETAH);
 }
 
-const PINNED_RAID5_CHEETAH: u64 = 8997496409880927321;
+// The stripe cache changed raid5 under md (18367589360843957434), and MemberStats' Debug text
+// gained read_merges/write_merges (with them taken out, that value still holds).
+const PINNED_RAID5_CHEETAH: u64 = 7908144374176632224;
 
 /// Every completed I/O counts once in its job and once in its phase: with two jobs and a
 /// failure mid-run (optimal, then degraded), the jobs' reads and writes add up to the phases',

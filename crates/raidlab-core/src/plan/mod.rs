@@ -9,11 +9,11 @@
 
 mod fast;
 mod mirror;
-mod parity_rows;
+pub(crate) mod parity_rows;
 mod rebuild;
 
 pub use mirror::{MirrorState, ReadBalance};
-pub use parity_rows::RmwLevel;
+pub use parity_rows::{RmwLevel, RowChoice, RowRule, RowWay};
 
 use crate::error::{Error, Result};
 use crate::layout::{member_mask, Array, Copies, Level, Location};
@@ -112,7 +112,7 @@ impl Plan {
 }
 
 #[inline]
-fn merge_ios(ios: &mut Vec<MemberIo>) {
+pub(crate) fn merge_ios(ios: &mut Vec<MemberIo>) {
     // One I/O per member in member order (the usual plan of one piece or one row) is already
     // sorted, and no two of its I/Os can merge.
     if !ios.windows(2).all(|pair| pair[0].member < pair[1].member) {
@@ -204,6 +204,14 @@ impl Planner {
     }
     pub fn is_failed(&self, member: u32) -> bool {
         self.failed_mask & (1 << member) != 0
+    }
+    /// Members md cannot use for the 4 KiB row at member sector `sector`: the failed ones, less
+    /// a recovering member already rebuilt past the row (`handle_stripe` tests `recovery_offset`).
+    pub fn failed_mask_at(&self, sector: u64) -> u64 {
+        match self.recovering {
+            Some((member, below)) if sector + crate::PAGE_SECTORS <= below => self.failed_mask & !(1 << member),
+            _ => self.failed_mask,
+        }
     }
     pub fn is_degraded(&self) -> bool {
         self.failed_mask != 0

@@ -96,6 +96,80 @@ fn row_touch(request: &Request, row: u64, page: u64, chunk: u64, k: u64) -> RowT
     touch
 }
 
+/// Which way `handle_stripe_dirtying` writes a row.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RowWay {
+    /// Read-modify-write: old data of the written blocks and P (Q) are needed.
+    Rmw,
+    /// Reconstruct-write: the data blocks not overwritten are needed (none: a full-row write).
+    Rcw,
+    /// A needed block is on a failed member: every live block is read and the rest computed.
+    Reconstruct,
+}
+
+/// The decision for one row: the way, and the members to pre-read (those needed and not
+/// already up to date in the stripe cache).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RowChoice {
+    pub way: RowWay,
+    pub reads: u64,
+}
+
+/// md's cost rule for writing one row (`handle_stripe_dirtying`, Linux 6.1 raid5.c): a block
+/// that must be read costs 1, 0 if it is already up to date (or locked) in the stripe head, and
+/// 2·disks if its member cannot be read; rmw wins only when strictly cheaper unless rmw_level is
+/// PREFER. The one statement of the rule: the stateless planner passes `uptodate = 0`, the
+/// stripe cache (`sim::md`) the pages its head holds.
+#[derive(Clone, Copy, Debug)]
+pub struct RowRule {
+    /// The row's data members and its P (and Q) members, as masks.
+    pub data_mask: u64,
+    pub parity_mask: u64,
+    pub devices: u32,
+    pub failed_mask: u64,
+    pub rmw_level: RmwLevel,
+}
+
+impl RowRule {
+    pub fn of(stripe: &Stripe, devices: u32, failed_mask: u64, rmw_level: RmwLevel) -> RowRule {
+        let data_mask = stripe.data_members().iter().fold(0, |m, &d| m | 1 << d);
+        let parity_mask = (1u64 << stripe.p) | stripe.q.map_or(0, |q| 1u64 << q);
+        RowRule { data_mask, parity_mask, devices, failed_mask, rmw_level }
+    }
+
+    fn cost(&self, needed: u64) -> u32 {
+        crate::bits::members(needed).map(|m| if self.failed_mask & (1 << m) != 0 { 2 * self.devices } else { 1 }).sum()
+    }
+
+    /// Chooses for a row whose members `written` get new data (`overwritten` of them whole
+    /// pages) while the head holds `uptodate` pages.
+    pub fn choose(&self, written: u64, overwritten: u64, uptodate: u64) -> RowChoice {
+        let rmw_set = (written & self.data_mask | self.parity_mask) & !uptodate;
+        let rcw_set = self.data_mask & !overwritten & !uptodate;
+        let (rmw, rcw) = (self.cost(rmw_set), self.cost(rcw_set));
+        let use_rmw = match self.rmw_level {
+            RmwLevel::Disable => false,
+            RmwLevel::Enable => rmw < rcw,
+            RmwLevel::Prefer => rmw <= rcw,
+        };
+        // The chosen way needs a block it cannot read: a partially written block on a failed
+        // member, or (rmw_level 0 forcing reconstruct-write) a failed member's block that is not
+        // overwritten. md computes it from every survivor (`need_this_block`: "If one of the
+        // devices that we would need to read ... is missing/faulty, then we need to read
+        // everything we can").
+        let chosen = if use_rmw { rmw } else { rcw };
+        let all = if self.devices >= 64 { u64::MAX } else { (1u64 << self.devices) - 1 };
+        let live = all & !self.failed_mask;
+        if chosen >= 2 * self.devices {
+            RowChoice { way: RowWay::Reconstruct, reads: live & !uptodate }
+        } else if use_rmw {
+            RowChoice { way: RowWay::Rmw, reads: rmw_set }
+        } else {
+            RowChoice { way: RowWay::Rcw, reads: rcw_set }
+        }
+    }
+}
+
 struct RowPlan<'a> {
     array: &'a Array,
     stripe: &'a Stripe,
@@ -114,10 +188,6 @@ impl RowPlan<'_> {
     fn page(&self, member: u32, kind: IoKind) -> MemberIo {
         assert!(!self.failed(member), "no I/O to failed member {member}");
         MemberIo { member, kind, sector: self.sector, sectors: self.pages * PAGE_SECTORS }
-    }
-
-    fn parity_members(&self) -> impl Iterator<Item = u32> + '_ {
-        std::iter::once(self.stripe.p).chain(self.stripe.q)
     }
 
     /// Reads every live member of the row except those in `skip_mask`.
@@ -149,47 +219,32 @@ impl RowPlan<'_> {
         }
     }
 
-    /// md's pre-read cost of a set of members: 1 each, 2·disks for one that cannot be read.
-    fn cost(&self, members: impl Iterator<Item = u32>) -> u32 {
-        let disks = self.array.devices();
-        members.map(|m| if self.failed(m) { 2 * disks } else { 1 }).sum()
-    }
-
     fn write(&self, touch: RowTouch, rmw_level: RmwLevel, plan: &mut Plan) {
         let data = self.stripe.data_members();
-        let written = |i: usize| touch.touched & (1 << i) != 0;
-        let overwritten = |i: usize| touch.overwritten & (1 << i) != 0;
-        let rmw_set = || {
-            let written_members = data.iter().enumerate().filter(move |&(i, _)| written(i));
-            written_members.map(|(_, &m)| m).chain(self.parity_members())
+        let mask_of = |indices: u64| -> u64 {
+            data.iter().enumerate().filter(|&(i, _)| indices & (1 << i) != 0).fold(0, |m, (_, &d)| m | 1 << d)
         };
-        let rcw_set = || data.iter().enumerate().filter(move |&(i, _)| !overwritten(i)).map(|(_, &m)| m);
-        let rmw = self.cost(rmw_set());
-        let rcw = self.cost(rcw_set());
-        let impossible = 2 * self.array.devices();
-        let use_rmw = match rmw_level {
-            RmwLevel::Disable => false,
-            RmwLevel::Enable => rmw < rcw,
-            RmwLevel::Prefer => rmw <= rcw,
+        let rule = RowRule::of(self.stripe, self.array.devices(), self.failed_mask, rmw_level);
+        let choice = rule.choose(mask_of(touch.touched), mask_of(touch.overwritten), 0);
+        let kind = match choice.way {
+            RowWay::Reconstruct => {
+                plan.counts.rows_degraded += self.pages as u32;
+                IoKind::ReconstructRead
+            }
+            RowWay::Rmw => {
+                plan.counts.rows_rmw += self.pages as u32;
+                IoKind::RmwRead
+            }
+            RowWay::Rcw if choice.reads == 0 => {
+                plan.counts.rows_full += self.pages as u32;
+                IoKind::RcwRead
+            }
+            RowWay::Rcw => {
+                plan.counts.rows_rcw += self.pages as u32;
+                IoKind::RcwRead
+            }
         };
-        // The chosen way needs a block it cannot read: a partially written block on a failed
-        // member, or (rmw_level 0 forcing reconstruct-write) a failed member's block that is not
-        // overwritten. md computes it from every survivor (`need_this_block`: "If one of the
-        // devices that we would need to read ... is missing/faulty, then we need to read
-        // everything we can").
-        let chosen = if use_rmw { rmw } else { rcw };
-        if chosen >= impossible {
-            plan.counts.rows_degraded += self.pages as u32;
-            self.read_all_live(IoKind::ReconstructRead, 0, plan);
-        } else if use_rmw {
-            plan.counts.rows_rmw += self.pages as u32;
-            rmw_set().for_each(|m| plan.push(self.page(m, IoKind::RmwRead)));
-        } else if rcw == 0 {
-            plan.counts.rows_full += self.pages as u32;
-        } else {
-            plan.counts.rows_rcw += self.pages as u32;
-            rcw_set().for_each(|m| plan.push(self.page(m, IoKind::RcwRead)));
-        }
+        crate::bits::members(choice.reads).for_each(|m| plan.push(self.page(m, kind)));
         self.write_new(touch, plan);
     }
 

@@ -17,6 +17,8 @@ pub enum Event {
     ArrayChange { kind: super::config::ArrayEventKind },
     /// A throttled rebuild may issue again.
     RebuildTimer,
+    /// md's raid5d handles the stripe heads queued for it.
+    Raid5d,
 }
 
 /// A min-heap of events keyed by `(time, sequence)` packed into one `u128`, so each comparison

@@ -10,6 +10,7 @@ mod members;
 mod rebuild;
 mod results;
 mod slab;
+mod stripes;
 
 pub use config::{ArrayEvent, ArrayEventKind, ControllerConfig, HwConfig, MdConfig, RebuildConfig, SimConfig, MAX_SIM_TIME_NS};
 pub use host::HostOp;
@@ -20,6 +21,7 @@ use crate::device::{AnyDrive, Drive, Op};
 use crate::error::{Error, ErrorKind, Result};
 use crate::layout::{Array, Level};
 use crate::plan::{IoKind, MemberIo, MirrorState, Plan, Planner, Request, RmwLevel};
+use crate::sim::md::{HeadIo, StripeCache};
 use crate::sim::offsets::Region;
 use crate::sim::sched::{self, BlockRequest, Scheduler};
 use crate::sim::Nanos;
@@ -41,6 +43,8 @@ enum Owner {
     Prefetch,
     /// A rebuild window: first member sector and length.
     Rebuild(u64, u64),
+    /// A batch of md stripe heads handled alike (raid4/5/6 writes).
+    Stripes(u32),
 }
 
 struct HostIo {
@@ -102,6 +106,11 @@ pub struct Simulation {
     stripe_heads_free: u32,
     stripe_waiters: VecDeque<u32>,
     cache: Option<WriteCache>,
+    /// md's raid4/5/6 stripe cache: every host write of a parity array goes through it.
+    stripes: Option<StripeCache>,
+    raid5d_pending: bool,
+    head_ios: Vec<HeadIo>,
+    stripe_done: Vec<u32>,
     results: results::Recorder,
     plan_scratch: Plan,
     /// Emptied member I/O vectors of finished operations, reused so operations allocate nothing.
@@ -156,6 +165,12 @@ impl Simulation {
             ControllerConfig::Hardware(hw) => Some(WriteCache::new(hw, &array)),
             ControllerConfig::Md(_) => None,
         };
+        let stripes = match config.controller {
+            ControllerConfig::Md(md) if is_parity(&array) => {
+                Some(StripeCache::new(array.clone(), md.stripe_cache_entries, md.rmw_level))
+            }
+            _ => None,
+        };
         let time_limit = config.workload.time_limit_ns();
         let stop_ns = if time_limit > 0 { time_limit.min(config.max_time_ns) } else { config.max_time_ns };
         if config.workload.jobs.is_empty() && config.timeline.is_empty() && !config.rebuild.hot_spare {
@@ -179,6 +194,10 @@ impl Simulation {
             stripe_heads_free,
             stripe_waiters: VecDeque::new(),
             cache,
+            stripes,
+            raid5d_pending: false,
+            head_ios: Vec::new(),
+            stripe_done: Vec::new(),
             results,
             plan_scratch: Plan::new(),
             spare_ios: Vec::new(),
@@ -271,6 +290,7 @@ impl Simulation {
             Event::CacheAck { host_io } => self.host_complete(host_io),
             Event::ArrayChange { kind } => self.array_change(kind),
             Event::RebuildTimer => self.rebuild_timer(),
+            Event::Raid5d => self.raid5d(),
         }
     }
 
@@ -318,6 +338,8 @@ impl Simulation {
         let id = self.host_ios.insert(io);
         if self.cache.is_some() {
             self.cache_submit(id);
+        } else if intent.op == HostOp::Write && self.stripes.is_some() {
+            self.md_write(id);
         } else {
             self.submit_array(Owner::Host(id), intent.op, sector, sectors, thread);
         }
@@ -496,6 +518,7 @@ impl Simulation {
             Owner::Destage(destage) => self.cache_destaged(destage),
             Owner::Prefetch => {}
             Owner::Rebuild(start, sectors) => self.rebuild_window_done(start, sectors),
+            Owner::Stripes(batch) => self.stripes_done(batch),
         }
     }
 

@@ -1,0 +1,648 @@
+//! md's raid4/5/6 stripe cache as state (Linux 6.1 `drivers/md/raid5.c`, `raid5.h`).
+//!
+//! A stripe head covers one 4 KiB page (STRIPE_SIZE) of every member at the same member
+//! offset. The cache has `stripe_cache_size` heads, created at start-up spread over
+//! NR_STRIPE_HASH_LOCKS = 8 inactive lists (`grow_one_stripe`: hash = max_nr_stripes % 8); a
+//! head serves only sectors of its list's hash (`stripe_hash_locks_hash`: (sector >> 3) & 7).
+//! A write bio is added page by page to the heads of the rows it covers (`make_stripe_request`,
+//! `add_stripe_bio`): a head found in the cache (`__find_stripe`) keeps the pages an earlier
+//! request read or wrote; otherwise the oldest inactive head of the hash is reused
+//! (`get_free_stripe` takes the front of the list, `do_release_stripe` adds to its tail), and
+//! with none the writer sleeps (`raid5_get_active_stripe`: R5_INACTIVE_BLOCKED, woken when
+//! `is_inactive_blocked` allows: an inactive head and fewer than 3/4 of the heads active).
+//!
+//! Heads to handle wait for raid5d's next pass (`handle_active_stripes`), so every page added
+//! before it runs is written together: a head handled once its pages are all being written
+//! needs no pre-read. `handle_stripe_dirtying` decides rmw vs rcw by the one cost rule
+//! (`plan::RowRule`), counting the pages the head holds up to date as free. Host O_DIRECT
+//! writes carry REQ_SYNC, so `make_stripe_request` sets STRIPE_PREREAD_ACTIVE at once: they
+//! never wait on the delayed list (only non-sync writes would; none reach md here yet).
+//! Heads handled alike in one pass (consecutive pages of one stripe row, same members) are
+//! issued as one member I/O per member, as md's 4 KiB bios merge in the member queue.
+
+use crate::layout::{Array, Stripe};
+use crate::plan::{RmwLevel, RowRule, RowWay};
+use crate::PAGE_SECTORS;
+use std::collections::{HashMap, VecDeque};
+use std::hash::{BuildHasherDefault, Hasher};
+
+/// IO_THRESHOLD (raid5.c): delayed heads are activated only while fewer pre-reading heads are
+/// active than this.
+const IO_THRESHOLD: u32 = 1;
+/// BYPASS_THRESHOLD (raid5.c), the default of sysfs `preread_bypass_threshold`.
+pub const BYPASS_THRESHOLD: u32 = 1;
+/// NR_STRIPE_HASH_LOCKS (raid5.h).
+const HASH_LISTS: usize = 8;
+const NIL: u32 = u32::MAX;
+const NO_SECTOR: u64 = u64::MAX;
+
+/// A write request md received: its id (for completion) and array sectors.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct WriteBio {
+    pub id: u32,
+    pub sector: u64,
+    pub sectors: u64,
+    /// REQ_SYNC (O_DIRECT writes carry it): its heads pre-read at once (STRIPE_PREREAD_ACTIVE)
+    /// instead of waiting on the delayed list.
+    pub sync: bool,
+}
+
+/// Member I/O for heads handled alike in one pass: `pages` consecutive 4 KiB rows from member
+/// sector `sector`, on every member in `members`. When it completes, pass `batch` to
+/// [`StripeCache::batch_done`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct HeadIo {
+    pub batch: u32,
+    pub sector: u64,
+    pub pages: u64,
+    pub members: u64,
+    pub write: bool,
+    pub way: RowWay,
+    pub p: u32,
+    pub q: Option<u32>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Busy {
+    Idle,
+    Reading,
+    Writing,
+}
+
+#[derive(Clone, Debug)]
+struct Head {
+    /// Member sector of the row page, or NO_SECTOR for a head holding nothing.
+    sector: u64,
+    stripe_row: u64,
+    /// The row's data members and P (Q), kept so handling needs no layout arithmetic.
+    data_mask: u64,
+    p: u32,
+    q: Option<u32>,
+    bucket: u8,
+    uptodate: u64,
+    /// Pages with new data waiting to be written (`towrite`), and those covered whole.
+    towrite: u64,
+    overwrite: u64,
+    busy: Busy,
+    /// Pages being read, or written, by the I/O in flight.
+    in_flight: u64,
+    way: RowWay,
+    queued: bool,
+    /// STRIPE_PREREAD_ACTIVE, STRIPE_DELAYED (with the stamp of its delayed-list entry), and
+    /// a full-stripe write in flight (counted in `pending_full_writes`).
+    preread_active: bool,
+    delayed: bool,
+    delay_stamp: u32,
+    full_write: bool,
+    bios: Vec<u32>,
+    writing_bios: Vec<u32>,
+    inactive: bool,
+    prev: u32,
+    next: u32,
+}
+
+/// An inactive list (LRU: released at the tail, reused from the front).
+#[derive(Clone, Copy, Debug)]
+struct List {
+    front: u32,
+    back: u32,
+    len: u32,
+}
+
+struct Pending {
+    bio: WriteBio,
+    /// Array sector of the next page to add.
+    next: u64,
+}
+
+/// Multiplicative hashing of member sectors (the std SipHash costs more than the cache).
+#[derive(Default)]
+pub struct SectorHasher(u64);
+
+impl Hasher for SectorHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0.rotate_left(8) ^ b as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+        }
+    }
+    fn write_u64(&mut self, value: u64) {
+        self.0 = (value ^ (value >> 29)).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    }
+}
+
+/// The stripe cache of one array.
+pub struct StripeCache {
+    array: Array,
+    rmw_level: RmwLevel,
+    heads: Vec<Head>,
+    map: HashMap<u64, u32, BuildHasherDefault<SectorHasher>>,
+    lists: [List; HASH_LISTS],
+    active: u32,
+    /// R5_INACTIVE_BLOCKED: a writer found no free head; others wait behind it.
+    blocked: bool,
+    waiting: VecDeque<Pending>,
+    handle_list: VecDeque<u32>,
+    /// Per bio id: heads holding it, plus one while it is being added.
+    bio_refs: Vec<u32>,
+    batches: Vec<Vec<u32>>,
+    free_batches: Vec<u32>,
+    /// Bios whose every head is written, for the caller to complete.
+    completed: Vec<u32>,
+    /// `delayed_list` (entries stale unless the head is still delayed with that stamp) and
+    /// `hold_list`; `preread_active_stripes`, `pending_full_writes`, `bypass_count` and
+    /// `bypass_threshold` as in `struct r5conf`.
+    delayed_list: VecDeque<(u32, u32)>,
+    hold_list: VecDeque<u32>,
+    preread_active: u32,
+    pending_full_writes: u32,
+    bypass_count: u32,
+    bypass_threshold: u32,
+}
+
+impl StripeCache {
+    /// A cache of `entries` heads (md's `stripe_cache_size`) for a raid4/5/6 array.
+    pub fn new(array: Array, entries: u32, rmw_level: RmwLevel) -> StripeCache {
+        assert!(array.stripe(0).is_some(), "the stripe cache serves raid4/5/6");
+        assert!(entries >= 1);
+        let mut cache = StripeCache {
+            array,
+            rmw_level,
+            heads: Vec::with_capacity(entries as usize),
+            map: HashMap::with_capacity_and_hasher(entries as usize * 2, Default::default()),
+            lists: [List { front: NIL, back: NIL, len: 0 }; HASH_LISTS],
+            active: 0,
+            blocked: false,
+            waiting: VecDeque::new(),
+            handle_list: VecDeque::new(),
+            bio_refs: Vec::new(),
+            batches: Vec::new(),
+            free_batches: Vec::new(),
+            completed: Vec::new(),
+            delayed_list: VecDeque::new(),
+            hold_list: VecDeque::new(),
+            preread_active: 0,
+            pending_full_writes: 0,
+            bypass_count: 0,
+            bypass_threshold: BYPASS_THRESHOLD,
+        };
+        for index in 0..entries {
+            cache.heads.push(Head {
+                sector: NO_SECTOR,
+                stripe_row: 0,
+                data_mask: 0,
+                p: 0,
+                q: None,
+                bucket: (index as usize % HASH_LISTS) as u8,
+                uptodate: 0,
+                towrite: 0,
+                overwrite: 0,
+                busy: Busy::Idle,
+                in_flight: 0,
+                way: RowWay::Rcw,
+                queued: false,
+                preread_active: false,
+                delayed: false,
+                delay_stamp: 0,
+                full_write: false,
+                bios: Vec::new(),
+                writing_bios: Vec::new(),
+                inactive: false,
+                prev: NIL,
+                next: NIL,
+            });
+            cache.push_back(index);
+        }
+        cache
+    }
+
+    /// md's sysfs `preread_bypass_threshold`: how many times full-stripe writes may pass the
+    /// heads waiting to pre-read (0: they wait until no full-stripe write is pending).
+    pub fn set_bypass_threshold(&mut self, threshold: u32) {
+        self.bypass_threshold = threshold;
+    }
+
+    /// Heads in use (md's `stripe_cache_active`).
+    pub fn active(&self) -> u32 {
+        self.active
+    }
+
+    /// Whether raid5d has heads to handle.
+    pub fn has_work(&self) -> bool {
+        let hold_may_go = self.pending_full_writes == 0
+            || (self.bypass_threshold > 0 && self.bypass_count > self.bypass_threshold);
+        !self.handle_list.is_empty()
+            || (!self.hold_list.is_empty() && hold_may_go)
+            || (!self.delayed_list.is_empty() && self.preread_active < IO_THRESHOLD)
+    }
+
+    /// Writers sleeping for a free head.
+    pub fn waiting(&self) -> usize {
+        self.waiting.len()
+    }
+
+    /// Moves the ids of bios finished since the last call to `out`.
+    pub fn take_completed(&mut self, out: &mut Vec<u32>) {
+        out.append(&mut self.completed);
+    }
+
+    /// Adds a write to the heads of its rows. A bio whose heads are all written comes back
+    /// from [`StripeCache::batch_done`]; one that must wait for a head is kept and resumed.
+    pub fn submit(&mut self, bio: WriteBio) {
+        assert!(bio.sectors > 0);
+        let id = bio.id as usize;
+        if self.bio_refs.len() <= id {
+            self.bio_refs.resize(id + 1, 0);
+        }
+        assert_eq!(self.bio_refs[id], 0, "bio {id} submitted twice");
+        self.bio_refs[id] = 1;
+        let first = bio.sector / PAGE_SECTORS * PAGE_SECTORS;
+        // A new head is refused while a writer sleeps (R5_INACTIVE_BLOCKED); cached ones are
+        // still found, so the bio adds what it can and sleeps behind the others.
+        self.add_pages(Pending { bio, next: first }, false);
+    }
+
+    /// Adds the bio's pages from `pending.next`; on a missing head, sleeps (queued at the
+    /// front when it was already the first sleeper).
+    fn add_pages(&mut self, mut pending: Pending, resumed: bool) -> bool {
+        let chunk = self.array.chunk_sectors();
+        let k = self.array.data_disks() as u64;
+        let end = pending.bio.sector + pending.bio.sectors;
+        let mut stripe: Option<(u64, Stripe)> = None;
+        while pending.next < end {
+            let page_start = pending.next;
+            let chunk_index = page_start / chunk;
+            let row = chunk_index / k;
+            if stripe.as_ref().is_none_or(|(r, _)| *r != row) {
+                stripe = Some((row, self.array.stripe(row).expect("raid4/5/6 row")));
+            }
+            let row_stripe = &stripe.as_ref().unwrap().1;
+            let member = row_stripe.data[(chunk_index % k) as usize];
+            let member_sector = row * chunk + page_start % chunk;
+            let Some(head) = self.get_head(member_sector, row, row_stripe) else {
+                self.blocked = true;
+                if resumed {
+                    self.waiting.push_front(pending);
+                } else {
+                    self.waiting.push_back(pending);
+                }
+                return false;
+            };
+            let whole = pending.bio.sector <= page_start && page_start + PAGE_SECTORS <= end;
+            self.attach(head, pending.bio, member, whole);
+            pending.next = page_start + PAGE_SECTORS;
+        }
+        if self.unref_bio(pending.bio.id) {
+            self.completed.push(pending.bio.id);
+        }
+        true
+    }
+
+    /// `add_stripe_bio` and what `make_stripe_request` does next: the head is to be handled
+    /// (off the delayed list), and a REQ_SYNC bio makes it pre-read at once.
+    fn attach(&mut self, index: u32, bio: WriteBio, member: u32, whole: bool) {
+        let head = &mut self.heads[index as usize];
+        head.delayed = false;
+        if bio.sync && !head.preread_active {
+            head.preread_active = true;
+            self.preread_active += 1;
+        }
+        let bio = bio.id;
+        head.towrite |= 1 << member;
+        if whole {
+            head.overwrite |= 1 << member;
+        }
+        if head.bios.last() != Some(&bio) {
+            head.bios.push(bio);
+            self.bio_refs[bio as usize] += 1;
+        }
+        if !head.queued {
+            head.queued = true;
+            self.handle_list.push_back(index);
+        }
+    }
+
+    /// Drops a reference of a bio; the caller completes it when this returns true.
+    fn unref_bio(&mut self, bio: u32) -> bool {
+        let refs = &mut self.bio_refs[bio as usize];
+        assert!(*refs > 0, "bio {bio} released too often");
+        *refs -= 1;
+        *refs == 0
+    }
+
+    /// `raid5_get_active_stripe`: the cached head of the row page, or a free one of its hash.
+    fn get_head(&mut self, sector: u64, stripe_row: u64, stripe: &Stripe) -> Option<u32> {
+        if let Some(&index) = self.map.get(&sector) {
+            if self.heads[index as usize].inactive {
+                self.unlink(index);
+                self.active += 1;
+            }
+            return Some(index);
+        }
+        if self.blocked {
+            return None;
+        }
+        let bucket = bucket_of(sector);
+        let index = self.lists[bucket].front;
+        if index == NIL {
+            return None;
+        }
+        self.unlink(index);
+        self.active += 1;
+        let head = &mut self.heads[index as usize];
+        if head.sector != NO_SECTOR {
+            self.map.remove(&head.sector);
+        }
+        // init_stripe: a reused head starts with no pages.
+        head.sector = sector;
+        head.stripe_row = stripe_row;
+        head.data_mask = stripe.data_members().iter().fold(0, |m, &d| m | 1 << d);
+        (head.p, head.q) = (stripe.p, stripe.q);
+        head.uptodate = 0;
+        self.map.insert(sector, index);
+        Some(index)
+    }
+
+    /// Wakes sleeping writers while `is_inactive_blocked` lets them on.
+    fn wake(&mut self) {
+        while let Some(front) = self.waiting.front() {
+            let chunk = self.array.chunk_sectors();
+            let k = self.array.data_disks() as u64;
+            let sector = front.next / chunk / k * chunk + front.next % chunk;
+            let list = &self.lists[bucket_of(sector)];
+            let cached = self.map.contains_key(&sector);
+            let may_go = cached || (list.len > 0 && (!self.blocked || self.active < self.heads.len() as u32 * 3 / 4));
+            if !may_go {
+                return;
+            }
+            self.blocked = false;
+            let pending = self.waiting.pop_front().unwrap();
+            if !self.add_pages(pending, true) {
+                return;
+            }
+        }
+    }
+
+    /// One raid5d pass: handles every head queued before it, appending the member I/O to
+    /// `out`. `failed_mask(sector)` gives the members md cannot use at that member sector.
+    pub fn handle(&mut self, failed_mask: impl Fn(u64) -> u64, out: &mut Vec<HeadIo>) {
+        self.activate_delayed();
+        let holding = !self.hold_list.is_empty();
+        for _ in 0..self.handle_list.len() {
+            let index = self.handle_list.pop_front().unwrap();
+            self.heads[index as usize].queued = false;
+            self.handle_head(index, &failed_mask, out);
+            if holding {
+                self.bypass_count += 1;
+            }
+        }
+        // __get_priority_stripe: the hold list once the handle list is empty, if no full-stripe
+        // write is pending or full-stripe writes passed it more than bypass_threshold times.
+        let bypassed = self.bypass_threshold > 0 && self.bypass_count > self.bypass_threshold;
+        if self.pending_full_writes == 0 || bypassed {
+            self.bypass_count = self.bypass_count.saturating_sub(self.bypass_threshold);
+            while let Some(index) = self.hold_list.pop_front() {
+                self.handle_head(index, &failed_mask, out);
+            }
+        }
+        self.wake();
+    }
+
+    /// `raid5_activate_delayed`: with fewer than IO_THRESHOLD heads pre-reading, every delayed
+    /// head may pre-read and moves to the hold list.
+    fn activate_delayed(&mut self) {
+        if self.preread_active >= IO_THRESHOLD {
+            return;
+        }
+        while let Some((index, stamp)) = self.delayed_list.pop_front() {
+            let head = &mut self.heads[index as usize];
+            if !head.delayed || head.delay_stamp != stamp {
+                continue; // stale: the head was handled or reused since
+            }
+            head.delayed = false;
+            if !head.preread_active {
+                head.preread_active = true;
+                self.preread_active += 1;
+            }
+            self.hold_list.push_back(index);
+        }
+    }
+
+    fn handle_head(&mut self, index: u32, failed_mask: &impl Fn(u64) -> u64, out: &mut Vec<HeadIo>) {
+        let head = &self.heads[index as usize];
+        if head.busy != Busy::Idle {
+            return; // handled again when its I/O completes
+        }
+        if head.towrite == 0 {
+            self.release(index);
+            return;
+        }
+        let failed = failed_mask(head.sector);
+        let parity_mask = (1u64 << head.p) | head.q.map_or(0, |q| 1u64 << q);
+        let rule = RowRule { data_mask: head.data_mask, parity_mask, devices: self.array.devices(), failed_mask: failed, rmw_level: self.rmw_level };
+        let choice = rule.choose(head.towrite, head.overwrite, head.uptodate);
+        let head = &mut self.heads[index as usize];
+        if choice.reads != 0 && !head.preread_active {
+            // handle_stripe_dirtying: pre-reads wait for STRIPE_PREREAD_ACTIVE (STRIPE_DELAYED).
+            if !head.delayed {
+                head.delayed = true;
+                head.delay_stamp = head.delay_stamp.wrapping_add(1);
+                self.delayed_list.push_back((index, head.delay_stamp));
+            }
+            return;
+        }
+        head.delayed = false;
+        head.way = choice.way;
+        let (write, ios) = if choice.reads != 0 {
+            head.busy = Busy::Reading;
+            head.in_flight = choice.reads;
+            (false, choice.reads)
+        } else {
+            head.busy = Busy::Writing;
+            head.full_write = head.overwrite & head.data_mask == head.data_mask;
+            self.pending_full_writes += head.full_write as u32;
+            head.in_flight = head.towrite | rule.parity_mask;
+            head.towrite = 0;
+            head.overwrite = 0;
+            std::mem::swap(&mut head.bios, &mut head.writing_bios);
+            (true, head.in_flight & !failed)
+        };
+        self.emit(index, ios, write, choice.way, out);
+    }
+
+    /// Adds a handled head's I/O to the pass's output, joining the previous group when it is
+    /// the next page of the same row with the same members.
+    fn emit(&mut self, index: u32, ios: u64, write: bool, way: RowWay, out: &mut Vec<HeadIo>) {
+        let head = &self.heads[index as usize];
+        let (sector, p, q, stripe_row) = (head.sector, head.p, head.q, head.stripe_row);
+        if let Some(last) = out.last_mut() {
+            let row = self.heads[self.batches[last.batch as usize][0] as usize].stripe_row;
+            if last.write == write && last.members == ios && last.way == way && last.p == p
+                && row == stripe_row
+                && last.sector + last.pages * PAGE_SECTORS == sector
+            {
+                last.pages += 1;
+                self.batches[last.batch as usize].push(index);
+                return;
+            }
+        }
+        let batch = match self.free_batches.pop() {
+            Some(batch) => batch,
+            None => {
+                self.batches.push(Vec::new());
+                self.batches.len() as u32 - 1
+            }
+        };
+        self.batches[batch as usize].push(index);
+        out.push(HeadIo { batch, sector, pages: 1, members: ios, write, way, p, q });
+    }
+
+    /// The member I/O of `batch` completed: reads make pages up to date and the heads are
+    /// handled again; writes end, and bios whose every head is written are listed for
+    /// [`StripeCache::take_completed`].
+    pub fn batch_done(&mut self, batch: u32) {
+        let mut heads = std::mem::take(&mut self.batches[batch as usize]);
+        let all = if self.array.devices() >= 64 { u64::MAX } else { (1u64 << self.array.devices()) - 1 };
+        for &index in &heads {
+            let head = &mut self.heads[index as usize];
+            // A failed member's block is computed from the others (compute_block).
+            let computed = if head.way == RowWay::Reconstruct { all } else { 0 };
+            head.uptodate |= head.in_flight | computed;
+            head.in_flight = 0;
+            let was = std::mem::replace(&mut head.busy, Busy::Idle);
+            if was == Busy::Writing {
+                if std::mem::take(&mut head.full_write) {
+                    self.pending_full_writes -= 1;
+                }
+                // Writes that joined while it wrote keep the head pre-reading (they were
+                // added with it active).
+                if head.towrite == 0 && std::mem::take(&mut head.preread_active) {
+                    self.preread_active -= 1;
+                }
+                let mut bios = std::mem::take(&mut head.writing_bios);
+                for &bio in &bios {
+                    if self.unref_bio(bio) {
+                        self.completed.push(bio);
+                    }
+                }
+                bios.clear();
+                self.heads[index as usize].writing_bios = bios;
+            }
+            let head = &mut self.heads[index as usize];
+            if was == Busy::Reading || head.towrite != 0 {
+                if !head.queued {
+                    head.queued = true;
+                    self.handle_list.push_back(index);
+                }
+            } else if !head.queued {
+                self.release(index);
+            }
+        }
+        heads.clear();
+        self.batches[batch as usize] = heads;
+        self.free_batches.push(batch);
+        self.wake();
+    }
+
+    /// `do_release_stripe`: an idle head with nothing to do goes to its list's tail.
+    fn release(&mut self, index: u32) {
+        let head = &self.heads[index as usize];
+        if head.inactive || head.busy != Busy::Idle || head.towrite != 0 || head.queued {
+            return;
+        }
+        self.push_back(index);
+        self.active -= 1;
+    }
+
+    fn push_back(&mut self, index: u32) {
+        let bucket = self.heads[index as usize].bucket as usize;
+        let back = self.lists[bucket].back;
+        {
+            let head = &mut self.heads[index as usize];
+            head.inactive = true;
+            head.prev = back;
+            head.next = NIL;
+        }
+        if back == NIL {
+            self.lists[bucket].front = index;
+        } else {
+            self.heads[back as usize].next = index;
+        }
+        self.lists[bucket].back = index;
+        self.lists[bucket].len += 1;
+    }
+
+    fn unlink(&mut self, index: u32) {
+        let (bucket, prev, next) = {
+            let head = &mut self.heads[index as usize];
+            debug_assert!(head.inactive);
+            head.inactive = false;
+            (head.bucket as usize, std::mem::replace(&mut head.prev, NIL), std::mem::replace(&mut head.next, NIL))
+        };
+        if prev == NIL { self.lists[bucket].front = next } else { self.heads[prev as usize].next = next }
+        if next == NIL { self.lists[bucket].back = prev } else { self.heads[next as usize].prev = prev }
+        self.lists[bucket].len -= 1;
+    }
+
+    /// The cache's invariants; panics with the first broken one. Tests call it after every step.
+    pub fn check(&self) {
+        let size = self.heads.len() as u32;
+        assert!(self.active <= size, "active {} > size {size}", self.active);
+        let inactive: u32 = self.lists.iter().map(|l| l.len).sum();
+        assert_eq!(inactive + self.active, size, "heads neither active nor inactive");
+        for (bucket, list) in self.lists.iter().enumerate() {
+            let (mut index, mut count, mut prev) = (list.front, 0, NIL);
+            while index != NIL {
+                let head = &self.heads[index as usize];
+                assert!(head.inactive && head.bucket as usize == bucket && head.prev == prev, "list {bucket} broken");
+                (prev, index, count) = (index, head.next, count + 1);
+            }
+            assert_eq!((count, prev), (list.len, list.back), "list {bucket} length or tail");
+        }
+        let mut refs = vec![0u32; self.bio_refs.len()];
+        for pending in &self.waiting {
+            refs[pending.bio.id as usize] += 1;
+        }
+        for (index, head) in self.heads.iter().enumerate() {
+            if head.sector == NO_SECTOR {
+                assert!(head.towrite == 0 && head.uptodate == 0 && head.busy == Busy::Idle, "a free head holds pages");
+            } else {
+                assert_eq!(self.map.get(&head.sector), Some(&(index as u32)), "head {index} not found by its sector");
+                assert_eq!(bucket_of(head.sector), head.bucket as usize, "head {index} in another hash");
+            }
+            if head.inactive {
+                assert!(head.towrite == 0 && head.busy == Busy::Idle && !head.queued, "an inactive head has work");
+            }
+            assert_eq!(head.overwrite & !head.towrite, 0, "overwrite outside towrite");
+            match head.busy {
+                Busy::Idle => assert!(head.in_flight == 0 && head.writing_bios.is_empty()),
+                Busy::Reading => assert!(head.in_flight & head.uptodate == 0 && head.in_flight != 0, "reading a page up to date"),
+                Busy::Writing => assert!(head.in_flight != 0),
+            }
+            for &bio in head.bios.iter().chain(&head.writing_bios) {
+                refs[bio as usize] += 1;
+            }
+        }
+        assert_eq!(self.map.len(), self.heads.iter().filter(|h| h.sector != NO_SECTOR).count());
+        let count = |f: fn(&Head) -> bool| self.heads.iter().filter(|h| f(h)).count() as u32;
+        assert_eq!(self.preread_active, count(|h| h.preread_active), "preread_active_stripes");
+        assert_eq!(self.pending_full_writes, count(|h| h.full_write), "pending_full_writes");
+        for head in self.heads.iter().filter(|h| h.delayed) {
+            assert!(!head.inactive && head.busy == Busy::Idle && head.towrite != 0, "a delayed head with nothing to pre-read for");
+        }
+
+        for (bio, (&counted, &held)) in refs.iter().zip(&self.bio_refs).enumerate() {
+            assert_eq!(counted, held, "bio {bio}: {held} references held, {counted} found");
+        }
+    }
+}
+
+/// `stripe_hash_locks_hash`: the inactive list of a member sector.
+fn bucket_of(sector: u64) -> usize {
+    ((sector / PAGE_SECTORS) % HASH_LISTS as u64) as usize
+}
+
+#[cfg(test)]
+mod tests;
