@@ -2,6 +2,8 @@
 
 #![allow(dead_code)]
 
+pub mod md_io;
+
 use proptest::prelude::*;
 use raidlab_core::layout::{Array, ArraySpec, Layout, Level, ParityAlgorithm};
 
