@@ -98,6 +98,9 @@ def simulated_rebuild_hours(level: str, devices: int, layout: Optional[str], chu
     function = getattr(module, "simulated_rebuild_hours", None)
     if function is None:
         raise ConfigError("--rebuild-from-sim needs the rebuild simulator (not available in this build)")
+    checker = getattr(module, "check_sim_options", None)
+    if checker is not None:
+        checker(dict(sim_options))
     hours = function(level=level, devices=devices, layout=layout, chunk_kib=chunk_kib,
                      capacity_bytes=capacity_bytes, drive=drive, **dict(sim_options))
     if isinstance(hours, bool) or not isinstance(hours, (int, float)) or not math.isfinite(hours) \

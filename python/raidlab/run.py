@@ -102,7 +102,9 @@ def cli_type(name: str) -> Any:
         from raidlab.commands.numbers import finite
 
         return finite(meta["low"], meta["high"])
-    return click.IntRange(meta["low"], meta["high"])
+    from raidlab.commands.numbers import whole
+
+    return whole(meta["low"], meta["high"])
 
 
 def _convert(name: str, value: Any, where: str) -> Any:
@@ -134,12 +136,19 @@ def _convert(name: str, value: Any, where: str) -> Any:
 
 
 def _number(name: str, value: Any, where: str, kind: type) -> Any:
-    if kind is int and isinstance(value, str) and value.strip().isdigit():
-        return int(value)  # exact, even past float precision (seeds)
-    try:
-        number = float(value) if not isinstance(value, bool) else math.nan
-    except (TypeError, ValueError):
-        number = math.nan
+    from raidlab.commands.numbers import real_text, whole_text
+
+    if isinstance(value, str):  # text (a --sim-opt value): ASCII decimal only, as on the CLI
+        exact = whole_text(value) if kind is int else None
+        if exact is not None:
+            return exact  # exact, even past float precision (seeds)
+        number = real_text(value)
+        number = math.nan if number is None else number
+    else:
+        try:
+            number = float(value) if not isinstance(value, bool) else math.nan
+        except (TypeError, ValueError, OverflowError):
+            number = math.nan
     if not math.isfinite(number) or (kind is int and number != int(number)):
         what = "a whole number" if kind is int else "a finite number"
         raise ConfigError(f"{where}{name}={value!r} is not {what}")

@@ -20,6 +20,8 @@ from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Sequence,
 
 from raidlab import _core, inputs
 from raidlab.errors import ConfigError, DeviceError
+from raidlab.array import MAX_DEVICES
+from raidlab.commands.numbers import real_text, whole_text
 from raidlab.report import fio_json
 from raidlab.workload import Workload, parse_fio, parse_fio_file, parse_sysbench, preset as workload_preset
 
@@ -71,9 +73,13 @@ def parse_events(specs: Sequence[str], action: str) -> List[Dict[str, Any]]:
     events = []
     for spec in specs:
         member, _, when = spec.partition("@")
-        if not member.strip().isdigit() or not when:
+        index = whole_text(member)
+        if index is None or index < 0 or not when:
             raise ConfigError(f"--{action} {spec!r}: expected MEMBER@TIME, e.g. 2@30s")
-        events.append({"action": action, "member": int(member), "at_s": parse_seconds(when, action)})
+        if index >= MAX_DEVICES:
+            raise ConfigError(f"--{action} {spec!r}: member {index} does not exist "
+                              f"(an array has at most {MAX_DEVICES} members)")
+        events.append({"action": action, "member": index, "at_s": parse_seconds(when, action)})
     return events
 
 
@@ -87,10 +93,10 @@ def parse_seconds(text: str, option: str) -> float:
             break
     else:
         number, scale = value, 1.0
-    try:
-        seconds = float(number) * scale
-    except ValueError:
-        raise ConfigError(f"--{option}: {text!r} is not a time (e.g. 30s, 1.5m, 500ms)") from None
+    parsed = real_text(number)
+    if parsed is None:
+        raise ConfigError(f"--{option}: {text!r} is not a time (e.g. 30s, 1.5m, 500ms)")
+    seconds = parsed * scale
     if not 0 <= seconds <= 1e7:
         raise ConfigError(f"--{option}: {text!r} is out of range")
     return seconds

@@ -13,7 +13,7 @@ import click
 
 from raidlab.commands import write_output
 from raidlab.outputs import writes_files
-from raidlab.commands.numbers import finite
+from raidlab.commands.numbers import finite, whole
 from raidlab import _core
 from raidlab import notes as run_notes
 from raidlab.compare import STATES, Case, classic, compare, load_designs, verdicts
@@ -83,7 +83,7 @@ def _emit_notes(rows) -> None:
 @click.option("--states", default=",".join(STATES), show_default=True,
               help="Array states to run: optimal, degraded (one member failed), rebuilding.")
 @click.option("--runtime-s", type=finite(0.01, 1e5), help="Override each workload's run time.")
-@click.option("--seed", type=click.IntRange(0, 2**64 - 1), default=1, show_default=True)
+@click.option("--seed", type=whole(0, 2**64 - 1), default=1, show_default=True)
 @click.option("--json", "json_out", metavar="OUT", help="Write every run's fio-shaped JSON (- for stdout).")
 @click.option("--csv", "csv_out", metavar="OUT", help="Write the table as CSV (- for stdout).")
 @click.option("--html", "html_out", metavar="OUT", help="Write a self-contained HTML report with charts.")
