@@ -269,7 +269,8 @@ def write_files(files: Sequence[Tuple[Pathish, bytes]], option: str) -> List[Pat
 
 
 def make_directory(path: Pathish, option: str) -> Path:
-    """The directory an option writes files into, created if missing."""
+    """The directory an option writes files into, created if missing (its parent must exist,
+    as a file's directory must: a mistyped parent is not created as a tree of directories)."""
     _check_directory(path, option)
     try:
         os.makedirs(path, exist_ok=True)
@@ -282,6 +283,9 @@ def _check_directory(path: Pathish, option: str) -> None:
     found = _stat(path, option, "create")
     if found is not None and not stat.S_ISDIR(found.st_mode):
         raise ConfigError(f"cannot create {option} {path}: it exists and is not a directory")
+    parent = os.path.dirname(os.path.abspath(path))
+    if found is None and not os.path.isdir(parent):
+        raise ConfigError(f"cannot create {option} {path}: directory {parent} does not exist")
     if under_kernel_tree(path):
         raise _refuse(option, path, "raidlab writes no files under /dev, /proc or /sys")
 
@@ -399,9 +403,11 @@ def _declared(context: click.Context, values: Dict[str, object], kinds: Dict[str
     """(option, path, kind) of every output the user gave, with --log-prefix expanded."""
     for name, kind in kinds.items():
         value = values.get(name)
-        if value is None or value == "" or value == STDOUT:
+        if value is None or value == STDOUT:
             continue
         option = _option_name(context, name)
+        if not str(value).strip():  # was skipped: the report the user asked for never appeared
+            raise ConfigError(f"cannot write {option}: the path is empty")
         paths = log_files(str(value)) if kind == "log-prefix" else [str(value)]
         for path in paths:
             yield option, path, "dir" if kind == "dir" else "file"

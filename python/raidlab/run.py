@@ -124,6 +124,8 @@ def _convert(name: str, value: Any, where: str) -> Any:
         return value
     if name == "failed":
         return _members(value, where)
+    if name == "timeline":
+        return _timeline(value, where)
     if name in _FLOAT_KEYS:
         number = _number(name, value, where, float)
     elif isinstance(default, int):
@@ -165,6 +167,44 @@ def _members(value: Any, where: str) -> Tuple[int, ...]:
     if any(m < 0 for m in members):
         raise ConfigError(f"{where}failed={value!r} is not a list of member indices (from 0)")
     return members
+
+
+def _timeline(value: Any, where: str) -> Tuple[Dict[str, Any], ...]:
+    """Scripted events: each a mapping ``{"action": "fail"|"replace", "member": K, "at_s": T}``."""
+    if isinstance(value, (str, bytes, Mapping)) or not hasattr(value, "__iter__"):
+        raise ConfigError(f"{where}timeline must be a list of events, got {type(value).__name__}")
+    events = []
+    for event in value:
+        if not isinstance(event, Mapping) or set(event) != {"action", "member", "at_s"} \
+                or event["action"] not in ("fail", "replace"):
+            raise ConfigError(f"{where}timeline event {event!r:.80}: expected "
+                              "{'action': 'fail' or 'replace', 'member': K, 'at_s': T}")
+        member = _number("member", event["member"], f"{where}timeline ", int)
+        at_s = _number("at_s", event["at_s"], f"{where}timeline ", float)
+        if member < 0 or at_s < 0:
+            raise ConfigError(f"{where}timeline event {event!r:.80}: member and at_s must be at least 0")
+        events.append({"action": event["action"], "member": member, "at_s": at_s})
+    return tuple(events)
+
+
+def check_timeline(options: "Options") -> None:
+    """Each member's scripted events must make sense in time order: a fail of a working member,
+    a replace of a failed one (members in ``failed`` start failed). Without this, a replace of a
+    working member or a second fail of a failed one did nothing, silently. A hot spare replaces
+    failed members itself, so with ``spare`` only the events' own shape is checked."""
+    if options.spare:
+        return
+    failed = set(options.failed)
+    for event in sorted(options.timeline, key=lambda e: e["at_s"]):
+        member, at_s, action = event["member"], event["at_s"], event["action"]
+        if action == "fail" and member in failed:
+            raise ConfigError(f"--fail {member}@{at_s:g}s: member {member} is already failed then "
+                              f"(failed {'from the start' if member in options.failed else 'earlier'}, "
+                              "not replaced since)")
+        if action == "replace" and member not in failed:
+            raise ConfigError(f"--replace {member}@{at_s:g}s: member {member} is working then; "
+                              "a replacement follows a --fail (or --failed) of the same member")
+        (failed.add if action == "fail" else failed.discard)(member)
 
 
 def _boolean(name: str, value: Any, where: str) -> bool:
@@ -251,10 +291,13 @@ def build_run(settings: Mapping[str, Any], *, workload: Optional[Workload] = Non
     """
     from raidlab.sim import resolve_workload
 
+    if workload is not None and not isinstance(workload, Workload):
+        raise ConfigError(f"{where}workload must be a raidlab Workload, got {type(workload).__name__}")
     given = _checked(settings, KNOWN_KEYS, where)
     design = build_design({k: v for k, v in given.items() if k in _DESIGN_KEYS}, where)
     chosen = {k: given[k] for k in _OPTION_KEYS if k in given}
     options = Options(**{**chosen, "timeline": tuple(chosen.get("timeline", ()))})
+    check_timeline(options)
     idle_ok = allow_idle or bool(options.timeline) or (options.spare and bool(options.failed))
     workload_given = {k: given[k] for k in WORKLOAD_KEYS if k in given}
     if workload is None or workload_given:

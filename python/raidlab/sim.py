@@ -137,7 +137,9 @@ def resolve_workload(fio: Optional[str] = None, sysbench: Optional[str] = None,
     if workload is not None:
         return workload
     if fio is not None:
-        return fio_workload(fio)
+        if not isinstance(fio, (str, os.PathLike)):
+            raise ConfigError(f"fio must be a job file's path or the job text, got {type(fio).__name__}")
+        return fio_workload(os.fspath(fio) if not isinstance(fio, str) else fio)
     if sysbench is not None:
         return parse_sysbench(sysbench)
     return workload_preset(preset)

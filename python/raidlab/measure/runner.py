@@ -42,6 +42,13 @@ __all__ = ["FioRun", "find_fio", "fio_version", "run_fio", "DEFAULT_FIO"]
 
 #: The binary looked up on PATH unless ``--fio-binary`` or ``$RAIDLAB_FIO`` names another.
 DEFAULT_FIO = "fio"
+#: ``fio --version`` prints at once (it reads no job); a binary silent this long is not fio.
+VERSION_TIMEOUT_S = 10.0
+#: Time a run may take beyond the workload's own run time before raidlab stops fio: laying out
+#: the file (fio writes it whole before a read job starts), ramp time and the final sync. A fio
+#: that is still running then is stuck (a hung device, a binary that is not fio) and is ended
+#: with SIGTERM, then SIGKILL, so 'measure' and 'calibrate' never hang.
+RUN_GRACE_S = 600.0
 
 _PERCENT = re.compile(rb"\[([0-9]{1,3}(?:\.[0-9]+)?)%\]")
 _ERRNO_HINTS = {
@@ -57,6 +64,8 @@ _ERRNO_HINTS = {
 
 def find_fio(binary: Optional[str] = None) -> str:
     """The fio executable to run: ``binary``, ``$RAIDLAB_FIO``, or ``fio`` on PATH."""
+    if binary is not None and not binary.strip():
+        raise ConfigError("--fio-binary is empty: give the path of fio, or leave the option out")
     wanted = binary or os.environ.get("RAIDLAB_FIO") or DEFAULT_FIO
     if os.sep in wanted:
         if os.path.isfile(wanted) and os.access(wanted, os.X_OK):
@@ -73,10 +82,13 @@ def find_fio(binary: Optional[str] = None) -> str:
 def fio_version(binary: str) -> str:
     """``fio-3.33`` (what ``fio --version`` prints)."""
     try:
-        done = subprocess.run([binary, "--version"], capture_output=True, text=True, timeout=30,
-                              stdin=subprocess.DEVNULL)
-    except (OSError, subprocess.TimeoutExpired) as error:
-        raise ConfigError(f"cannot run {binary} --version: {error}") from None
+        done = subprocess.run([binary, "--version"], capture_output=True, text=True,
+                              timeout=VERSION_TIMEOUT_S, stdin=subprocess.DEVNULL)
+    except subprocess.TimeoutExpired:
+        raise ConfigError(f"{binary} --version did not answer within {VERSION_TIMEOUT_S:g} s: "
+                          "it does not look like fio") from None
+    except OSError as error:
+        raise ConfigError(f"cannot run {binary} --version: {error.strerror or error}") from None
     text = (done.stdout or done.stderr).strip().splitlines()
     if done.returncode != 0 or not text or not text[0].startswith("fio"):
         raise ConfigError(f"{binary} does not look like fio (--version printed {text[:1]!r})")
@@ -201,8 +213,12 @@ def run_fio(job_text: str, target_path: str, *, binary: Optional[str] = None,
 
         reader = threading.Thread(target=pump, daemon=True)
         reader.start()
+        deadline_s = max(expected_s, 0.0) * 2 + RUN_GRACE_S
         try:
             while process.poll() is None:
+                if time.monotonic() - started > deadline_s:
+                    raise DeviceError(f"fio ran for {deadline_s:g} s on {target_path}, far past the workload's "
+                                      f"{expected_s:g} s; stopped it (a stuck device, or {fio} is not fio?)")
                 if progress is not None:
                     guess = (time.monotonic() - started) / expected_s if expected_s > 0 else 0.0
                     progress(max(fraction[0], min(guess, 0.99)))
