@@ -166,6 +166,9 @@ def _members(value: Any, where: str) -> Tuple[int, ...]:
         members = (-1,)
     if any(m < 0 for m in members):
         raise ConfigError(f"{where}failed={value!r} is not a list of member indices (from 0)")
+    twice = sorted({m for m in members if members.count(m) > 1})
+    if twice:
+        raise ConfigError(f"{where}failed: member {twice[0]} is listed twice")
     return members
 
 

@@ -58,6 +58,12 @@ def load_drive(drive: Union[str, Path, Dict[str, Any]]) -> Dict[str, Any]:
                 value = float(value)
             params[key] = inputs.finite_number(value, f"drive file {inputs.show_path(text)}: '{key}'")
         choice["params"] = params
+        if "preset" in choice and "kind" in choice:
+            kinds = {p["name"]: p["kind"] for p in _core.drive_presets()}
+            if kinds.get(choice["preset"], choice["kind"]) != choice["kind"]:
+                raise DeviceError(f"drive file {inputs.show_path(text)}: preset = \"{choice['preset']}\" is "
+                                  f"of kind \"{kinds[choice['preset']]}\", not kind = \"{choice['kind']}\"; "
+                                  "give one of them")
         if "preset" not in choice and "kind" not in choice:
             raise DeviceError(f"drive file {text}: needs kind = \"hdd\"|\"ssd\"|\"null\" or preset = \"NAME\"")
         return choice

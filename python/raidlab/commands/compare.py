@@ -101,7 +101,7 @@ def compare_command(designs_file, fio_job, sysbench, preset, states, runtime_s, 
     if any(x is not None for x in (fio_job, sysbench, preset)):
         workload = resolve_workload(fio=fio_job, sysbench=sysbench, preset=preset)
         cases = [Case(workload.describe().split(",")[0], workload)]
-    chosen = [s.strip() for s in states.split(",") if s.strip()]
+    chosen = list(dict.fromkeys(s.strip() for s in states.split(",") if s.strip()))  # each state once
     bad = [s for s in chosen if s not in STATES]
     if bad or not chosen:
         raise ConfigError(f"--states: unknown state(s) {', '.join(bad) or '(none)'}; expected {', '.join(STATES)}")
