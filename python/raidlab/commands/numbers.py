@@ -57,8 +57,9 @@ class WholeRange(click.IntRange):
         return super().convert(value, param, ctx)
 
 
-def whole(low: Optional[int] = None, high: Optional[int] = None) -> WholeRange:
-    """The type of a whole-number option, from ``low`` to ``high``."""
+def whole(low: Optional[int] = 0, high: Optional[int] = None) -> WholeRange:
+    """The type of a whole-number option, from ``low`` (0 unless given) to ``high`` (None:
+    unbounded above). Every whole number a user gives raidlab is a count, a size or a seed."""
     return WholeRange(low, high)
 
 
