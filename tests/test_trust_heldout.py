@@ -342,3 +342,30 @@ def test_calibration_sweep_rows_are_checked(tmp_path, changes, fragment):
     assert fragment in run.stderr_lines[-1], (fragment, run.stderr)
     assert "internal error" not in run.stderr
     assert not (tmp_path / "d.toml").exists()
+
+
+def _posing_fio(tmp_path: Path, run: str) -> str:
+    """A binary that answers --version as fio 3.33 does and then runs ``run`` (shell) with
+    $OUT set to fio's --output= file."""
+    fake = tmp_path / "fio"
+    fake.write_text('#!/bin/sh\nif [ "$1" = "--version" ]; then echo fio-3.33; exit 0; fi\n'
+                    'for a in "$@"; do case "$a" in --output=*) OUT="${a#--output=}";; esac; done\n'
+                    f'{run}\n')
+    fake.chmod(0o755)
+    return str(fake)
+
+
+@pytest.mark.parametrize("run, fragment", [
+    ('echo \'{"jobs": "x"}\' > "$OUT"; exit 0', "it exited 0 but wrote no fio JSON output"),
+    ('rm -f "$OUT"; mkfifo "$OUT"; exit 0', "it exited 0 but wrote no fio JSON output"),
+    ('head -c 70000000 /dev/zero | tr "\\0" "{" > "$OUT"; exit 0', "it exited 0 but wrote no fio JSON output"),
+    ('head -c 30000000 /dev/zero | tr "\\0" "x"; exit 3', "fio failed on"),
+])
+def test_what_fio_writes_is_read_bounded(tmp_path, run, fragment):
+    # Before: '{"jobs": "x"}' was an internal error (AttributeError, exit 70); a FIFO in place of
+    # the output file blocked forever; a huge output file or stdout was read whole into memory
+    # (300 MB of output: 1.7 GB RSS) and quoted whole in the error line.
+    run_ = run_cli(["measure", "--target", str(tmp_path / "t.img"), "--preset", "wal", "--size", "8M",
+                    "--runtime-s", "0.2", "--fio-binary", _posing_fio(tmp_path, run)])
+    refused(run_, fragment)
+    assert len(run_.stderr) < 1000

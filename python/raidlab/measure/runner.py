@@ -142,7 +142,9 @@ def _first_error(text: str) -> str:
 
 
 def _failure(job_errors: List[int], text: str, status: int, target_path: str) -> DeviceError:
-    said = _first_error(text)
+    from raidlab.workload.units import show
+
+    said = show(_first_error(text), 300) if _first_error(text) else ""
     errno = next((e for e in job_errors if e), 0)
     if not errno:
         match = re.search(r"err=\s*([0-9]+)", text)
@@ -154,11 +156,59 @@ def _failure(job_errors: List[int], text: str, status: int, target_path: str) ->
         hint = hint.format(block=_logical_block(target_path))
     where = f"fio failed on {target_path}"
     if not said:
-        said = f"exit status {status}"
+        said = f"exit status {status}" if status else "it exited 0 but wrote no fio JSON output (is it fio?)"
     message = f"{where}: {said}"
     if hint:
         message += f" ({hint})"
     return DeviceError(" ".join(message.split()))
+
+
+#: What raidlab keeps of fio's own printing (status lines and messages): the first and the last
+#: bytes, for the error message. A fio (or a binary posing as fio) printing gigabytes must not
+#: fill memory.
+PRINTED_HEAD_BYTES = 64 * 1024
+PRINTED_TAIL_BYTES = 256 * 1024
+
+
+class _Printed:
+    """fio's printing, bounded: the first :data:`PRINTED_HEAD_BYTES` and the last
+    :data:`PRINTED_TAIL_BYTES`."""
+
+    def __init__(self) -> None:
+        self.head = bytearray()
+        self.tail = bytearray()
+
+    def append(self, chunk: bytes) -> None:
+        room = PRINTED_HEAD_BYTES - len(self.head)
+        if room > 0:
+            self.head += chunk[:room]
+            chunk = chunk[room:]
+        self.tail += chunk
+        if len(self.tail) > 2 * PRINTED_TAIL_BYTES:
+            del self.tail[:-PRINTED_TAIL_BYTES]
+
+    def text(self) -> str:
+        tail = self.tail[-PRINTED_TAIL_BYTES:]
+        gap = "\n...\n" if len(self.tail) > len(tail) else ""
+        return (bytes(self.head) + gap.encode() + bytes(tail)).decode("utf-8", "replace")
+
+
+def _read_output(path: str) -> str:
+    """fio's JSON output file through the one reader (a regular file, at most the fio JSON
+    limit: a FIFO or a directory in its place, or gigabytes, are no output), or ``""``."""
+    from raidlab.inputs import read_bytes
+
+    try:
+        return read_bytes(path, "fio JSON").decode("utf-8", "replace")
+    except ConfigError:
+        return ""
+
+
+def _errno(value: Any) -> int:
+    """A job's ``error`` field as an errno (fio writes an int; anything else counts as 1)."""
+    if value in (None, 0, False):
+        return 0
+    return value if isinstance(value, int) and not isinstance(value, bool) and 0 < value < 4096 else 1
 
 
 def _keep(path: str, output: str, raw: Optional[Dict[str, Any]], target_path: str) -> None:
@@ -199,7 +249,7 @@ def run_fio(job_text: str, target_path: str, *, binary: Optional[str] = None,
                                        stderr=subprocess.STDOUT, cwd=work)
         except OSError as error:
             raise ConfigError(f"cannot run {fio}: {error.strerror}") from None
-        printed: List[bytes] = []
+        printed = _Printed()
         fraction = [0.0]
 
         def pump() -> None:
@@ -234,21 +284,20 @@ def run_fio(job_text: str, target_path: str, *, binary: Optional[str] = None,
         if progress is not None:
             progress(1.0)
         status = process.returncode
-        text = b"".join(printed).decode("utf-8", "replace")
-        try:
-            with open(out_path, "rb") as handle:
-                output = handle.read().decode("utf-8", "replace")
-        except OSError:
-            output = ""
+        text = printed.text()
+        output = _read_output(out_path)
         raw: Optional[Dict[str, Any]] = None
         try:
             raw = parse_fio_json(output, "fio's output")
         except ConfigError:
             raw = None
+        jobs = raw.get("jobs") if isinstance(raw, dict) else None
+        if not isinstance(jobs, list) or not all(isinstance(job, dict) for job in jobs):
+            raw, jobs = None, []  # not fio's JSON: the failure below quotes what fio printed
         if keep_json:
             _keep(keep_json, output, raw, target_path)
-        job_errors = [int(job.get("error", 0) or 0) for job in (raw or {}).get("jobs", [])]
-        all_text = text + "\n" + output.split("{", 1)[0]
+        job_errors = [_errno(job.get("error")) for job in jobs]
+        all_text = text + "\n" + output[:PRINTED_HEAD_BYTES].split("{", 1)[0]
         if status != 0 or raw is None or any(job_errors):
             raise _failure(job_errors, all_text, status, target_path)
     return FioRun(raw=raw, version=version, job_text=job_text, output_text=text,
