@@ -369,3 +369,14 @@ def test_what_fio_writes_is_read_bounded(tmp_path, run, fragment):
                     "--runtime-s", "0.2", "--fio-binary", _posing_fio(tmp_path, run)])
     refused(run_, fragment)
     assert len(run_.stderr) < 1000
+
+
+@pytest.mark.parametrize("option, value, shown", [
+    ("--uber", "0.5", "0<=x<0.001"),
+    ("--lse-per-disk-year", "1000000", "0<=x<=8760"),
+])
+def test_reliability_option_ranges_are_the_models(option, value, shown):
+    # Before: the options took up to 1 and 1e6 and the core then refused the value in its own
+    # unit ("latent sector error rate must be between 0 and 1 per disk-hour, got 114.15...").
+    refused(run_cli(["reliability", "--level", "5", "--devices", "4", option, value]),
+            f"Invalid value for '{option}'", shown)

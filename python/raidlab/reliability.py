@@ -48,6 +48,11 @@ DEFAULT_TRIALS: int = _DEFAULTS["trials"]
 DEFAULT_CAPACITY_TB: float = 4.0
 DEFAULT_CHUNK_KIB: int = _core.DEFAULT_CHUNK_KIB
 HOURS_PER_YEAR: float = _DEFAULTS["hours_per_year"]
+#: The core's bounds on sector errors (crates/raidlab-core/src/reliability/mod.rs, validate):
+#: UBER below 1e-3 per bit read, latent sector errors at most 1 per disk-hour. The CLI declares
+#: its ranges from these, so an option's range and the model's agree.
+MAX_UBER = 1e-3
+MAX_LSE_PER_DISK_YEAR = 1.0 * HOURS_PER_YEAR
 REPAIR_POLICIES = ("md", "serial", "parallel")
 REPAIR_DISTRIBUTIONS = ("fixed", "exponential")
 

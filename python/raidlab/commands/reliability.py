@@ -161,9 +161,9 @@ def render_text(doc: Dict[str, Any]) -> str:
               help="Hours until a failure is noticed, added to the rebuild time.")
 @click.option("--replace-hours", type=finite(0, 1e6), default=0.0, show_default=True,
               help="Hours until a replacement starts rebuilding (0: hot spare).")
-@click.option("--uber", type=finite(0, 1), default=rel.DEFAULT_UBER, show_default=True,
+@click.option("--uber", type=finite(0, rel.MAX_UBER, high_open=True), default=rel.DEFAULT_UBER, show_default=True,
               help="Unrecoverable bit error rate per bit read (desktop drives: 1e-14).")
-@click.option("--lse-per-disk-year", type=finite(0, 1e6), default=0.0, show_default=True,
+@click.option("--lse-per-disk-year", type=finite(0, rel.MAX_LSE_PER_DISK_YEAR), default=0.0, show_default=True,
               help="Latent sector errors per disk-year (Elerath & Pecht 2009 fit: 0.95; 0 = off).")
 @click.option("--scrub-days", type=finite(0, 36500), default=rel.DEFAULT_SCRUB_DAYS, show_default=True,
               help="Days between scrubs, which clear latent errors (0 = never).")
