@@ -380,3 +380,14 @@ def test_reliability_option_ranges_are_the_models(option, value, shown):
     # unit ("latent sector error rate must be between 0 and 1 per disk-hour, got 114.15...").
     refused(run_cli(["reliability", "--level", "5", "--devices", "4", option, value]),
             f"Invalid value for '{option}'", shown)
+
+
+@pytest.mark.parametrize("option", ["--limit", "--seed"])
+def test_whole_numbers_stop_at_the_u64_limit(option):
+    # Before: replay --seed 2**64 (or a 22-digit --limit) was an internal error (OverflowError:
+    # int too big to convert, exit 70).
+    from conftest import REPO_ROOT
+
+    data = REPO_ROOT / "data" / "disksim-valid"
+    refused(run_cli(["replay", str(data / "atlas10k.trace"), "--disksim", str(data / "atlas10k.parv"),
+                     option, str(2**64)]), f"Invalid value for '{option}'", "18446744073709551615")

@@ -57,9 +57,13 @@ class WholeRange(click.IntRange):
         return super().convert(value, param, ctx)
 
 
-def whole(low: Optional[int] = 0, high: Optional[int] = None) -> WholeRange:
-    """The type of a whole-number option, from ``low`` (0 unless given) to ``high`` (None:
-    unbounded above). Every whole number a user gives raidlab is a count, a size or a seed."""
+#: Every whole number a user gives raidlab is a count, a size or a seed: a u64 in the core.
+MAX_WHOLE = 2**64 - 1
+
+
+def whole(low: Optional[int] = 0, high: Optional[int] = MAX_WHOLE) -> WholeRange:
+    """The type of a whole-number option, from ``low`` (0 unless given) to ``high`` (the u64
+    limit unless given: a 22-digit --limit was an OverflowError in the glue)."""
     return WholeRange(low, high)
 
 
