@@ -13,7 +13,7 @@ from typing import Any, Callable, Dict, List, Optional, Sequence
 
 from raidlab import notes as run_notes
 from raidlab.designs_file import read_designs
-from raidlab.errors import ConfigError
+from raidlab.errors import ConfigError, DataLossError
 from raidlab.report.html import percentile_ms
 from raidlab.run import Design as ArrayDesign
 from raidlab.run import build_design, build_run
@@ -132,7 +132,13 @@ def _state_options(state: str) -> Dict[str, Any]:
 def run_one(design: Design, case: Case, state: str, seed: int, runtime_s: Optional[float]) -> Row:
     spec = build_run({**design.settings, **_state_options(state), "seed": seed, "runtime_s": runtime_s},
                      workload=case.workload, where=f"design '{design.name}': ")
-    result = run_spec(spec)
+    try:
+        result = run_spec(spec)
+    except DataLossError as lost:
+        if state == "optimal":
+            raise
+        raise ConfigError(f"design '{design.name}' has no {state} state ({lost}); run it with "
+                          "--states optimal, or drop the design") from None
     return Row(design.name, state, case.name, result.to_dict(), run_notes.array_capacity_bytes(spec),
                spec.design, result.notes)
 

@@ -120,4 +120,30 @@ def read_designs(path: str, settings: Iterable[str]) -> Tuple[Dict[str, Any], Li
     workloads = _array_of_tables(table, "workload", where)
     for index, entry in enumerate(workloads):
         _check_table(entry, WORKLOAD_KEYS, f"{where}: [[workload]] {index + 1}", options)
+    _check_names(designs, "design", where)
+    _check_names(workloads, "workload", where)
     return defaults, designs, workloads
+
+
+#: Longest design or workload name: it heads a table column and names PNG/HTML sections.
+MAX_NAME_CHARS = 64
+
+
+def _check_names(entries: List[Dict[str, Any]], kind: str, where: str) -> None:
+    """Names label table rows, so each given one is a short, printable, unique string (two
+    designs named 'a' gave two rows no one could tell apart; a newline or an escape sequence
+    in a name broke the table or reached the terminal)."""
+    seen: Dict[str, int] = {}
+    for index, entry in enumerate(entries, 1):
+        if "name" not in entry:
+            continue
+        name = entry["name"]
+        label = f"{where}: [[{kind}]] {index}"
+        if not isinstance(name, str):
+            raise ConfigError(f"{label}: 'name' must be a string, got {_type_name(name)}")
+        if not name.strip() or not name.isprintable() or len(name) > MAX_NAME_CHARS:
+            raise ConfigError(f"{label}: 'name' must be 1 to {MAX_NAME_CHARS} printable characters, "
+                              f"got {name[:MAX_NAME_CHARS]!r}")
+        if name in seen:
+            raise ConfigError(f"{label}: the name {name!r} is already used by [[{kind}]] {seen[name]}")
+        seen[name] = index

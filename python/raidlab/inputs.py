@@ -117,6 +117,9 @@ def read_bytes(path: Union[str, "os.PathLike[str]"], kind: str, error: type = Co
             raise refuse(failure.strerror or str(failure)) from None
     if len(data) > limit:
         raise refuse(f"it is larger than the {limit // _MIB} MiB limit for a {kind}")
+    from raidlab.outputs import note_input  # outputs never replace an input (issue 21 section 1)
+
+    note_input(path, f"the {kind} {show_path(path)}")
     return data
 
 

@@ -9,7 +9,8 @@ record them in the JSON document (``raidlab.notes``). Sources:
   to whole blocks), so the job covers less than it asked for;
 - a run time beyond the bound on simulated time: the engine stops at ``min(run time,
   max_time_s)`` (``Simulation::new`` in crates/raidlab-core/src/sim/engine/mod.rs);
-- after the run: a workload with no run time that was still going when the bound stopped it.
+- after the run: a workload with no run time that was still going when the bound stopped it,
+  and scripted failures or replacements timed after the run's end (they never happened).
 """
 
 from __future__ import annotations
@@ -52,13 +53,23 @@ def after(spec: Any, raw: Dict[str, Any]) -> List[str]:
     """Notes only the finished run can tell: a workload with no run time cut by the bound."""
     workload = spec.workload
     bound_ns = int(spec.options.max_time_s * 1e9)
+    late = events_after_the_end(spec, raw)
     if workload is None or raw["end_ns"] < bound_ns or any(job.runtime_ns for job in workload.jobs):
-        return []
+        return late
     unsized = [job.name for job in workload.jobs if not job.size_bytes and not job.time_based]
     why = (f"; job(s) {', '.join(repr(n) for n in unsized)} have no size and no runtime, so each "
            "would cover the whole array" if unsized else "")
-    return [f"the workload has no runtime and was still running when the run stopped at the "
-            f"{spec.options.max_time_s:g} s bound on simulated time (--max-time-s){why}"]
+    return late + [f"the workload has no runtime and was still running when the run stopped at the "
+                   f"{spec.options.max_time_s:g} s bound on simulated time (--max-time-s){why}"]
+
+
+def events_after_the_end(spec: Any, raw: Dict[str, Any]) -> List[str]:
+    """Scripted failures and replacements timed after the run ended never happened: say so
+    (``--fail 0@1h`` on a 10 s run used to leave no trace at all)."""
+    end_s = raw["end_ns"] / 1e9
+    return [f"--{e['action']} {e['member']}@{e['at_s']:g}s never happened: the run ended at {end_s:g} s "
+            "simulated" for e in sorted(spec.options.timeline, key=lambda e: e["at_s"])
+            if e["at_s"] > end_s]
 
 
 def emit(notes: List[str], context: str = "") -> None:

@@ -75,6 +75,7 @@ _TOML_MARK = b"# raidlab drive model fitted by 'raidlab calibrate'"
 _LOG_LINE = re.compile(rb"[0-9]+, -?[0-9]+, [012], 0, 0")
 _REBUILD_LINE = re.compile(rb"[0-9]+, -?[0-9]+, 2, 0, 0")
 _META_KEY = "raidlab.outputs"
+_INPUTS_KEY = "raidlab.inputs"
 Pathish = Union[str, os.PathLike]
 
 FORCE_HELP = ("Replace existing files that raidlab did not write. Outputs still never go to a "
@@ -159,6 +160,28 @@ def current() -> Consent:
     return consent if isinstance(consent, Consent) else Consent()
 
 
+def _protected_why(label: str) -> str:
+    if label == "--target":
+        return "it is the measured --target"
+    return f"it is {label}, an input of this command (an output never replaces an input, even with --force)"
+
+
+def inputs_read() -> List[Tuple[str, str]]:
+    """(label, path) of every input file the running command has read or was given (none
+    outside the CLI). :func:`raidlab.inputs.read_bytes` records each file it reads here."""
+    context = click.get_current_context(silent=True)
+    if context is None:
+        return []
+    return context.find_root().meta.setdefault(_INPUTS_KEY, [])
+
+
+def note_input(path: Pathish, label: str) -> None:
+    """Records that the running command reads ``path`` (so no output may replace it)."""
+    context = click.get_current_context(silent=True)
+    if context is not None:
+        inputs_read().append((label, os.fspath(path)))
+
+
 def check_file(path: Pathish, option: str, consent: Optional[Consent] = None,
                protect: Sequence[Tuple[str, str]] = ()) -> Optional[os.stat_result]:
     """Raises :class:`ConfigError` unless ``path`` may be written now; returns its stat (or None)."""
@@ -176,9 +199,9 @@ def check_file(path: Pathish, option: str, consent: Optional[Consent] = None,
     if under_kernel_tree(path):
         raise _refuse(option, path, "raidlab writes no files under /dev, /proc or /sys "
                                     "(a mistyped device name?)" + _stdout_hint(path))
-    for label, guarded in list(consent.protected) + list(protect):
+    for label, guarded in list(consent.protected) + list(protect) + inputs_read():
         if guarded and _same(path, guarded):
-            raise _refuse(option, path, f"it is the measured {label}")
+            raise _refuse(option, path, _protected_why(label))
     other = consent.written.get(os.path.realpath(path))
     if other is not None and other != option:
         raise _refuse(option, path, f"{other} writes the same file")
@@ -246,7 +269,8 @@ def write_files(files: Sequence[Tuple[Pathish, bytes]], option: str) -> List[Pat
 
 
 def make_directory(path: Pathish, option: str) -> Path:
-    """The directory an option writes files into, created if missing."""
+    """The directory an option writes files into, created if missing (its parent must exist,
+    as a file's directory must: a mistyped parent is not created as a tree of directories)."""
     _check_directory(path, option)
     try:
         os.makedirs(path, exist_ok=True)
@@ -259,6 +283,9 @@ def _check_directory(path: Pathish, option: str) -> None:
     found = _stat(path, option, "create")
     if found is not None and not stat.S_ISDIR(found.st_mode):
         raise ConfigError(f"cannot create {option} {path}: it exists and is not a directory")
+    parent = os.path.dirname(os.path.abspath(path))
+    if found is None and not os.path.isdir(parent):
+        raise ConfigError(f"cannot create {option} {path}: directory {parent} does not exist")
     if under_kernel_tree(path):
         raise _refuse(option, path, "raidlab writes no files under /dev, /proc or /sys")
 
@@ -376,9 +403,11 @@ def _declared(context: click.Context, values: Dict[str, object], kinds: Dict[str
     """(option, path, kind) of every output the user gave, with --log-prefix expanded."""
     for name, kind in kinds.items():
         value = values.get(name)
-        if value is None or value == "" or value == STDOUT:
+        if value is None or value == STDOUT:
             continue
         option = _option_name(context, name)
+        if not str(value).strip():  # was skipped: the report the user asked for never appeared
+            raise ConfigError(f"cannot write {option}: the path is empty")
         paths = log_files(str(value)) if kind == "log-prefix" else [str(value)]
         for path in paths:
             yield option, path, "dir" if kind == "dir" else "file"
@@ -399,6 +428,24 @@ def check_declared(outputs: Iterable[Tuple[str, str, str]], consent: Consent) ->
             check_file(path, option, consent)
 
 
+def _param_name(context: click.Context, name: str) -> str:
+    param = next((p for p in context.command.params if p.name == name), None)
+    if isinstance(param, click.Argument):
+        return param.human_readable_name.rstrip(".")
+    return _option_name(context, name)
+
+
+def _note_given_files(context: click.Context, values: Dict[str, object], outputs: set) -> None:
+    """Every other option or argument whose value names an existing file is an input: no
+    output of the command may replace it (``import X.json --json X.json``, ``--html JOB.fio``)."""
+    for name, value in values.items():
+        if name in outputs:
+            continue
+        for item in value if isinstance(value, (list, tuple)) else (value,):
+            if isinstance(item, str) and item and item != STDOUT and os.path.isfile(item):
+                note_input(item, f"the file given to {_param_name(context, name)}")
+
+
 def writes_files(target: Optional[str] = "target", **kinds: str):
     """Declares a command's output options (parameter name -> ``file``, ``dir`` or
     ``log-prefix``), adds ``--force``, and checks them all before the command does any work.
@@ -412,6 +459,7 @@ def writes_files(target: Optional[str] = "target", **kinds: str):
             guarded = values.get(target) if target else None
             if guarded:
                 consent.protected.append(("--target", str(guarded)))
+            _note_given_files(context, values, set(kinds) | {target})
             check_declared(_declared(context, values, kinds), consent)
             context.meta[_META_KEY] = consent
             return function(*args, **values)

@@ -27,13 +27,24 @@ _FIXED = ("level", "devices", "layout", "chunk_kib", "drive", "failed", "spare",
 SIM_OPTIONS = tuple(k for k in KNOWN_KEYS if k not in _FIXED)
 
 
+def check_sim_options(options: Any) -> None:
+    """Refuses ``--sim-opt`` keys that are unknown or that the array options and the rebuild fix
+    (``devices=5`` is reliability's own ``--devices``), before any keyword reaches a call."""
+    fixed = sorted(set(options) & set(_FIXED))
+    if fixed:
+        raise ConfigError(f"--sim-opt {', '.join(fixed)}: set by reliability's own options (--level, --devices, "
+                          "--layout, --chunk-kib, --drive) and the rebuild (one failed member, a spare), "
+                          "not by --sim-opt")
+    unknown = sorted(set(options) - set(SIM_OPTIONS))
+    if unknown:
+        raise ConfigError(f"unknown --sim-opt key(s) {', '.join(unknown)}; expected {', '.join(SIM_OPTIONS)}")
+
+
 def simulated_rebuild_hours(*, level: str, devices: int, layout: Optional[str], chunk_kib: Optional[int],
                             capacity_bytes: int, drive: Optional[str], **options: Any) -> float:
     """Hours to rebuild one member of ``capacity_bytes`` under the given foreground workload
     (an idle array when no workload option is given)."""
-    unknown = sorted(set(options) - set(SIM_OPTIONS))
-    if unknown:
-        raise ConfigError(f"unknown --sim-opt key(s) {', '.join(unknown)}; expected {', '.join(SIM_OPTIONS)}")
+    check_sim_options(options)
     model = resolve_drive(drive or REBUILD_DRIVE)
     # A DiskSim model's size is fixed by its geometry: rebuild it as it is and scale the time to
     # the member size at the same rate (as the simulator extrapolates any unfinished rebuild).

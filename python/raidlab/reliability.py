@@ -48,6 +48,11 @@ DEFAULT_TRIALS: int = _DEFAULTS["trials"]
 DEFAULT_CAPACITY_TB: float = 4.0
 DEFAULT_CHUNK_KIB: int = _core.DEFAULT_CHUNK_KIB
 HOURS_PER_YEAR: float = _DEFAULTS["hours_per_year"]
+#: The core's bounds on sector errors (crates/raidlab-core/src/reliability/mod.rs, validate):
+#: UBER below 1e-3 per bit read, latent sector errors at most 1 per disk-hour. The CLI declares
+#: its ranges from these, so an option's range and the model's agree.
+MAX_UBER = 1e-3
+MAX_LSE_PER_DISK_YEAR = 1.0 * HOURS_PER_YEAR
 REPAIR_POLICIES = ("md", "serial", "parallel")
 REPAIR_DISTRIBUTIONS = ("fixed", "exponential")
 
@@ -98,6 +103,9 @@ def simulated_rebuild_hours(level: str, devices: int, layout: Optional[str], chu
     function = getattr(module, "simulated_rebuild_hours", None)
     if function is None:
         raise ConfigError("--rebuild-from-sim needs the rebuild simulator (not available in this build)")
+    checker = getattr(module, "check_sim_options", None)
+    if checker is not None:
+        checker(dict(sim_options))
     hours = function(level=level, devices=devices, layout=layout, chunk_kib=chunk_kib,
                      capacity_bytes=capacity_bytes, drive=drive, **dict(sim_options))
     if isinstance(hours, bool) or not isinstance(hours, (int, float)) or not math.isfinite(hours) \

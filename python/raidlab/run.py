@@ -102,7 +102,9 @@ def cli_type(name: str) -> Any:
         from raidlab.commands.numbers import finite
 
         return finite(meta["low"], meta["high"])
-    return click.IntRange(meta["low"], meta["high"])
+    from raidlab.commands.numbers import whole
+
+    return whole(meta["low"], meta["high"])
 
 
 def _convert(name: str, value: Any, where: str) -> Any:
@@ -122,6 +124,8 @@ def _convert(name: str, value: Any, where: str) -> Any:
         return value
     if name == "failed":
         return _members(value, where)
+    if name == "timeline":
+        return _timeline(value, where)
     if name in _FLOAT_KEYS:
         number = _number(name, value, where, float)
     elif isinstance(default, int):
@@ -134,12 +138,19 @@ def _convert(name: str, value: Any, where: str) -> Any:
 
 
 def _number(name: str, value: Any, where: str, kind: type) -> Any:
-    if kind is int and isinstance(value, str) and value.strip().isdigit():
-        return int(value)  # exact, even past float precision (seeds)
-    try:
-        number = float(value) if not isinstance(value, bool) else math.nan
-    except (TypeError, ValueError):
-        number = math.nan
+    from raidlab.commands.numbers import real_text, whole_text
+
+    if isinstance(value, str):  # text (a --sim-opt value): ASCII decimal only, as on the CLI
+        exact = whole_text(value) if kind is int else None
+        if exact is not None:
+            return exact  # exact, even past float precision (seeds)
+        number = real_text(value)
+        number = math.nan if number is None else number
+    else:
+        try:
+            number = float(value) if not isinstance(value, bool) else math.nan
+        except (TypeError, ValueError, OverflowError):
+            number = math.nan
     if not math.isfinite(number) or (kind is int and number != int(number)):
         what = "a whole number" if kind is int else "a finite number"
         raise ConfigError(f"{where}{name}={value!r} is not {what}")
@@ -155,7 +166,48 @@ def _members(value: Any, where: str) -> Tuple[int, ...]:
         members = (-1,)
     if any(m < 0 for m in members):
         raise ConfigError(f"{where}failed={value!r} is not a list of member indices (from 0)")
+    twice = sorted({m for m in members if members.count(m) > 1})
+    if twice:
+        raise ConfigError(f"{where}failed: member {twice[0]} is listed twice")
     return members
+
+
+def _timeline(value: Any, where: str) -> Tuple[Dict[str, Any], ...]:
+    """Scripted events: each a mapping ``{"action": "fail"|"replace", "member": K, "at_s": T}``."""
+    if isinstance(value, (str, bytes, Mapping)) or not hasattr(value, "__iter__"):
+        raise ConfigError(f"{where}timeline must be a list of events, got {type(value).__name__}")
+    events = []
+    for event in value:
+        if not isinstance(event, Mapping) or set(event) != {"action", "member", "at_s"} \
+                or event["action"] not in ("fail", "replace"):
+            raise ConfigError(f"{where}timeline event {event!r:.80}: expected "
+                              "{'action': 'fail' or 'replace', 'member': K, 'at_s': T}")
+        member = _number("member", event["member"], f"{where}timeline ", int)
+        at_s = _number("at_s", event["at_s"], f"{where}timeline ", float)
+        if member < 0 or at_s < 0:
+            raise ConfigError(f"{where}timeline event {event!r:.80}: member and at_s must be at least 0")
+        events.append({"action": event["action"], "member": member, "at_s": at_s})
+    return tuple(events)
+
+
+def check_timeline(options: "Options") -> None:
+    """Each member's scripted events must make sense in time order: a fail of a working member,
+    a replace of a failed one (members in ``failed`` start failed). Without this, a replace of a
+    working member or a second fail of a failed one did nothing, silently. A hot spare replaces
+    failed members itself, so with ``spare`` only the events' own shape is checked."""
+    if options.spare:
+        return
+    failed = set(options.failed)
+    for event in sorted(options.timeline, key=lambda e: e["at_s"]):
+        member, at_s, action = event["member"], event["at_s"], event["action"]
+        if action == "fail" and member in failed:
+            raise ConfigError(f"--fail {member}@{at_s:g}s: member {member} is already failed then "
+                              f"(failed {'from the start' if member in options.failed else 'earlier'}, "
+                              "not replaced since)")
+        if action == "replace" and member not in failed:
+            raise ConfigError(f"--replace {member}@{at_s:g}s: member {member} is working then; "
+                              "a replacement follows a --fail (or --failed) of the same member")
+        (failed.add if action == "fail" else failed.discard)(member)
 
 
 def _boolean(name: str, value: Any, where: str) -> bool:
@@ -242,10 +294,13 @@ def build_run(settings: Mapping[str, Any], *, workload: Optional[Workload] = Non
     """
     from raidlab.sim import resolve_workload
 
+    if workload is not None and not isinstance(workload, Workload):
+        raise ConfigError(f"{where}workload must be a raidlab Workload, got {type(workload).__name__}")
     given = _checked(settings, KNOWN_KEYS, where)
     design = build_design({k: v for k, v in given.items() if k in _DESIGN_KEYS}, where)
     chosen = {k: given[k] for k in _OPTION_KEYS if k in given}
     options = Options(**{**chosen, "timeline": tuple(chosen.get("timeline", ()))})
+    check_timeline(options)
     idle_ok = allow_idle or bool(options.timeline) or (options.spare and bool(options.failed))
     workload_given = {k: given[k] for k in WORKLOAD_KEYS if k in given}
     if workload is None or workload_given:

@@ -20,6 +20,8 @@ from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Sequence,
 
 from raidlab import _core, inputs
 from raidlab.errors import ConfigError, DeviceError
+from raidlab.array import MAX_DEVICES
+from raidlab.commands.numbers import real_text, whole_text
 from raidlab.report import fio_json
 from raidlab.workload import Workload, parse_fio, parse_fio_file, parse_sysbench, preset as workload_preset
 
@@ -56,6 +58,12 @@ def load_drive(drive: Union[str, Path, Dict[str, Any]]) -> Dict[str, Any]:
                 value = float(value)
             params[key] = inputs.finite_number(value, f"drive file {inputs.show_path(text)}: '{key}'")
         choice["params"] = params
+        if "preset" in choice and "kind" in choice:
+            kinds = {p["name"]: p["kind"] for p in _core.drive_presets()}
+            if kinds.get(choice["preset"], choice["kind"]) != choice["kind"]:
+                raise DeviceError(f"drive file {inputs.show_path(text)}: preset = \"{choice['preset']}\" is "
+                                  f"of kind \"{kinds[choice['preset']]}\", not kind = \"{choice['kind']}\"; "
+                                  "give one of them")
         if "preset" not in choice and "kind" not in choice:
             raise DeviceError(f"drive file {text}: needs kind = \"hdd\"|\"ssd\"|\"null\" or preset = \"NAME\"")
         return choice
@@ -71,9 +79,13 @@ def parse_events(specs: Sequence[str], action: str) -> List[Dict[str, Any]]:
     events = []
     for spec in specs:
         member, _, when = spec.partition("@")
-        if not member.strip().isdigit() or not when:
+        index = whole_text(member)
+        if index is None or index < 0 or not when:
             raise ConfigError(f"--{action} {spec!r}: expected MEMBER@TIME, e.g. 2@30s")
-        events.append({"action": action, "member": int(member), "at_s": parse_seconds(when, action)})
+        if index >= MAX_DEVICES:
+            raise ConfigError(f"--{action} {spec!r}: member {index} does not exist "
+                              f"(an array has at most {MAX_DEVICES} members)")
+        events.append({"action": action, "member": index, "at_s": parse_seconds(when, action)})
     return events
 
 
@@ -87,10 +99,10 @@ def parse_seconds(text: str, option: str) -> float:
             break
     else:
         number, scale = value, 1.0
-    try:
-        seconds = float(number) * scale
-    except ValueError:
-        raise ConfigError(f"--{option}: {text!r} is not a time (e.g. 30s, 1.5m, 500ms)") from None
+    parsed = real_text(number)
+    if parsed is None:
+        raise ConfigError(f"--{option}: {text!r} is not a time (e.g. 30s, 1.5m, 500ms)")
+    seconds = parsed * scale
     if not 0 <= seconds <= 1e7:
         raise ConfigError(f"--{option}: {text!r} is out of range")
     return seconds
@@ -131,7 +143,9 @@ def resolve_workload(fio: Optional[str] = None, sysbench: Optional[str] = None,
     if workload is not None:
         return workload
     if fio is not None:
-        return fio_workload(fio)
+        if not isinstance(fio, (str, os.PathLike)):
+            raise ConfigError(f"fio must be a job file's path or the job text, got {type(fio).__name__}")
+        return fio_workload(os.fspath(fio) if not isinstance(fio, str) else fio)
     if sysbench is not None:
         return parse_sysbench(sysbench)
     return workload_preset(preset)

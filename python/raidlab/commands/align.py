@@ -11,7 +11,7 @@ import click
 
 from raidlab import align as aligner
 from raidlab.array import DEFAULT_CHUNK_KIB, Array
-from raidlab.commands.numbers import finite
+from raidlab.commands.numbers import finite, whole
 from raidlab.errors import ConfigError
 from raidlab.inputs import read_stdin, read_text, show_path
 
@@ -63,12 +63,12 @@ Exit status:
               help="Where sysfs is mounted (for checking a copy).")
 @click.option("--level", metavar="LEVEL", help="The array's RAID level (with --devices): its chunk and stripe "
               "come from raidlab's md-exact io_min/io_opt.")
-@click.option("--devices", type=click.IntRange(1, 64), help="Members of the array.")
+@click.option("--devices", type=whole(1, 64), help="Members of the array.")
 @click.option("--layout", metavar="NAME", help="mdadm layout name [default: mdadm's].")
-@click.option("--chunk-kib", type=click.IntRange(1, 1 << 20), help="Chunk size in KiB (alone: a hardware RAID "
+@click.option("--chunk-kib", type=whole(1, 1 << 20), help="Chunk size in KiB (alone: a hardware RAID "
               "LUN's strip size).")
-@click.option("--logical-block-bytes", type=int, help="Logical sector size, for a dump without 'sectorsize'.")
-@click.option("--physical-block-bytes", type=int, help=f"Physical block size for a dump "
+@click.option("--logical-block-bytes", type=whole(), help="Logical sector size, for a dump without 'sectorsize'.")
+@click.option("--physical-block-bytes", type=whole(), help=f"Physical block size for a dump "
               f"[default: {aligner.DEFAULT_PHYSICAL}, or the logical size if larger].")
 @click.option("--io-kib", type=finite(0.5, 1 << 20), default=16, show_default=True,
               help="I/O size whose chunk straddling is counted (e.g. 16 for InnoDB pages, 8 for PostgreSQL).")

@@ -23,13 +23,36 @@ from raidlab.measure.fit import MODELS, Observation, Point
 DEFAULT_OUT = "calibrated-drive.toml"
 
 
+#: What a sweep row may hold, beyond "a finite number >= 0": far past any real device, so only
+#: a damaged or hand-made document is refused (1e308 IOPS overflowed the fit, bs 0 divided by 0).
+SWEEP_PATTERNS = ("randread", "randwrite", "read", "write")
+_SWEEP_WHOLE = {"bs": (512, 1 << 30), "iodepth": (1, 65536), "fdatasync": (0, 1 << 20)}
+#: A mean latency of 0 ns is no measurement (the fit divides by it).
+_SWEEP_MIN = {"lat_mean_ns": 1.0}
+_SWEEP_MAX = {"iops": 1e9, "bw_bytes": 1e13, "lat_mean_ns": 3.6e12, "lat_min_ns": 3.6e12,
+              "sync_mean_ns": 3.6e12, "runtime_s": 86400.0, "percentile": 3.6e12}
+
+
 def _observation(row, index: int, number) -> Observation:
     """One sweep row; ``number(value, field)`` checks each number."""
-    def get(key: str, default=None) -> float:
-        return number(row[key] if default is None else row.get(key, default), f"sweep[{index}].{key}")
+    at = f"sweep[{index}]"
 
+    def get(key: str, default=None) -> float:
+        value = number(row[key] if default is None else row.get(key, default), f"{at}.{key}")
+        low, high = _SWEEP_WHOLE.get(key, (_SWEEP_MIN.get(key, 0), _SWEEP_MAX.get(key)))
+        if value < low or value > high or (key in _SWEEP_WHOLE and value != int(value)):
+            kind = "a whole number" if key in _SWEEP_WHOLE else "a number"
+            raise ConfigError(f"calibration sweep: {at}.{key} must be {kind} from {low:g} to {high:g}, got {value:g}")
+        return value
+
+    if not isinstance(row, dict) or row.get("rw") not in SWEEP_PATTERNS or not isinstance(row.get("percentiles"), dict):
+        raise ConfigError(f"calibration sweep: {at} needs rw (one of {', '.join(SWEEP_PATTERNS)}) and a "
+                          "percentiles table")
     point = Point(row["rw"], int(get("bs")), int(get("iodepth")), int(get("fdatasync", 0)))
-    percentiles = {k: number(v, f"sweep[{index}].percentiles.{k}") for k, v in row["percentiles"].items()}
+    percentiles = {str(k): number(v, f"{at}.percentiles.{k}") for k, v in row["percentiles"].items()}
+    if any(v >= _SWEEP_MAX["percentile"] for v in percentiles.values()):
+        raise ConfigError(f"calibration sweep: {at}.percentiles must be latencies below "
+                          f"{_SWEEP_MAX['percentile']:g} ns (an hour)")
     return Observation(point, get("iops"), get("bw_bytes"), get("lat_mean_ns"), get("lat_min_ns"),
                        percentiles, get("sync_mean_ns"), get("runtime_s"))
 

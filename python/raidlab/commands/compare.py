@@ -13,7 +13,7 @@ import click
 
 from raidlab.commands import write_output
 from raidlab.outputs import writes_files
-from raidlab.commands.numbers import finite
+from raidlab.commands.numbers import finite, whole
 from raidlab import _core
 from raidlab import notes as run_notes
 from raidlab.compare import STATES, Case, classic, compare, load_designs, verdicts
@@ -83,7 +83,7 @@ def _emit_notes(rows) -> None:
 @click.option("--states", default=",".join(STATES), show_default=True,
               help="Array states to run: optimal, degraded (one member failed), rebuilding.")
 @click.option("--runtime-s", type=finite(0.01, 1e5), help="Override each workload's run time.")
-@click.option("--seed", type=click.IntRange(0, 2**64 - 1), default=1, show_default=True)
+@click.option("--seed", type=whole(0, 2**64 - 1), default=1, show_default=True)
 @click.option("--json", "json_out", metavar="OUT", help="Write every run's fio-shaped JSON (- for stdout).")
 @click.option("--csv", "csv_out", metavar="OUT", help="Write the table as CSV (- for stdout).")
 @click.option("--html", "html_out", metavar="OUT", help="Write a self-contained HTML report with charts.")
@@ -101,7 +101,7 @@ def compare_command(designs_file, fio_job, sysbench, preset, states, runtime_s, 
     if any(x is not None for x in (fio_job, sysbench, preset)):
         workload = resolve_workload(fio=fio_job, sysbench=sysbench, preset=preset)
         cases = [Case(workload.describe().split(",")[0], workload)]
-    chosen = [s.strip() for s in states.split(",") if s.strip()]
+    chosen = list(dict.fromkeys(s.strip() for s in states.split(",") if s.strip()))  # each state once
     bad = [s for s in chosen if s not in STATES]
     if bad or not chosen:
         raise ConfigError(f"--states: unknown state(s) {', '.join(bad) or '(none)'}; expected {', '.join(STATES)}")

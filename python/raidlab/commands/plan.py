@@ -10,7 +10,7 @@ from typing import List, Optional
 import click
 
 from raidlab.commands import progress, write_output
-from raidlab.commands.numbers import finite
+from raidlab.commands.numbers import finite, whole
 from raidlab.commands.progress import ProgressBar
 from raidlab.outputs import writes_files
 from raidlab.planner import MAX_CAPACITY_TB, PlanResult, plan
@@ -108,14 +108,14 @@ def render_text(result: PlanResult, top: int) -> str:
 @click.option("--max-rebuild-hours", type=finite(0, 1e6, low_open=True),
               help="Target: hours to rebuild a full member onto a spare while serving --min-iops "
                    "(or the full workload if no IOPS target), under --speed-limit-min/max.")
-@click.option("--max-drives", type=click.IntRange(2, 64), default=DEFAULT_MAX_DRIVES, show_default=True,
+@click.option("--max-drives", type=whole(2, 64), default=DEFAULT_MAX_DRIVES, show_default=True,
               help="Most drives, spares included.")
 @click.option("--drive", "drives", multiple=True, metavar="NAME[:PRICE]",
               help="A candidate drive model (preset or .toml) and its price per drive; repeatable. "
                    "Default: every preset, unpriced (cost = number of drives).")
 @click.option("--budget", type=finite(0, 1e15, low_open=True),
               help="Most money to spend on drives (needs prices).")
-@click.option("--spares", type=click.IntRange(0, 8), default=0, show_default=True,
+@click.option("--spares", type=whole(0, 8), default=0, show_default=True,
               help="Hot spares to buy with the array.")
 @click.option("--levels", default=",".join(map(str, DEFAULT_LEVELS)), show_default=True,
               help="RAID levels to consider (raid1 is the 2-drive mirror; add 0 to allow raid0).")
@@ -127,20 +127,20 @@ def render_text(result: PlanResult, top: int) -> str:
               help="Target: most acceptable probability of data loss over --mission-years.")
 @click.option("--mission-years", type=finite(0, 100, low_open=True), default=5.0, show_default=True,
               help="Mission time for --durability.")
-@click.option("--speed-limit-min", type=click.IntRange(1, 10**9), default=MD_SPEED_LIMIT_MIN_KIB_S,
+@click.option("--speed-limit-min", type=whole(1, 10**9), default=MD_SPEED_LIMIT_MIN_KIB_S,
               show_default=True, help="md speed_limit_min, KiB/s per device: the simulated rebuilds run "
               "under it and the setup sets it (under load md rebuilds at about this rate).")
-@click.option("--speed-limit-max", type=click.IntRange(1, 10**9), default=MD_SPEED_LIMIT_MAX_KIB_S,
+@click.option("--speed-limit-max", type=whole(1, 10**9), default=MD_SPEED_LIMIT_MAX_KIB_S,
               show_default=True, help="md speed_limit_max, KiB/s per device (an idle rebuild's ceiling).")
 @click.option("--sim-seconds", type=finite(0.01, 600),
               help="Simulated seconds per scenario [default: 2 for disks, 0.25 SATA SSD, 0.1 NVMe; rebuilds run at least 30, 5 and 1].")
-@click.option("--extra", type=click.IntRange(0, 16), default=1, show_default=True,
+@click.option("--extra", type=whole(0, 16), default=1, show_default=True,
               help="Device counts simulated past each family's first design that meets the targets.")
-@click.option("--seed", type=click.IntRange(0, 2**64 - 1), default=1, show_default=True,
+@click.option("--seed", type=whole(0, 2**64 - 1), default=1, show_default=True,
               help="Seed of every simulation: same inputs and seed give the same plan.")
-@click.option("--jobs", type=click.IntRange(1, 256), default=None,
+@click.option("--jobs", type=whole(1, 256), default=None,
               help="Simulations run in parallel [default: the number of CPUs]. Does not change the answer.")
-@click.option("--top", type=click.IntRange(1, 1000), default=12, show_default=True,
+@click.option("--top", type=whole(1, 1000), default=12, show_default=True,
               help="Pareto designs shown in the text table.")
 @click.option("--html", "html_out", metavar="OUT", help="Write a self-contained HTML report with the Pareto front.")
 @click.option("--png", "png_dir", metavar="DIR", help="Write the Pareto front as a PNG into DIR (matplotlib).")

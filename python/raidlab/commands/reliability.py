@@ -14,7 +14,7 @@ import click
 
 from raidlab.commands import write_output
 from raidlab.outputs import writes_files
-from raidlab.commands.numbers import finite
+from raidlab.commands.numbers import finite, real_text, whole, whole_text
 from raidlab.commands.progress import ProgressBar
 from raidlab import reliability as rel
 from raidlab.report import html as html_report
@@ -30,15 +30,13 @@ def _sim_options(pairs: Tuple[str, ...]) -> Dict[str, Any]:
         key = key.strip().replace("-", "_")
         if not sep or not key.isidentifier():
             raise click.BadParameter(f"{pair!r} is not KEY=VALUE", param_hint="--sim-opt")
+        # Numbers in ASCII decimal only, as on the command line (commands.numbers); any other
+        # text stays text and build_run reads it by the setting's declaration ('١' is refused).
         text = value.strip()
-        parsed: Any = text
-        for convert in (int, float):
-            try:
-                parsed = convert(text)
-                break
-            except ValueError:
-                continue
-        options[key] = parsed
+        number = whole_text(text)
+        options[key] = number if number is not None else real_text(text)
+        if options[key] is None:
+            options[key] = text
     return options
 
 
@@ -135,9 +133,9 @@ def render_text(doc: Dict[str, Any]) -> str:
 
 @click.command("reliability")
 @click.option("--level", required=True, metavar="LEVEL", help="RAID level: 0, 1, 4, 5, 6 or 10.")
-@click.option("--devices", required=True, type=int, help="Members in the array.")
+@click.option("--devices", required=True, type=whole(), help="Members in the array.")
 @click.option("--layout", metavar="NAME", help="mdadm layout name [default: mdadm's].")
-@click.option("--chunk-kib", type=int, default=rel.DEFAULT_CHUNK_KIB, show_default=True,
+@click.option("--chunk-kib", type=whole(), default=rel.DEFAULT_CHUNK_KIB, show_default=True,
               help="Chunk size in KiB (power of two).")
 @click.option("--capacity-tb", type=finite(0, 1e6, low_open=True),
               default=rel.DEFAULT_CAPACITY_TB, show_default=True,
@@ -163,9 +161,9 @@ def render_text(doc: Dict[str, Any]) -> str:
               help="Hours until a failure is noticed, added to the rebuild time.")
 @click.option("--replace-hours", type=finite(0, 1e6), default=0.0, show_default=True,
               help="Hours until a replacement starts rebuilding (0: hot spare).")
-@click.option("--uber", type=finite(0, 1), default=rel.DEFAULT_UBER, show_default=True,
+@click.option("--uber", type=finite(0, rel.MAX_UBER, high_open=True), default=rel.DEFAULT_UBER, show_default=True,
               help="Unrecoverable bit error rate per bit read (desktop drives: 1e-14).")
-@click.option("--lse-per-disk-year", type=finite(0, 1e6), default=0.0, show_default=True,
+@click.option("--lse-per-disk-year", type=finite(0, rel.MAX_LSE_PER_DISK_YEAR), default=0.0, show_default=True,
               help="Latent sector errors per disk-year (Elerath & Pecht 2009 fit: 0.95; 0 = off).")
 @click.option("--scrub-days", type=finite(0, 36500), default=rel.DEFAULT_SCRUB_DAYS, show_default=True,
               help="Days between scrubs, which clear latent errors (0 = never).")
@@ -182,9 +180,9 @@ def render_text(doc: Dict[str, Any]) -> str:
 @click.option("--ure-fails-array", is_flag=True,
               help="An unreadable sector during a rebuild loses the array (controllers that abort "
                    "the rebuild) instead of a few KiB (md).")
-@click.option("--trials", type=int, default=rel.DEFAULT_TRIALS, show_default=True,
+@click.option("--trials", type=whole(), default=rel.DEFAULT_TRIALS, show_default=True,
               help="Monte Carlo trials (0: exact chain only).")
-@click.option("--seed", type=int, default=1, show_default=True, help="Monte Carlo seed.")
+@click.option("--seed", type=whole(), default=1, show_default=True, help="Monte Carlo seed.")
 @click.option("--json", "as_json", is_flag=True, help="Print the JSON document instead of text.")
 @click.option("--html", "html_out", metavar="PATH",
               help="Also write a self-contained HTML report (tiles and the P(loss) curve).")

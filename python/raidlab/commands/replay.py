@@ -10,7 +10,7 @@ import click
 
 from raidlab.commands import write_output
 from raidlab.outputs import writes_files
-from raidlab.commands.numbers import finite
+from raidlab.commands.numbers import finite, whole
 from raidlab import disksim
 from raidlab.report.html import render_html
 
@@ -21,8 +21,8 @@ from raidlab.report.html import render_html
 @click.argument("trace", metavar="TRACE")
 @click.option("--json", "as_json", is_flag=True,
               help="Print {requests, mean_measured_ms, mean_simulated_ms, demerit_ms, demerit_pct}.")
-@click.option("--limit", type=click.IntRange(1), metavar="N", help="Replay only the first N requests.")
-@click.option("--seed", type=click.IntRange(0), metavar="N",
+@click.option("--limit", type=whole(1), metavar="N", help="Replay only the first N requests.")
+@click.option("--seed", type=whole(0), metavar="N",
               help="Start the platter at a random angle drawn from N (default: angle 0 at time 0, "
                    "as DiskSim's validation runs do).")
 @click.option("--png", metavar="FILE.png", help="Plot both service-time CDFs (needs matplotlib).")

@@ -11,6 +11,7 @@ from typing import Optional, Tuple
 import click
 
 from raidlab.commands import progress, write_output
+from raidlab.commands.numbers import whole_text
 from raidlab.commands.progress import ProgressBar
 from raidlab.outputs import writes_files
 from raidlab import _core
@@ -28,11 +29,11 @@ from raidlab.sim import FIO_FORMS
 def _failed_members(text: Optional[str]) -> Tuple[int, ...]:
     if not text:
         return ()
-    parts = [p.strip() for p in text.split(",")]
-    if not all(p.isdigit() for p in parts):
+    members = [whole_text(p) for p in text.split(",")]
+    if any(m is None or m < 0 for m in members):
         raise click.BadParameter(f"{text!r} is not a comma-separated list of member indices",
                                  param_hint="--failed")
-    return tuple(int(p) for p in parts)
+    return tuple(members)
 
 
 def _progress(enabled: bool):

@@ -42,6 +42,13 @@ __all__ = ["FioRun", "find_fio", "fio_version", "run_fio", "DEFAULT_FIO"]
 
 #: The binary looked up on PATH unless ``--fio-binary`` or ``$RAIDLAB_FIO`` names another.
 DEFAULT_FIO = "fio"
+#: ``fio --version`` prints at once (it reads no job); a binary silent this long is not fio.
+VERSION_TIMEOUT_S = 10.0
+#: Time a run may take beyond the workload's own run time before raidlab stops fio: laying out
+#: the file (fio writes it whole before a read job starts), ramp time and the final sync. A fio
+#: that is still running then is stuck (a hung device, a binary that is not fio) and is ended
+#: with SIGTERM, then SIGKILL, so 'measure' and 'calibrate' never hang.
+RUN_GRACE_S = 600.0
 
 _PERCENT = re.compile(rb"\[([0-9]{1,3}(?:\.[0-9]+)?)%\]")
 _ERRNO_HINTS = {
@@ -57,6 +64,8 @@ _ERRNO_HINTS = {
 
 def find_fio(binary: Optional[str] = None) -> str:
     """The fio executable to run: ``binary``, ``$RAIDLAB_FIO``, or ``fio`` on PATH."""
+    if binary is not None and not binary.strip():
+        raise ConfigError("--fio-binary is empty: give the path of fio, or leave the option out")
     wanted = binary or os.environ.get("RAIDLAB_FIO") or DEFAULT_FIO
     if os.sep in wanted:
         if os.path.isfile(wanted) and os.access(wanted, os.X_OK):
@@ -73,10 +82,13 @@ def find_fio(binary: Optional[str] = None) -> str:
 def fio_version(binary: str) -> str:
     """``fio-3.33`` (what ``fio --version`` prints)."""
     try:
-        done = subprocess.run([binary, "--version"], capture_output=True, text=True, timeout=30,
-                              stdin=subprocess.DEVNULL)
-    except (OSError, subprocess.TimeoutExpired) as error:
-        raise ConfigError(f"cannot run {binary} --version: {error}") from None
+        done = subprocess.run([binary, "--version"], capture_output=True, text=True,
+                              timeout=VERSION_TIMEOUT_S, stdin=subprocess.DEVNULL)
+    except subprocess.TimeoutExpired:
+        raise ConfigError(f"{binary} --version did not answer within {VERSION_TIMEOUT_S:g} s: "
+                          "it does not look like fio") from None
+    except OSError as error:
+        raise ConfigError(f"cannot run {binary} --version: {error.strerror or error}") from None
     text = (done.stdout or done.stderr).strip().splitlines()
     if done.returncode != 0 or not text or not text[0].startswith("fio"):
         raise ConfigError(f"{binary} does not look like fio (--version printed {text[:1]!r})")
@@ -130,7 +142,9 @@ def _first_error(text: str) -> str:
 
 
 def _failure(job_errors: List[int], text: str, status: int, target_path: str) -> DeviceError:
-    said = _first_error(text)
+    from raidlab.workload.units import show
+
+    said = show(_first_error(text), 300) if _first_error(text) else ""
     errno = next((e for e in job_errors if e), 0)
     if not errno:
         match = re.search(r"err=\s*([0-9]+)", text)
@@ -142,11 +156,59 @@ def _failure(job_errors: List[int], text: str, status: int, target_path: str) ->
         hint = hint.format(block=_logical_block(target_path))
     where = f"fio failed on {target_path}"
     if not said:
-        said = f"exit status {status}"
+        said = f"exit status {status}" if status else "it exited 0 but wrote no fio JSON output (is it fio?)"
     message = f"{where}: {said}"
     if hint:
         message += f" ({hint})"
     return DeviceError(" ".join(message.split()))
+
+
+#: What raidlab keeps of fio's own printing (status lines and messages): the first and the last
+#: bytes, for the error message. A fio (or a binary posing as fio) printing gigabytes must not
+#: fill memory.
+PRINTED_HEAD_BYTES = 64 * 1024
+PRINTED_TAIL_BYTES = 256 * 1024
+
+
+class _Printed:
+    """fio's printing, bounded: the first :data:`PRINTED_HEAD_BYTES` and the last
+    :data:`PRINTED_TAIL_BYTES`."""
+
+    def __init__(self) -> None:
+        self.head = bytearray()
+        self.tail = bytearray()
+
+    def append(self, chunk: bytes) -> None:
+        room = PRINTED_HEAD_BYTES - len(self.head)
+        if room > 0:
+            self.head += chunk[:room]
+            chunk = chunk[room:]
+        self.tail += chunk
+        if len(self.tail) > 2 * PRINTED_TAIL_BYTES:
+            del self.tail[:-PRINTED_TAIL_BYTES]
+
+    def text(self) -> str:
+        tail = self.tail[-PRINTED_TAIL_BYTES:]
+        gap = "\n...\n" if len(self.tail) > len(tail) else ""
+        return (bytes(self.head) + gap.encode() + bytes(tail)).decode("utf-8", "replace")
+
+
+def _read_output(path: str) -> str:
+    """fio's JSON output file through the one reader (a regular file, at most the fio JSON
+    limit: a FIFO or a directory in its place, or gigabytes, are no output), or ``""``."""
+    from raidlab.inputs import read_bytes
+
+    try:
+        return read_bytes(path, "fio JSON").decode("utf-8", "replace")
+    except ConfigError:
+        return ""
+
+
+def _errno(value: Any) -> int:
+    """A job's ``error`` field as an errno (fio writes an int; anything else counts as 1)."""
+    if value in (None, 0, False):
+        return 0
+    return value if isinstance(value, int) and not isinstance(value, bool) and 0 < value < 4096 else 1
 
 
 def _keep(path: str, output: str, raw: Optional[Dict[str, Any]], target_path: str) -> None:
@@ -187,7 +249,7 @@ def run_fio(job_text: str, target_path: str, *, binary: Optional[str] = None,
                                        stderr=subprocess.STDOUT, cwd=work)
         except OSError as error:
             raise ConfigError(f"cannot run {fio}: {error.strerror}") from None
-        printed: List[bytes] = []
+        printed = _Printed()
         fraction = [0.0]
 
         def pump() -> None:
@@ -201,8 +263,12 @@ def run_fio(job_text: str, target_path: str, *, binary: Optional[str] = None,
 
         reader = threading.Thread(target=pump, daemon=True)
         reader.start()
+        deadline_s = max(expected_s, 0.0) * 2 + RUN_GRACE_S
         try:
             while process.poll() is None:
+                if time.monotonic() - started > deadline_s:
+                    raise DeviceError(f"fio ran for {deadline_s:g} s on {target_path}, far past the workload's "
+                                      f"{expected_s:g} s; stopped it (a stuck device, or {fio} is not fio?)")
                 if progress is not None:
                     guess = (time.monotonic() - started) / expected_s if expected_s > 0 else 0.0
                     progress(max(fraction[0], min(guess, 0.99)))
@@ -218,21 +284,20 @@ def run_fio(job_text: str, target_path: str, *, binary: Optional[str] = None,
         if progress is not None:
             progress(1.0)
         status = process.returncode
-        text = b"".join(printed).decode("utf-8", "replace")
-        try:
-            with open(out_path, "rb") as handle:
-                output = handle.read().decode("utf-8", "replace")
-        except OSError:
-            output = ""
+        text = printed.text()
+        output = _read_output(out_path)
         raw: Optional[Dict[str, Any]] = None
         try:
             raw = parse_fio_json(output, "fio's output")
         except ConfigError:
             raw = None
+        jobs = raw.get("jobs") if isinstance(raw, dict) else None
+        if not isinstance(jobs, list) or not all(isinstance(job, dict) for job in jobs):
+            raw, jobs = None, []  # not fio's JSON: the failure below quotes what fio printed
         if keep_json:
             _keep(keep_json, output, raw, target_path)
-        job_errors = [int(job.get("error", 0) or 0) for job in (raw or {}).get("jobs", [])]
-        all_text = text + "\n" + output.split("{", 1)[0]
+        job_errors = [_errno(job.get("error")) for job in jobs]
+        all_text = text + "\n" + output[:PRINTED_HEAD_BYTES].split("{", 1)[0]
         if status != 0 or raw is None or any(job_errors):
             raise _failure(job_errors, all_text, status, target_path)
     return FioRun(raw=raw, version=version, job_text=job_text, output_text=text,

@@ -177,6 +177,8 @@ def _check_dev_path(path: str) -> None:
 
 def inspect(path: str) -> Target:
     """Looks at ``path`` without changing anything."""
+    if not str(path).strip():
+        raise ConfigError("--target is empty: give a file (new or existing) or a block device")
     _check_dev_path(path)
     try:
         st = os.stat(path)

@@ -66,9 +66,10 @@ def _split_price(text: str) -> Tuple[str, Optional[float]]:
     name, sep, tail = text.rpartition(":")
     if not sep:
         return text, None
-    try:
-        price = float(tail)
-    except ValueError:
+    from raidlab.commands.numbers import real_text
+
+    price = real_text(tail)
+    if price is None:
         return text, None
     if not math.isfinite(price) or price <= 0:
         raise ConfigError(f"--drive {text!r}: the price must be a positive number")

@@ -79,9 +79,11 @@ _SB_FLOAT = re.compile(r"\s*[+]?(?:[0-9]{1,30}(?:\.[0-9]{0,30})?|\.[0-9]{1,30})(
 
 def decode_utf8(data: bytes, what: str, error: type) -> str:
     """``data`` as UTF-8 text, or a one-line ``error`` naming the first bad byte, its offset and
-    its line (``raidlab.inputs`` reads every user file through this)."""
+    its line (``raidlab.inputs`` reads every user file through this). A leading byte-order
+    mark (EF BB BF, which Windows editors write) is dropped: it marks the encoding and is not
+    part of the text (Unicode 15 §23.8), so ``\ufeff[[design]]`` is not an invalid statement."""
     try:
-        return data.decode("utf-8")
+        return data.decode("utf-8-sig")
     except UnicodeDecodeError as failure:
         line = data.count(b"\n", 0, failure.start) + 1
         raise error(f"{what} is not UTF-8 text: byte 0x{data[failure.start]:02x} at offset "
