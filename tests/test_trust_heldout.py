@@ -6,37 +6,16 @@ the fix it names."""
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
-from typing import Sequence
 
 import pytest
 
-from conftest import Run, run_cli
+from conftest import refused, run_cli
 
 JOB = "[j]\nrw=randread\nbs=4k\nsize=16m\n"
 QUICK = ["--drive", "null", "--runtime-s", "0.01"]
 
 
-def refused(run: Run, *fragments: str) -> None:
-    """Exit status 2 and exactly one stderr line, ``raidlab: error: ...`` holding each fragment."""
-    assert run.status == 2, (run.status, run.stderr)
-    assert len(run.stderr_lines) == 1 and run.stderr.endswith("\n"), run.stderr
-    line = run.stderr_lines[0]
-    assert line.startswith("raidlab: error: "), line
-    assert "Traceback" not in run.stderr and "internal error" not in line, line
-    for fragment in fragments:
-        assert fragment in line, (fragment, line)
-
-
-def run_bounded(args: Sequence[str], seconds: float = 20, env: dict = None) -> Run:
-    """``python -m raidlab ARGS`` in a process that must end within ``seconds`` (a hang fails)."""
-    done = subprocess.run([sys.executable, "-m", "raidlab", *args], stdin=subprocess.DEVNULL,
-                          capture_output=True, text=True, timeout=seconds,
-                          env=dict(os.environ, PYTHONWARNINGS="ignore", **(env or {})))
-    return Run(done.returncode, done.stdout, done.stderr)
 
 
 # -- outputs never replace an input of the same command -----------------------------------------

@@ -11,12 +11,12 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import List, Sequence
+from typing import List
 
 import click
 import pytest
 
-from conftest import REPO_ROOT, Run, run_cli
+from conftest import REPO_ROOT, refused, run_bounded, run_cli
 from raidlab.cli import cli
 from raidlab.commands.numbers import FiniteFloat
 from raidlab.inputs import LIMITS, MAX_NESTING
@@ -26,23 +26,6 @@ JOB = "[j]\nrw=randread\nbs=4k\nsize=16m\n"
 QUICK = ["--drive", "null", "--runtime-s", "0.01"]
 
 
-def refused(run: Run, *fragments: str) -> None:
-    """Exit status 2 and exactly one stderr line, ``raidlab: error: ...`` holding each fragment."""
-    assert run.status == 2, (run.status, run.stderr)
-    assert len(run.stderr_lines) == 1 and run.stderr.endswith("\n"), run.stderr
-    line = run.stderr_lines[0]
-    assert line.startswith("raidlab: error: "), line
-    assert "Traceback" not in run.stderr and "internal error" not in line, line
-    for fragment in fragments:
-        assert fragment in line, (fragment, line)
-
-
-def run_bounded(args: Sequence[str], seconds: float = 20) -> Run:
-    """``python -m raidlab ARGS`` in a process that must end within ``seconds`` (a hang fails)."""
-    done = subprocess.run([sys.executable, "-m", "raidlab", *args], stdin=subprocess.DEVNULL,
-                          capture_output=True, text=True, timeout=seconds,
-                          env=dict(os.environ, PYTHONWARNINGS="ignore"))
-    return Run(done.returncode, done.stdout, done.stderr)
 
 
 # -- 1. one reader: only regular files, never blocking, capped, strict UTF-8 ------------------------

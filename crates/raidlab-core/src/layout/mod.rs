@@ -2,7 +2,7 @@
 //! sector that holds it), the inverse, and per-row parity roles.
 //!
 //! Formulas follow the Linux md driver; each level's module cites the kernel functions it
-//! restates. `../shared/md-vectors` holds maps recorded from real md that the tests reproduce.
+//! restates. `data/md-vectors` holds maps recorded from real md that the tests reproduce.
 
 pub mod mdadm;
 mod names;

@@ -1,6 +1,6 @@
 //! Replay of DiskSim "validate" traces and the demerit figure.
 //!
-//! Trace format (DiskSim 4.0, `valid/*.trace`; described in ../shared/disksim-valid/README.md):
+//! Trace format (DiskSim 4.0, `valid/*.trace`; described in data/disksim-valid/README.md):
 //! `R|W  Hit|Miss  LBN  SIZE  SERVICE_US  NEXT_INTERARRIVAL_US` per line. Requests go one at a
 //! time: the next arrives `NEXT_INTERARRIVAL_US` after the current one *completes*.
 //!
