@@ -15,10 +15,10 @@ use raidlab_core::device::Drive;
 use raidlab_core::device::catalog::DriveChoice;
 use raidlab_core::device::params::ParamValues;
 use raidlab_core::layout::{ArraySpec, Level};
+use raidlab_core::rng::Prng;
 use raidlab_core::sim::engine::{ControllerConfig, MdConfig, SimConfig, SimResult, Simulation};
 use raidlab_core::sim::sched::{QueueLimits, SchedulerKind};
 use raidlab_core::sim::workload::{Job, Workload};
-use raidlab_core::sim::Prng;
 
 fn config(level: Level) -> (SimConfig, DriveChoice) {
     let mut params = ParamValues::new();

@@ -7,6 +7,11 @@
 //! Start reading at [`layout::Array`]: build one from an [`layout::ArraySpec`], then ask it for
 //! capacity, topology, the map from array sectors to member sectors and back, and per-row stripe
 //! roles. [`parity`] holds the XOR/GF(2^8) maths and [`plan`] the member I/O plans.
+//!
+//! Shared basics that every other module may use and that use nothing above them: [`time`]
+//! (simulated time, [`time::Nanos`]), [`rng`] (the named PRNG, [`rng::Prng`]), [`bits`],
+//! [`error`] and the sector/page constants below. `device/` sits below `sim/` and imports
+//! nothing from it (`tests/layering.rs` checks the sources).
 
 pub mod bits;
 pub mod device;
@@ -15,7 +20,9 @@ pub mod layout;
 pub mod parity;
 pub mod plan;
 pub mod reliability;
+pub mod rng;
 pub mod sim;
+pub mod time;
 
 pub use error::{Error, ErrorKind, Result};
 

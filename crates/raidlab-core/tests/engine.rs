@@ -7,7 +7,7 @@ use raidlab_core::layout::{ArraySpec, Level};
 use raidlab_core::sim::engine::{ControllerConfig, HwConfig, MdConfig, SimConfig, SimResult, Simulation};
 use raidlab_core::sim::sched::{QueueLimits, SchedulerKind};
 use raidlab_core::sim::workload::{Job, Workload};
-use raidlab_core::sim::Nanos;
+use raidlab_core::time::Nanos;
 use std::collections::VecDeque;
 
 /// Serves one command at a time, FCFS, in a fixed time plus a per-sector transfer.
@@ -205,7 +205,7 @@ fn results_are_pinned_across_machines_and_releases() {
     // Same inputs and seed must give the same bytes on any machine. The values below change
     // only when a model changes on purpose: update them in that commit, and say why.
     use raidlab_core::device::catalog::DriveChoice;
-    use raidlab_core::sim::Prng;
+    use raidlab_core::rng::Prng;
     let drive = DriveChoice::resolve(Some("cheetah-10k7"), None, &Default::default()).unwrap();
     let mut c = config(Level::Raid5, None, 6, job(0.6, true, 16384, 16, 2), md());
     c.workload.jobs[0].runtime_ns = 500_000_000;

@@ -4,7 +4,7 @@
 
 use raidlab_core::device::hdd::{self, Hdd, HddSpec, ReadAheadBound};
 use raidlab_core::device::{Command, Completion, Drive, Op};
-use raidlab_core::sim::{Nanos, Prng};
+use raidlab_core::{rng::Prng, time::Nanos};
 use raidlab_core::ErrorKind;
 
 /// A 7200 rpm drive (8 333 333 ns per revolution) with an interface so fast that transfers to

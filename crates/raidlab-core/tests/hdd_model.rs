@@ -6,7 +6,7 @@
 
 use raidlab_core::device::hdd::{self, Hdd, HddSpec, SeekSpec, ZoneSpec};
 use raidlab_core::device::{Command, Completion, Drive, Op};
-use raidlab_core::sim::{Nanos, Prng};
+use raidlab_core::{rng::Prng, time::Nanos};
 use raidlab_core::ErrorKind;
 
 fn spec_with(name: &str, overrides: &[(&str, f64)]) -> HddSpec {

@@ -16,10 +16,10 @@ mod common;
 use common::md_io::{self, Range};
 use raidlab_core::device::catalog::DriveChoice;
 use raidlab_core::layout::{ArraySpec, Layout, Level};
+use raidlab_core::rng::Prng;
 use raidlab_core::sim::engine::{ControllerConfig, HwConfig, MdConfig, RebuildConfig, SimConfig, SimResult, Simulation};
 use raidlab_core::sim::sched::{QueueLimits, SchedulerKind};
 use raidlab_core::sim::workload::{Job, Workload};
-use raidlab_core::sim::Prng;
 use serde_json::Value;
 use std::collections::BTreeMap;
 

@@ -9,8 +9,8 @@ use raidlab_core::sim::sched::{
     new_scheduler, BlockRequest, Cfq, Dispatch, MqDeadline, NoneScheduler, QueueLimits, Scheduler,
     SchedulerKind,
 };
-use raidlab_core::sim::time::NANOS_PER_MILLI as MS;
-use raidlab_core::sim::{Nanos, Prng};
+use raidlab_core::time::NANOS_PER_MILLI as MS;
+use raidlab_core::{rng::Prng, time::Nanos};
 use raidlab_core::ErrorKind;
 
 const US: Nanos = 1_000;

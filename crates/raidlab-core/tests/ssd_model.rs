@@ -5,7 +5,7 @@
 use raidlab_core::device::null::{self, NullDrive, NullSpec};
 use raidlab_core::device::ssd::{self, Ssd, SsdSpec};
 use raidlab_core::device::{Command, Completion, Drive, Op};
-use raidlab_core::sim::{Nanos, Prng};
+use raidlab_core::{rng::Prng, time::Nanos};
 use raidlab_core::ErrorKind;
 use std::collections::HashMap;
 

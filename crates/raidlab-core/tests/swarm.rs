@@ -6,10 +6,10 @@
 use raidlab_core::device::catalog::{presets, DriveChoice, DriveKind};
 use raidlab_core::device::hdd::{HddSpec, ReadAheadBound};
 use raidlab_core::layout::{Array, ArraySpec, Layout, Level, ParityAlgorithm};
+use raidlab_core::rng::Prng;
 use raidlab_core::sim::engine::{ArrayEvent, ArrayEventKind, ControllerConfig, HwConfig, MdConfig, RebuildConfig, SimConfig, Simulation};
 use raidlab_core::sim::sched::{QueueLimits, SchedulerKind};
 use raidlab_core::sim::workload::{Cursor, Distribution, FsyncScope, Job, MixChoice, Workload};
-use raidlab_core::sim::Prng;
 
 const RUNS: u64 = 300;
 

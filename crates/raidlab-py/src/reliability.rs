@@ -145,7 +145,7 @@ pub fn reliability_analyze<'py>(
             let m = PyDict::new(py);
             m.set_item("trials", mc.trials)?;
             m.set_item("seed", mc.seed)?;
-            m.set_item("rng", raidlab_core::sim::Prng::ALGORITHM)?;
+            m.set_item("rng", raidlab_core::rng::Prng::ALGORITHM)?;
             m.set_item("p_array_loss", estimate(py, &mc.p_array_loss)?)?;
             m.set_item("p_sector_loss", estimate(py, &mc.p_sector_loss)?)?;
             m.set_item("bytes_lost", estimate(py, &mc.bytes_lost)?)?;

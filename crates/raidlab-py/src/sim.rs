@@ -9,6 +9,7 @@ use raidlab_core::device::catalog::DriveChoice;
 use raidlab_core::device::params::ParamValues;
 use raidlab_core::layout::{mdadm, ArraySpec, Layout, Level};
 use raidlab_core::plan::{ReadBalance, RmwLevel};
+use raidlab_core::rng::Prng;
 use raidlab_core::sim::engine::{
     ArrayEvent, ArrayEventKind, ControllerConfig, DirectionStats, HwConfig, MdConfig, RebuildConfig, SimConfig,
     SimResult, Simulation, MAX_SIM_TIME_NS,
@@ -16,7 +17,6 @@ use raidlab_core::sim::engine::{
 use raidlab_core::sim::histogram::Histogram;
 use raidlab_core::sim::sched::{QueueLimits, SchedulerKind};
 use raidlab_core::sim::workload::{Cursor, Distribution, FsyncScope, Job, MixChoice, Workload};
-use raidlab_core::sim::Prng;
 
 /// fio's default percentile list; the Python report names the keys.
 pub const PERCENTILES: [f64; 17] =

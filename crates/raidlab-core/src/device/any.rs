@@ -9,7 +9,7 @@
 
 use super::hdd::Hdd;
 use super::{Command, Completion, Drive, DriveInfo};
-use crate::sim::Nanos;
+use crate::time::Nanos;
 use std::any::Any;
 
 /// Lets a boxed drive be recognised by its concrete type (a helper supertrait of [`Drive`],
@@ -88,7 +88,7 @@ mod tests {
     use super::*;
     use crate::device::catalog::DriveChoice;
     use crate::device::params::ParamValues;
-    use crate::sim::Prng;
+    use crate::rng::Prng;
 
     fn build(preset: Option<&str>, kind: Option<&str>) -> Box<dyn Drive> {
         let choice = DriveChoice::resolve(preset, kind, &ParamValues::new()).unwrap();

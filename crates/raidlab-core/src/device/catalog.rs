@@ -4,7 +4,7 @@
 use super::params::{ParamDecl, ParamValues};
 use super::{empirical, hdd, null, ssd, Drive};
 use crate::error::{Error, Result};
-use crate::sim::Prng;
+use crate::rng::Prng;
 
 /// The model families.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -31,7 +31,7 @@
 use super::params::{self, get, ParamDecl, ParamValues};
 use super::{Command, Completion, Drive, DriveInfo, Op};
 use crate::error::{Error, Result};
-use crate::sim::{Nanos, Prng};
+use crate::{rng::Prng, time::Nanos};
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, VecDeque};
 

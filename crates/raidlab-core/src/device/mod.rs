@@ -21,7 +21,7 @@ pub mod ssd;
 
 pub use any::{AnyDrive, AsAny};
 
-use crate::sim::Nanos;
+use crate::time::Nanos;
 
 /// What a command asks of the drive.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

@@ -8,7 +8,7 @@
 use super::params::{self, get, ParamDecl, ParamValues};
 use super::{Command, Completion, Drive, DriveInfo, Op};
 use crate::error::{Error, ErrorKind, Result};
-use crate::sim::{Nanos, Prng};
+use crate::{rng::Prng, time::Nanos};
 use std::collections::VecDeque;
 
 pub const DECLARATIONS: &[ParamDecl] = &[

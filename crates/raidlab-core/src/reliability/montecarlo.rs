@@ -40,7 +40,7 @@ use super::ctmc::SectorFaults;
 use super::structure::{prefix_mask, FailureStructure};
 use super::{RepairDistribution, RepairPolicy};
 use crate::bits::members;
-use crate::sim::rng::Prng;
+use crate::rng::Prng;
 
 /// The normal quantile of a two-sided 95 % interval.
 pub const Z95: f64 = 1.959_963_984_540_054;

@@ -4,8 +4,8 @@
 //! (0 = hottest) and scatter ranks over the region with a fixed bijection, as fio hashes its
 //! zipf/pareto ranks (fio `lib/zipf.c`) so hot blocks are not all adjacent.
 
-use super::rng::Prng;
 use super::workload::{Distribution, Job};
+use crate::rng::Prng;
 
 /// A job's region on the target, in bytes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

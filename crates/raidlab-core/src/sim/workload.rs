@@ -2,7 +2,7 @@
 //! options, preset): the Python front parses those into this shape.
 
 use crate::error::{Error, ErrorKind, Result};
-use crate::sim::Nanos;
+use crate::time::Nanos;
 
 /// How random offsets are distributed over the region (fio `random_distribution`).
 #[derive(Clone, Copy, Debug, PartialEq)]

@@ -19,7 +19,7 @@ use raidlab_core::layout::{ArraySpec, Layout, Level};
 use raidlab_core::sim::engine::{ControllerConfig, MdConfig, RebuildConfig, SimConfig, SimResult, Simulation};
 use raidlab_core::sim::sched::{QueueLimits, SchedulerKind};
 use raidlab_core::sim::workload::{Cursor, Job, Workload};
-use raidlab_core::sim::Nanos;
+use raidlab_core::time::Nanos;
 use serde_json::Value;
 use std::collections::{BTreeMap, VecDeque};
 

@@ -11,7 +11,7 @@
 use crate::device::hdd::{Hdd, HddSpec};
 use crate::device::{Command, Drive, Op};
 use crate::error::{Error, ErrorKind, Result};
-use crate::sim::Prng;
+use crate::rng::Prng;
 
 /// Largest service or inter-arrival time a trace line may give: one hour, in µs. Validation
 /// traces record milliseconds; anything near this is a corrupt line, and the cap keeps each

@@ -4,7 +4,7 @@
 //! Ruemmler & Wilkes (IEEE Computer 1994) start from.
 
 use super::drive::Hdd;
-use crate::sim::Nanos;
+use crate::time::Nanos;
 
 /// Bins for the LBA-weighted seek mean: fine enough that binning error is far below 0.1 %.
 const SEEK_BINS: u32 = 512;

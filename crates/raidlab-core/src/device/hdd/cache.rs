@@ -5,7 +5,7 @@
 //! "read-ahead" and "immediate-reported writes" (IEEE Computer 1994, §"Data caching").
 
 use super::mech::Target;
-use crate::sim::Nanos;
+use crate::time::Nanos;
 
 /// One read segment: a window `[start, valid)` of data in the buffer, and the read-ahead
 /// target `target ≥ valid` the drive keeps reading towards while it has nothing better to do.
@@ -622,7 +622,7 @@ mod tests {
             head: (lba % 7) as u32,
             angle: (lba % 997) as u32,
         };
-        let mut prng = crate::sim::Prng::new(11);
+        let mut prng = crate::rng::Prng::new(11);
         for round in 0..20 {
             let mut dirty = DirtySet::new(u32::MAX as u64);
             let mut model: BTreeMap<u64, u64> = BTreeMap::new();

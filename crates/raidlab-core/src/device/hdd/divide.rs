@@ -71,7 +71,7 @@ impl Divisor {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::sim::Prng;
+    use crate::rng::Prng;
 
     const DIVISORS: [u32; 12] = [1, 2, 3, 7, 8, 457, 938, 4248, 65_537, 6_000_000, u32::MAX - 1, u32::MAX];
 

@@ -8,7 +8,7 @@ use super::mech::{HeadPos, Mechanics, SeekTable};
 use super::queue::{self, CommandQueue, Done, Parked, Pending, Wait};
 use super::spec::{BufferPolicy, HddSpec, QueuePolicy, ReadAheadBound};
 use crate::device::{Command, Completion, Drive, DriveInfo, Op};
-use crate::sim::{Nanos, Prng};
+use crate::{rng::Prng, time::Nanos};
 
 /// How many dirty extents (in LBA order from the heads) destage chooses among by positioning
 /// time: a bounded C-LOOK window keeps the choice cheap with tens of thousands of extents.

@@ -13,7 +13,7 @@
 
 use super::divide::Divisor;
 use crate::error::{Error, Result};
-use crate::sim::Nanos;
+use crate::time::Nanos;
 
 /// One recording zone as a DiskSim model file describes it (all counts in 512-byte sectors).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -710,7 +710,7 @@ pub fn linear_zone_track_sum(zones: u32, spt_outer: u32, spt_inner: u32) -> u64 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::sim::Prng;
+    use crate::rng::Prng;
 
     /// The textbook mapping, in 64-bit arithmetic throughout.
     fn reference(geo: &Geometry, lba: u64) -> Location {

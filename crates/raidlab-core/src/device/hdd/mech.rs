@@ -7,7 +7,7 @@
 
 use super::geometry::{Geometry, Location};
 use super::seek::SeekCurve;
-use crate::sim::Nanos;
+use crate::time::Nanos;
 use std::sync::Arc;
 
 /// Where the heads are: cylinder, surface, and the sector after the last one transferred.

@@ -6,7 +6,7 @@ use super::geometry::Location;
 use super::mech::{HeadPos, Mechanics, Target};
 use super::spec::QueuePolicy;
 use crate::device::Command;
-use crate::sim::Nanos;
+use crate::time::Nanos;
 
 /// A host command that needs the media (a read miss or a write-through write).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

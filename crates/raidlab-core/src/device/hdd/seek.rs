@@ -13,7 +13,7 @@
 //! Floating point is used inside one seek-time evaluation and rounded once to nanoseconds.
 
 use crate::error::{Error, Result};
-use crate::sim::Nanos;
+use crate::time::Nanos;
 
 /// How a drive's seek curve is specified.
 #[derive(Clone, Debug, PartialEq)]

@@ -6,7 +6,7 @@ use super::geometry::{self, Geometry, ZoneSpec};
 use super::seek::{SeekCurve, SeekSpec};
 use crate::device::params::{self, ParamDecl, ParamValues};
 use crate::error::{Error, Result};
-use crate::sim::time::NANOS_PER_MILLI;
+use crate::time::NANOS_PER_MILLI;
 
 /// How the drive orders its command queue.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

@@ -80,7 +80,7 @@ pub use presets::{preset, preset_info, Preset, PRESETS, PRESET_NAMES};
 use super::params::{self, get, ParamDecl, ParamValues};
 use super::{Command, Completion, Drive, DriveInfo, Op};
 use crate::error::{Error, Result};
-use crate::sim::{Nanos, Prng};
+use crate::{rng::Prng, time::Nanos};
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, VecDeque};
 

@@ -42,7 +42,7 @@ use std::collections::VecDeque;
 use super::pool::{Inserted, IntMap, List, Pool, SortList};
 use super::{BlockRequest, Dispatch, QueueLimits, Scheduler, SchedulerKind};
 use crate::device::Op;
-use crate::sim::Nanos;
+use crate::time::Nanos;
 
 /// Index of the shared async queue.
 const ASYNC: u32 = 0;

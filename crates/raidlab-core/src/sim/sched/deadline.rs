@@ -35,7 +35,7 @@
 use super::pool::{data_end, dir_index, Inserted, List, Pool, SortList};
 use super::{BlockRequest, Dispatch, QueueLimits, Scheduler, SchedulerKind};
 use crate::device::Op;
-use crate::sim::Nanos;
+use crate::time::Nanos;
 
 const READ: usize = 0;
 const WRITE: usize = 1;

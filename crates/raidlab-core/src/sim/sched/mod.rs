@@ -8,7 +8,7 @@
 //! (CFQ idling); it then reports when to ask again through `next_timer`.
 
 use crate::device::Op;
-use crate::sim::Nanos;
+use crate::time::Nanos;
 
 /// One block-layer request for a drive.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -82,7 +82,7 @@ pub use deadline::MqDeadline;
 pub use none::NoneScheduler;
 
 use crate::error::{Error, ErrorKind, Result};
-use crate::sim::time::NANOS_PER_MILLI;
+use crate::time::NANOS_PER_MILLI;
 
 /// Builds the scheduler for one drive. Panics on tunables or limits that [`SchedulerKind::validate`]
 /// or [`QueueLimits::validate`] reject (callers validate user input first).

@@ -5,7 +5,7 @@
 
 use super::pool::{Inserted, List, Pool};
 use super::{BlockRequest, Dispatch, QueueLimits, Scheduler};
-use crate::sim::Nanos;
+use crate::time::Nanos;
 
 pub struct NoneScheduler {
     pool: Pool,

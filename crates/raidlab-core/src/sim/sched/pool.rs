@@ -23,7 +23,7 @@ use std::hash::{BuildHasherDefault, Hasher};
 
 use super::{BlockRequest, Dispatch};
 use crate::device::Op;
-use crate::sim::Nanos;
+use crate::time::Nanos;
 
 /// "No slot": the end of a list or chain.
 pub(crate) const NIL: u32 = u32::MAX;
