@@ -3,10 +3,10 @@
 //! ready to go into member I/O, and a write completes when every head holding it is written.
 
 use super::events::Event;
-use super::{ArrayOp, Owner, Simulation};
+use super::{ArrayOp, ControllerConfig, Owner, Simulation};
 use crate::bits::members;
 use crate::plan::{IoKind, MemberIo, RowWay};
-use crate::sim::md::{HeadIo, WriteBio};
+use crate::sim::md::{HeadIo, Raid5dCpu, WriteBio};
 use crate::PAGE_SECTORS;
 
 /// The thread md's member I/O is issued from (raid5d, a kernel thread).
@@ -15,6 +15,28 @@ const RAID5D_THREAD: u32 = u32::MAX;
 impl Simulation {
     /// A host write enters md's stripe cache.
     pub(super) fn md_write(&mut self, id: u32) {
+        if self.md_one_cpu() && (self.now < self.raid5d.busy_until || !self.raid5d.cpu_waiters.is_empty()) {
+            self.raid5d.cpu_waiters.push_back(id);
+            return;
+        }
+        self.md_submit(id);
+    }
+
+    fn md_one_cpu(&self) -> bool {
+        matches!(self.config.controller, ControllerConfig::Md(md) if md.one_cpu)
+    }
+
+    /// raid5d has nothing left to handle: the writers waiting for the CPU submit, in turn.
+    fn raid5d_idle(&mut self) {
+        while let Some(id) = self.raid5d.cpu_waiters.pop_front() {
+            self.md_submit(id);
+            if self.now < self.raid5d.busy_until {
+                return;
+            }
+        }
+    }
+
+    fn md_submit(&mut self, id: u32) {
         let io = self.host_ios.get(id);
         // O_DIRECT writes carry REQ_SYNC (block/fops.c dio_bio_write_op).
         let bio = WriteBio { id, sector: io.sector, sectors: io.sectors, sync: true };
@@ -38,18 +60,52 @@ impl Simulation {
         self.stripe_done = done;
     }
 
-    /// One raid5d pass over the heads queued for handling.
+    /// One raid5d pass over the heads queued for handling. While raid5d and its workers are
+    /// still busy with the previous pass, the heads wait (and gather writes) until they are free
+    /// (raid5d loops in `handle_active_stripes` while heads are queued).
     pub(super) fn raid5d(&mut self) {
+        if self.now < self.raid5d.busy_until {
+            self.events.push(self.raid5d.busy_until, Event::Raid5d);
+            return;
+        }
         self.raid5d_pending = false;
         let mut out = std::mem::take(&mut self.head_ios);
         let planner = &self.planner;
         let cache = self.stripes.as_mut().expect("a stripe cache");
-        cache.handle(|sector| planner.failed_mask_at(sector), &mut out);
-        for io in out.drain(..) {
+        let ControllerConfig::Md(md) = self.config.controller else { unreachable!("a stripe cache is md's") };
+        // A free CPU handles every queued head at once; a costly one a batch per thread a pass.
+        let max_heads = if md.raid5d_cpu == Raid5dCpu::FREE { usize::MAX } else { self.raid5d.batch_heads() };
+        cache.handle_batch(|sector| planner.failed_mask_at(sector), &mut out, max_heads);
+        let pass_ns = self.raid5d.pass_ns(&md.raid5d_cpu, cache.array(), &out, md.skip_copy);
+        if pass_ns == 0 {
+            for io in out.drain(..) {
+                self.start_head_io(&io);
+            }
+            self.head_ios = out;
+            self.stripes_settle();
+            if !self.raid5d_pending {
+                self.raid5d_idle();
+            }
+            return;
+        }
+        // The pass's member I/O leaves md once its heads are handled (ops_run_io).
+        self.raid5d.busy_until = self.now + pass_ns;
+        self.raid5d.issuing.append(&mut out);
+        self.head_ios = out;
+        self.events.push(self.raid5d.busy_until, Event::Raid5dDone);
+    }
+
+    /// A pass's handling is done: its member I/O starts.
+    pub(super) fn raid5d_done(&mut self) {
+        let mut issuing = std::mem::take(&mut self.raid5d.issuing);
+        for io in issuing.drain(..) {
             self.start_head_io(&io);
         }
-        self.head_ios = out;
+        self.raid5d.issuing = issuing;
         self.stripes_settle();
+        if !self.raid5d_pending {
+            self.raid5d_idle();
+        }
     }
 
     fn start_head_io(&mut self, io: &HeadIo) {
