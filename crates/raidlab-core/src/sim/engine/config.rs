@@ -24,10 +24,6 @@ pub struct MdConfig {
     pub preread_bypass_threshold: u32,
     /// The CPU raid5d and its workers run on.
     pub raid5d_cpu: Raid5dCpu,
-    /// The host's submitting threads and raid5d share one CPU (a one-CPU machine): a write
-    /// reaches md only once raid5d has no heads left to handle (raid5d, woken, runs its
-    /// `handle_active_stripes` loop to the end before the submitters get the CPU back).
-    pub one_cpu: bool,
 }
 
 impl Default for MdConfig {
@@ -42,7 +38,6 @@ impl Default for MdConfig {
             skip_copy: false,
             preread_bypass_threshold: BYPASS_THRESHOLD,
             raid5d_cpu: Raid5dCpu::SERVER,
-            one_cpu: false,
         }
     }
 }

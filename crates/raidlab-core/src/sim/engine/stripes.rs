@@ -15,28 +15,6 @@ const RAID5D_THREAD: u32 = u32::MAX;
 impl Simulation {
     /// A host write enters md's stripe cache.
     pub(super) fn md_write(&mut self, id: u32) {
-        if self.md_one_cpu() && (self.now < self.raid5d.busy_until || !self.raid5d.cpu_waiters.is_empty()) {
-            self.raid5d.cpu_waiters.push_back(id);
-            return;
-        }
-        self.md_submit(id);
-    }
-
-    fn md_one_cpu(&self) -> bool {
-        matches!(self.config.controller, ControllerConfig::Md(md) if md.one_cpu)
-    }
-
-    /// raid5d has nothing left to handle: the writers waiting for the CPU submit, in turn.
-    fn raid5d_idle(&mut self) {
-        while let Some(id) = self.raid5d.cpu_waiters.pop_front() {
-            self.md_submit(id);
-            if self.now < self.raid5d.busy_until {
-                return;
-            }
-        }
-    }
-
-    fn md_submit(&mut self, id: u32) {
         let io = self.host_ios.get(id);
         // O_DIRECT writes carry REQ_SYNC (block/fops.c dio_bio_write_op).
         let bio = WriteBio { id, sector: io.sector, sectors: io.sectors, sync: true };
@@ -83,9 +61,6 @@ impl Simulation {
             }
             self.head_ios = out;
             self.stripes_settle();
-            if !self.raid5d_pending {
-                self.raid5d_idle();
-            }
             return;
         }
         // The pass's member I/O leaves md once its heads are handled (ops_run_io).
@@ -103,9 +78,6 @@ impl Simulation {
         }
         self.raid5d.issuing = issuing;
         self.stripes_settle();
-        if !self.raid5d_pending {
-            self.raid5d_idle();
-        }
     }
 
     fn start_head_io(&mut self, io: &HeadIo) {

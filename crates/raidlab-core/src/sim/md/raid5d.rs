@@ -111,13 +111,11 @@ pub struct Raid5dThreads {
     pub threads: u64,
     pub busy_until: Nanos,
     pub issuing: Vec<HeadIo>,
-    /// Host writes waiting for the CPU raid5d holds (`MdConfig::one_cpu`).
-    pub cpu_waiters: std::collections::VecDeque<u32>,
 }
 
 impl Raid5dThreads {
     pub fn new(group_thread_cnt: u32) -> Raid5dThreads {
-        Raid5dThreads { threads: 1 + group_thread_cnt as u64, busy_until: 0, issuing: Vec::new(), cpu_waiters: Default::default() }
+        Raid5dThreads { threads: 1 + group_thread_cnt as u64, busy_until: 0, issuing: Vec::new() }
     }
 
     /// Heads one pass takes: a batch per thread.
