@@ -27,8 +27,11 @@ impl Simulation {
         let cache = self.stripes.as_mut().expect("a stripe cache");
         if cache.has_work() && !self.raid5d_pending {
             self.raid5d_pending = true;
-            // raid5d runs once the submitters of this instant are done (md_wakeup_thread).
-            self.events.push(self.now, Event::Raid5d);
+            // raid5d runs once the submitters of this instant are done (md_wakeup_thread); while
+            // it is busy, the end of its pass runs the next one (`raid5d_done`).
+            if self.now >= self.raid5d.busy_until {
+                self.events.push(self.now, Event::Raid5d);
+            }
         }
         let mut done = std::mem::take(&mut self.stripe_done);
         cache.take_completed(&mut done);
@@ -70,14 +73,21 @@ impl Simulation {
         self.events.push(self.raid5d.busy_until, Event::Raid5dDone);
     }
 
-    /// A pass's handling is done: its member I/O starts.
+    /// A pass's handling is done: its member I/O starts, and raid5d goes on with the heads
+    /// queued meanwhile (its loop in raid5d: `handle_active_stripes` until none is left).
     pub(super) fn raid5d_done(&mut self) {
         let mut issuing = std::mem::take(&mut self.raid5d.issuing);
         for io in issuing.drain(..) {
             self.start_head_io(&io);
         }
         self.raid5d.issuing = issuing;
-        self.stripes_settle();
+        let work = self.stripes.as_ref().expect("a stripe cache").has_work();
+        self.raid5d_pending = false;
+        if work {
+            self.raid5d();
+        } else {
+            self.stripes_settle();
+        }
     }
 
     fn start_head_io(&mut self, io: &HeadIo) {
