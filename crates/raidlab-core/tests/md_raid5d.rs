@@ -84,6 +84,11 @@ fn md_on_nvme_is_capped_by_raid5d_and_worker_threads_raise_the_cap() {
             last = got;
         }
         assert!(free > 2.0 * ceiling_mb_s(&Raid5dCpu::SERVER, level, 1), "{level:?}: the drives are not the cap ({free} MB/s)");
+        let md = MdConfig { skip_copy: true, stripe_cache_entries: 4096, ..MdConfig::default() };
+        let no_copy = write_mb_s(&run("nvme-tlc", level, seq_writes(50_000_000), md));
+        let alone = ceiling_mb_s(&Raid5dCpu::SERVER, level, 1);
+        println!("{level:?} 6 x nvme-tlc, group_thread_cnt 0, skip_copy 1: {no_copy:.0} MB/s");
+        assert!(no_copy > 1.3 * alone, "{level:?}: skip_copy gave {no_copy} MB/s");
     }
 }
 
