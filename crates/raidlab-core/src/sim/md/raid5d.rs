@@ -132,3 +132,55 @@ impl Raid5dThreads {
         total.div_ceil(threads)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::layout::ArraySpec;
+
+    fn array(level: Level) -> Array {
+        Array::new(&ArraySpec { level, layout: None, chunk_kib: 64, member_kib: vec![4096; 6] }).unwrap()
+    }
+
+    fn head(write: bool, way: RowWay, members: u64, q: Option<u32>) -> HeadIo {
+        HeadIo { batch: 0, sector: 0, pages: 2, members, write, way, p: 5, q }
+    }
+
+    const CPU: Raid5dCpu = Raid5dCpu {
+        head_overhead_ns: 1_000,
+        copy_bytes_per_second: 4_096_000_000,
+        xor_bytes_per_second: 8_192_000_000,
+        gen_bytes_per_second: 4_096_000_000,
+    };
+
+    #[test]
+    fn a_head_costs_overhead_copy_and_parity_per_page() {
+        let raid5 = array(Level::Raid5);
+        // Full row of 6: 5 data pages copied (1 µs each) and xored (0.5 µs each), per head.
+        let full = head(true, RowWay::Rcw, 0b111111, None);
+        assert_eq!(CPU.cost(&raid5, &full, false), 2 * (1_000 + 5 * 1_000 + 5 * 500));
+        assert_eq!(CPU.cost(&raid5, &full, true), 2 * (1_000 + 5 * 500));
+        // rmw of one data page: copy 1, xor old data + new data + old parity.
+        let rmw = head(true, RowWay::Rmw, 0b100001, None);
+        assert_eq!(CPU.cost(&raid5, &rmw, false), 2 * (1_000 + 1_000 + 3 * 500));
+        // Pre-reads cost handle_stripe only.
+        assert_eq!(CPU.cost(&raid5, &head(false, RowWay::Rmw, 0b100001, None), false), 2 * 1_000);
+        // raid6: 4 data pages through gen (1 µs each).
+        let raid6 = array(Level::Raid6);
+        let full6 = HeadIo { p: 4, ..head(true, RowWay::Rcw, 0b111111, Some(5)) };
+        assert_eq!(CPU.cost(&raid6, &full6, false), 2 * (1_000 + 4 * 1_000 + 4 * 1_000));
+        assert_eq!(Raid5dCpu::FREE.cost(&raid6, &full6, false), 0);
+    }
+
+    #[test]
+    fn worker_threads_share_a_pass_by_heads() {
+        let raid5 = array(Level::Raid5);
+        let ios = [head(true, RowWay::Rcw, 0b111111, None); 4];
+        let alone = Raid5dThreads::new(0).pass_ns(&CPU, &raid5, &ios, false);
+        assert_eq!(alone, 4 * 2 * 8_500);
+        assert_eq!(Raid5dThreads::new(3).pass_ns(&CPU, &raid5, &ios, false), alone / 4);
+        // More threads than heads: the extra ones idle.
+        assert_eq!(Raid5dThreads::new(100).pass_ns(&CPU, &raid5, &ios, false), alone / 8);
+        assert_eq!(Raid5dThreads::new(3).batch_heads(), 32);
+    }
+}
