@@ -43,16 +43,17 @@ impl Raid5dCpu {
     /// A current x86 server core. Sources:
     /// - xor: the kernel's boot benchmark (crypto/xor.c `do_xor_speed`) prints per template MB/sec;
     ///   figures published with kernel patches are 17.9-19.7 GB/s (POWER7, "powerpc: Add VMX
-    ///   optimised xor for RAID5"); AVX templates on x86 report the same order. 20 GB/s.
+    ///   optimised xor for RAID5"); AVX templates on x86 report the same order (*estimate*,
+    ///   not a cited figure). 20 GB/s.
     /// - raid6 gen: lib/raid6/algos.c prints "raid6: using algorithm ... gen() N MB/s"; published
     ///   figures 12.7 GB/s (LoongArch 3A5000 lasx, "raid6: Add LoongArch SIMD syndrome
-    ///   calculation") to 2.9 GB/s (Cortex-A57 neonx8); AVX2 on x86 reports the same order as
-    ///   lasx. 12 GB/s.
-    /// - copy: one core's kernel memcpy of pages not in cache, ~6 GB/s.
+    ///   calculation") to 2.9 GB/s (Cortex-A57 neonx8, "md/raid6: delta syndrome for ARM NEON");
+    ///   AVX2 on x86 the same order as lasx (*estimate*). 12 GB/s.
+    /// - copy: one core's kernel memcpy of pages not in cache, ~6 GB/s (*estimate*).
     /// - overhead: Shaohua Li's commit 765d704db1f5 ("raid5: only dispatch IO from raid5d for
     ///   harddisk raid"): 9-disk raid5, sequential writes, large iodepth, Atom CPU: raid5d alone
     ///   ~600 MB/s, i.e. ~55 µs per 32 KiB head on an Atom; skip_copy and 4 worker threads
-    ///   1150 MB/s. A server core is ~5x an Atom: ~11 µs per head of which copy and xor take
+    ///   1150 MB/s. A server core is ~5x an Atom (*estimate*): ~11 µs per head of which copy and xor take
     ///   ~6 µs at the rates above, leaving 5 µs of handle_stripe. With these, raid5d alone
     ///   caps a 6-member raid5 near 20 KiB / 9.4 µs ≈ 2.2 GB/s, the few GB/s real md reaches on
     ///   NVMe without worker threads.
