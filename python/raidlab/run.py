@@ -54,6 +54,11 @@ class Design:
                                       17, 32768)
     rmw_level: int = _setting(1, "md rmw_level: 0 never read-modify-write, 1 when cheaper, 2 also on ties",
                               0, 2)
+    group_thread_cnt: int = _setting(0, "md group_thread_cnt: worker threads handling stripe heads beside "
+                                        "raid5d (raises raid5d's CPU ceiling)", 0, 8192)
+    skip_copy: bool = _setting(False, "md skip_copy: written pages are not copied into the stripe cache")
+    preread_bypass_threshold: int = _setting(1, "md preread_bypass_threshold: full-stripe writes that may pass "
+                                                "a head waiting to pre-read (0 to stripe_cache_size)", 0, 32768)
     nr_requests: int = _setting(128, "Block-layer queue size per member (BLKDEV_DEFAULT_RQ)", 1, 65536)
     max_sectors_kb: int = _setting(1280, "Largest merged request per member, KiB (BLK_DEF_MAX_SECTORS)",
                                    4, 1 << 20)
@@ -246,7 +251,9 @@ class RunSpec:
             "failed": list(o.failed),
             "drive": d.drive.choice,
             "controller": {"kind": d.controller, "stripe_cache_entries": d.stripe_cache_size,
-                           "rmw_level": d.rmw_level, "cache_mib": d.cache_mib, "bbu": d.bbu,
+                           "rmw_level": d.rmw_level, "group_thread_cnt": d.group_thread_cnt,
+                           "skip_copy": d.skip_copy, "preread_bypass_threshold": d.preread_bypass_threshold,
+                           "cache_mib": d.cache_mib, "bbu": d.bbu,
                            "read_ahead": d.read_ahead},
             "scheduler": d.scheduler,
             "nr_requests": d.nr_requests,

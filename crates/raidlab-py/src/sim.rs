@@ -118,7 +118,25 @@ fn controller_from(dict: &Bound<'_, PyDict>) -> PyResult<ControllerConfig> {
             if !(17..=32768).contains(&entries) {
                 return Err(config_error(format!("stripe_cache_size must be 17 to 32768 (md's range), got {entries}")));
             }
-            Ok(ControllerConfig::Md(MdConfig { stripe_cache_entries: entries, rmw_level, read_balance: ReadBalance::Md }))
+            let group_thread_cnt: u32 = field(dict, "group_thread_cnt")?;
+            if group_thread_cnt > 8192 {
+                return Err(config_error(format!("group_thread_cnt must be 0 to 8192 (md's range), got {group_thread_cnt}")));
+            }
+            let preread_bypass_threshold: u32 = field(dict, "preread_bypass_threshold")?;
+            if preread_bypass_threshold > entries {
+                return Err(config_error(format!(
+                    "preread_bypass_threshold must be 0 to stripe_cache_size ({entries}, md's range), got {preread_bypass_threshold}"
+                )));
+            }
+            Ok(ControllerConfig::Md(MdConfig {
+                stripe_cache_entries: entries,
+                rmw_level,
+                read_balance: ReadBalance::Md,
+                group_thread_cnt,
+                skip_copy: field(dict, "skip_copy")?,
+                preread_bypass_threshold,
+                ..MdConfig::default()
+            }))
         }
         "hw" => {
             let cache_mib: u64 = field(dict, "cache_mib")?;

@@ -71,6 +71,13 @@ def _progress(enabled: bool):
               show_default=True, help="md raid5/6 stripe_cache_size (4 KiB rows).")
 @click.option("--rmw-level", type=cli_type("rmw_level"), default=DEFAULTS["rmw_level"], show_default=True,
               help="md rmw_level: 0 never read-modify-write, 1 when cheaper, 2 also on ties.")
+@click.option("--group-thread-cnt", type=cli_type("group_thread_cnt"), default=DEFAULTS["group_thread_cnt"],
+              show_default=True, help="md raid5/6 worker threads beside raid5d.")
+@click.option("--skip-copy/--no-skip-copy", default=DEFAULTS["skip_copy"], show_default=True,
+              help="md raid5/6 skip_copy: no copy of written pages into the stripe cache.")
+@click.option("--preread-bypass-threshold", type=cli_type("preread_bypass_threshold"),
+              default=DEFAULTS["preread_bypass_threshold"], show_default=True,
+              help="md raid5/6 full-stripe writes that may pass a head waiting to pre-read.")
 @click.option("--nr-requests", type=cli_type("nr_requests"), default=DEFAULTS["nr_requests"],
               show_default=True, help="Block-layer queue size per member.")
 @click.option("--max-sectors-kb", type=cli_type("max_sectors_kb"), default=DEFAULTS["max_sectors_kb"],
@@ -104,7 +111,7 @@ def _progress(enabled: bool):
               help="Also write a self-contained HTML report with charts to PATH.")
 @writes_files(json_out="file", html_out="file", png_dir="dir", log_prefix="log-prefix")
 def sim_command(level, devices, layout, chunk_kib, drive, controller, cache_mib, bbu, read_ahead,
-                scheduler, stripe_cache_size, rmw_level, nr_requests, max_sectors_kb, failed,
+                scheduler, stripe_cache_size, rmw_level, group_thread_cnt, skip_copy, preread_bypass_threshold, nr_requests, max_sectors_kb, failed,
                 fio_job, sysbench, preset, runtime_s, seed, max_time_s, fail_at, replace_at, spare,
                 speed_limit_min, speed_limit_max, rebuild_priority, log_prefix, png_dir, json_out, html_out) -> None:
     """Simulate an array of drives under a workload: IOPS, bandwidth, latency, per-member load.
@@ -119,6 +126,8 @@ def sim_command(level, devices, layout, chunk_kib, drive, controller, cache_mib,
         "level": level, "devices": devices, "layout": layout, "chunk_kib": chunk_kib, "drive": drive,
         "controller": controller, "cache_mib": cache_mib, "bbu": bbu, "read_ahead": read_ahead,
         "scheduler": scheduler, "stripe_cache_size": stripe_cache_size, "rmw_level": rmw_level,
+        "group_thread_cnt": group_thread_cnt, "skip_copy": skip_copy,
+        "preread_bypass_threshold": preread_bypass_threshold,
         "nr_requests": nr_requests, "max_sectors_kb": max_sectors_kb, "failed": failed_members,
         "fio": fio_job, "sysbench": sysbench, "preset": preset, "runtime_s": runtime_s, "seed": seed,
         "max_time_s": max_time_s, "timeline": timeline, "spare": spare,

@@ -3,6 +3,8 @@
 
 use crate::layout::ArraySpec;
 use crate::plan::{ReadBalance, RmwLevel};
+use crate::sim::md::stripe_cache::BYPASS_THRESHOLD;
+use crate::sim::md::Raid5dCpu;
 use crate::sim::sched::{QueueLimits, SchedulerKind};
 use crate::sim::workload::Workload;
 use crate::sim::Nanos;
@@ -14,12 +16,29 @@ pub struct MdConfig {
     pub stripe_cache_entries: u32,
     pub rmw_level: RmwLevel,
     pub read_balance: ReadBalance,
+    /// sysfs `group_thread_cnt`: worker threads handling stripe heads beside raid5d.
+    pub group_thread_cnt: u32,
+    /// sysfs `skip_copy`: written pages are not copied into the stripe cache.
+    pub skip_copy: bool,
+    /// sysfs `preread_bypass_threshold`: full-stripe writes that may pass a pre-reading head.
+    pub preread_bypass_threshold: u32,
+    /// The CPU raid5d and its workers run on.
+    pub raid5d_cpu: Raid5dCpu,
 }
 
 impl Default for MdConfig {
     fn default() -> MdConfig {
-        // md's defaults: NR_STRIPES = 256, rmw_level ENABLE (raid5.c setup_conf).
-        MdConfig { stripe_cache_entries: 256, rmw_level: RmwLevel::Enable, read_balance: ReadBalance::Md }
+        // md's defaults: NR_STRIPES = 256, rmw_level ENABLE (raid5.c setup_conf),
+        // group_thread_cnt 0, skip_copy 0, BYPASS_THRESHOLD 1.
+        MdConfig {
+            stripe_cache_entries: 256,
+            rmw_level: RmwLevel::Enable,
+            read_balance: ReadBalance::Md,
+            group_thread_cnt: 0,
+            skip_copy: false,
+            preread_bypass_threshold: BYPASS_THRESHOLD,
+            raid5d_cpu: Raid5dCpu::SERVER,
+        }
     }
 }
 

@@ -19,6 +19,8 @@ pub enum Event {
     RebuildTimer,
     /// md's raid5d handles the stripe heads queued for it.
     Raid5d,
+    /// raid5d's pass finished handling its heads: their member I/O leaves md.
+    Raid5dDone,
 }
 
 /// A min-heap of events keyed by `(time, sequence)` packed into one `u128`, so each comparison

@@ -21,7 +21,7 @@ use crate::device::{AnyDrive, Drive, Op};
 use crate::error::{Error, ErrorKind, Result};
 use crate::layout::{Array, Level};
 use crate::plan::{IoKind, MemberIo, MirrorState, Plan, Planner, Request, RmwLevel};
-use crate::sim::md::{HeadIo, StripeCache};
+use crate::sim::md::{HeadIo, Raid5dThreads, StripeCache};
 use crate::sim::offsets::Region;
 use crate::sim::sched::{self, BlockRequest, Scheduler};
 use crate::sim::Nanos;
@@ -109,6 +109,7 @@ pub struct Simulation {
     /// md's raid4/5/6 stripe cache: every host write of a parity array goes through it.
     stripes: Option<StripeCache>,
     raid5d_pending: bool,
+    raid5d: Raid5dThreads,
     head_ios: Vec<HeadIo>,
     stripe_done: Vec<u32>,
     results: results::Recorder,
@@ -167,7 +168,9 @@ impl Simulation {
         };
         let stripes = match config.controller {
             ControllerConfig::Md(md) if is_parity(&array) => {
-                Some(StripeCache::new(array.clone(), md.stripe_cache_entries, md.rmw_level))
+                let mut cache = StripeCache::new(array.clone(), md.stripe_cache_entries, md.rmw_level);
+                cache.set_bypass_threshold(md.preread_bypass_threshold);
+                Some(cache)
             }
             _ => None,
         };
@@ -196,6 +199,10 @@ impl Simulation {
             cache,
             stripes,
             raid5d_pending: false,
+            raid5d: Raid5dThreads::new(match config.controller {
+                ControllerConfig::Md(md) => md.group_thread_cnt,
+                _ => 0,
+            }),
             head_ios: Vec::new(),
             stripe_done: Vec::new(),
             results,
@@ -291,6 +298,7 @@ impl Simulation {
             Event::ArrayChange { kind } => self.array_change(kind),
             Event::RebuildTimer => self.rebuild_timer(),
             Event::Raid5d => self.raid5d(),
+            Event::Raid5dDone => self.raid5d_done(),
         }
     }
 

@@ -3,10 +3,10 @@
 //! ready to go into member I/O, and a write completes when every head holding it is written.
 
 use super::events::Event;
-use super::{ArrayOp, Owner, Simulation};
+use super::{ArrayOp, ControllerConfig, Owner, Simulation};
 use crate::bits::members;
 use crate::plan::{IoKind, MemberIo, RowWay};
-use crate::sim::md::{HeadIo, WriteBio};
+use crate::sim::md::{HeadIo, Raid5dCpu, WriteBio};
 use crate::PAGE_SECTORS;
 
 /// The thread md's member I/O is issued from (raid5d, a kernel thread).
@@ -27,8 +27,11 @@ impl Simulation {
         let cache = self.stripes.as_mut().expect("a stripe cache");
         if cache.has_work() && !self.raid5d_pending {
             self.raid5d_pending = true;
-            // raid5d runs once the submitters of this instant are done (md_wakeup_thread).
-            self.events.push(self.now, Event::Raid5d);
+            // raid5d runs once the submitters of this instant are done (md_wakeup_thread); while
+            // it is busy, the end of its pass runs the next one (`raid5d_done`).
+            if self.now >= self.raid5d.busy_until {
+                self.events.push(self.now, Event::Raid5d);
+            }
         }
         let mut done = std::mem::take(&mut self.stripe_done);
         cache.take_completed(&mut done);
@@ -38,18 +41,53 @@ impl Simulation {
         self.stripe_done = done;
     }
 
-    /// One raid5d pass over the heads queued for handling.
+    /// One raid5d pass over the heads queued for handling. While raid5d and its workers are
+    /// still busy with the previous pass, the heads wait (and gather writes) until they are free
+    /// (raid5d loops in `handle_active_stripes` while heads are queued).
     pub(super) fn raid5d(&mut self) {
+        if self.now < self.raid5d.busy_until {
+            self.events.push(self.raid5d.busy_until, Event::Raid5d);
+            return;
+        }
         self.raid5d_pending = false;
         let mut out = std::mem::take(&mut self.head_ios);
         let planner = &self.planner;
         let cache = self.stripes.as_mut().expect("a stripe cache");
-        cache.handle(|sector| planner.failed_mask_at(sector), &mut out);
-        for io in out.drain(..) {
+        let ControllerConfig::Md(md) = self.config.controller else { unreachable!("a stripe cache is md's") };
+        // A free CPU handles every queued head at once; a costly one a batch per thread a pass.
+        let max_heads = if md.raid5d_cpu == Raid5dCpu::FREE { usize::MAX } else { self.raid5d.batch_heads() };
+        cache.handle_batch(|sector| planner.failed_mask_at(sector), &mut out, max_heads);
+        let pass_ns = self.raid5d.pass_ns(&md.raid5d_cpu, cache.array(), &out, md.skip_copy);
+        if pass_ns == 0 {
+            for io in out.drain(..) {
+                self.start_head_io(&io);
+            }
+            self.head_ios = out;
+            self.stripes_settle();
+            return;
+        }
+        // The pass's member I/O leaves md once its heads are handled (ops_run_io).
+        self.raid5d.busy_until = self.now + pass_ns;
+        self.raid5d.issuing.append(&mut out);
+        self.head_ios = out;
+        self.events.push(self.raid5d.busy_until, Event::Raid5dDone);
+    }
+
+    /// A pass's handling is done: its member I/O starts, and raid5d goes on with the heads
+    /// queued meanwhile (its loop in raid5d: `handle_active_stripes` until none is left).
+    pub(super) fn raid5d_done(&mut self) {
+        let mut issuing = std::mem::take(&mut self.raid5d.issuing);
+        for io in issuing.drain(..) {
             self.start_head_io(&io);
         }
-        self.head_ios = out;
-        self.stripes_settle();
+        self.raid5d.issuing = issuing;
+        let work = self.stripes.as_ref().expect("a stripe cache").has_work();
+        self.raid5d_pending = false;
+        if work {
+            self.raid5d();
+        } else {
+            self.stripes_settle();
+        }
     }
 
     fn start_head_io(&mut self, io: &HeadIo) {

@@ -229,6 +229,11 @@ impl StripeCache {
         self.active
     }
 
+    /// The array the cache holds rows of.
+    pub fn array(&self) -> &Array {
+        &self.array
+    }
+
     /// Whether raid5d has heads to handle.
     pub fn has_work(&self) -> bool {
         let hold_may_go = self.pending_full_writes == 0
@@ -388,10 +393,19 @@ impl StripeCache {
     /// One raid5d pass: handles every head queued before it, appending the member I/O to
     /// `out`. `failed_mask(sector)` gives the members md cannot use at that member sector.
     pub fn handle(&mut self, failed_mask: impl Fn(u64) -> u64, out: &mut Vec<HeadIo>) {
+        self.handle_batch(failed_mask, out, usize::MAX);
+    }
+
+    /// Like [`StripeCache::handle`], but takes at most `max_heads` heads off the lists, as
+    /// `handle_active_stripes` takes MAX_STRIPE_BATCH at a time; the rest wait for the next.
+    pub fn handle_batch(&mut self, failed_mask: impl Fn(u64) -> u64, out: &mut Vec<HeadIo>, max_heads: usize) {
         self.activate_delayed();
         let holding = !self.hold_list.is_empty();
-        for _ in 0..self.handle_list.len() {
+        let mut budget = max_heads;
+        let queued = self.handle_list.len();
+        for _ in 0..queued.min(budget) {
             let index = self.handle_list.pop_front().unwrap();
+            budget -= 1;
             self.heads[index as usize].queued = false;
             self.handle_head(index, &failed_mask, out);
             if holding {
@@ -401,9 +415,11 @@ impl StripeCache {
         // __get_priority_stripe: the hold list once the handle list is empty, if no full-stripe
         // write is pending or full-stripe writes passed it more than bypass_threshold times.
         let bypassed = self.bypass_threshold > 0 && self.bypass_count > self.bypass_threshold;
-        if self.pending_full_writes == 0 || bypassed {
+        if budget > 0 && queued < max_heads && (self.pending_full_writes == 0 || bypassed) {
             self.bypass_count = self.bypass_count.saturating_sub(self.bypass_threshold);
-            while let Some(index) = self.hold_list.pop_front() {
+            while budget > 0 {
+                let Some(index) = self.hold_list.pop_front() else { break };
+                budget -= 1;
                 self.handle_head(index, &failed_mask, out);
             }
         }
