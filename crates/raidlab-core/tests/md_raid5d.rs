@@ -9,7 +9,7 @@ use raidlab_core::sim::engine::{ControllerConfig, MdConfig, RebuildConfig, SimCo
 use raidlab_core::sim::md::Raid5dCpu;
 use raidlab_core::sim::sched::{QueueLimits, SchedulerKind};
 use raidlab_core::sim::workload::{Job, Workload};
-use raidlab_core::sim::Prng;
+use raidlab_core::rng::Prng;
 
 const DEVICES: usize = 6;
 

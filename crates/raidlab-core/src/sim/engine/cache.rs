@@ -8,7 +8,7 @@ use super::events::Event;
 use super::host::HostOp;
 use super::{Owner, Simulation};
 use crate::layout::Array;
-use crate::sim::Nanos;
+use crate::time::Nanos;
 use crate::{PAGE_SECTORS, SECTOR_BYTES};
 use std::collections::{BTreeMap, HashMap, VecDeque};
 

@@ -7,7 +7,7 @@ use crate::sim::md::stripe_cache::BYPASS_THRESHOLD;
 use crate::sim::md::Raid5dCpu;
 use crate::sim::sched::{QueueLimits, SchedulerKind};
 use crate::sim::workload::Workload;
-use crate::sim::Nanos;
+use crate::time::Nanos;
 
 /// Linux md's knobs the simulator honours.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -1,7 +1,7 @@
 //! The event queue: events ordered by (time, sequence), so ties resolve in insertion order and
 //! a run is a pure function of its inputs.
 
-use crate::sim::Nanos;
+use crate::time::Nanos;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Event {

@@ -7,9 +7,9 @@
 //! `files` requests of the job, from any thread, one fsync per file.
 
 use super::super::offsets::{self, Region, Zipf};
-use super::super::rng::Prng;
+use crate::rng::Prng;
 use super::super::workload::{Cursor, FsyncScope, Job, MixChoice};
-use crate::sim::Nanos;
+use crate::time::Nanos;
 
 /// What a host I/O does.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

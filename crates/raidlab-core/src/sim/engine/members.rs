@@ -3,7 +3,7 @@
 
 use crate::device::{AnyDrive, Command, Completion, Drive, Op};
 use crate::sim::sched::{AnyScheduler, BlockRequest, Scheduler};
-use crate::sim::Nanos;
+use crate::time::Nanos;
 
 /// Per-member counters (fio `disk_util` and more).
 #[derive(Clone, Debug, Default, PartialEq)]

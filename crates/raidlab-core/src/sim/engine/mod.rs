@@ -24,7 +24,7 @@ use crate::plan::{IoKind, MemberIo, MirrorState, Plan, Planner, Request, RmwLeve
 use crate::sim::md::{HeadIo, Raid5dThreads, StripeCache};
 use crate::sim::offsets::Region;
 use crate::sim::sched::{self, BlockRequest, Scheduler};
-use crate::sim::Nanos;
+use crate::time::Nanos;
 use crate::SECTOR_BYTES;
 use cache::WriteCache;
 use events::{Event, EventQueue};

@@ -14,7 +14,7 @@ use super::results::{DataLoss, RebuildResult};
 use super::{Owner, Simulation};
 use crate::layout::Level;
 use crate::plan::{Planner, RmwLevel};
-use crate::sim::Nanos;
+use crate::time::Nanos;
 use std::collections::VecDeque;
 
 /// md's sync window: 32 pages (md.c `window`), 128 KiB: md_do_sync checks its speed after

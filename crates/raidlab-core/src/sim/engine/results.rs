@@ -7,7 +7,7 @@ use super::host::HostOp;
 use super::members::MemberStats;
 use crate::sim::histogram::Histogram;
 use crate::sim::workload::Workload;
-use crate::sim::Nanos;
+use crate::time::Nanos;
 
 const WINDOW_NS: Nanos = 1_000_000_000;
 

@@ -19,7 +19,7 @@
 use super::HeadIo;
 use crate::layout::{Array, Level};
 use crate::plan::RowWay;
-use crate::sim::Nanos;
+use crate::time::Nanos;
 use crate::PAGE_BYTES;
 
 /// The speeds of the CPU that runs raid5d, with units. Zero rates and overhead mean a free CPU.

@@ -1,6 +1,6 @@
 use super::*;
 use crate::layout::{ArraySpec, Level};
-use crate::sim::rng::Prng;
+use crate::rng::Prng;
 
 fn array(level: Level, devices: usize, chunk_kib: u64) -> Array {
     Array::new(&ArraySpec { level, layout: None, chunk_kib, member_kib: vec![4096; devices] }).unwrap()
