@@ -2,61 +2,23 @@
 //! dictate (counted from per-member stats), the stripe cache bound, determinism, and the hardware
 //! controller's write-back cache.
 
-use raidlab_core::device::{Command, Completion, Drive, DriveInfo, Op};
+mod common;
+
+use common::serial::{fingerprint, SerialDisk};
+use raidlab_core::device::{Drive, DriveInfo};
 use raidlab_core::layout::{ArraySpec, Level};
 use raidlab_core::sim::engine::{ControllerConfig, HwConfig, MdConfig, SimConfig, SimResult, Simulation};
 use raidlab_core::sim::sched::{QueueLimits, SchedulerKind};
 use raidlab_core::sim::workload::{Job, Workload};
 use raidlab_core::time::Nanos;
-use std::collections::VecDeque;
-
-/// Serves one command at a time, FCFS, in a fixed time plus a per-sector transfer.
-struct SerialDrive {
-    info: DriveInfo,
-    queue: VecDeque<(u64, Nanos)>,
-    busy_until: Option<Nanos>,
-    busy_total: Nanos,
-}
 
 const SERVICE_NS: Nanos = 5_000_000;
 const PER_SECTOR_NS: Nanos = 5_000;
 
-impl SerialDrive {
-    fn boxed() -> Box<dyn Drive> {
-        let info = DriveInfo { kind: "null", capacity_bytes: 8 << 30, rpm: 0, interface: "test".into(), rotational: true };
-        Box::new(SerialDrive { info, queue: VecDeque::new(), busy_until: None, busy_total: 0 })
-    }
-}
-
-impl Drive for SerialDrive {
-    fn info(&self) -> &DriveInfo {
-        &self.info
-    }
-    fn queue_depth(&self) -> u32 {
-        32
-    }
-    fn submit(&mut self, now: Nanos, command: Command) {
-        let cost = if command.op == Op::Flush { 1_000 } else { SERVICE_NS + PER_SECTOR_NS * command.sectors as u64 };
-        let start = self.queue.back().map_or(now, |&(_, end)| end.max(now));
-        self.queue.push_back((command.id, start + cost));
-        self.busy_total += cost;
-        self.busy_until = Some(self.queue.front().unwrap().1);
-    }
-    fn next_event(&self) -> Option<Nanos> {
-        self.queue.front().map(|&(_, end)| end)
-    }
-    fn advance(&mut self, now: Nanos, completed: &mut Vec<Completion>) {
-        while let Some(&(id, end)) = self.queue.front() {
-            if end > now {
-                break;
-            }
-            self.queue.pop_front();
-            completed.push(Completion { id, time: end });
-        }
-    }
-    fn busy_nanos(&self) -> Nanos {
-        self.busy_total
-    }
+/// An 8 GiB serial test disk: 5 ms a command plus 5 µs a sector.
+fn serial_drive() -> Box<dyn Drive> {
+    let info = DriveInfo { kind: "null", capacity_bytes: 8 << 30, rpm: 0, interface: "test".into(), rotational: true };
+    SerialDisk::boxed(info, SERVICE_NS, PER_SECTOR_NS)
 }
 
 fn job(read_fraction: f64, random: bool, block_bytes: u64, threads: u32, iodepth: u32) -> Job {
@@ -98,7 +60,7 @@ fn config(level: Level, layout: Option<&str>, devices: usize, job: Job, controll
 }
 
 fn run(config: SimConfig) -> SimResult {
-    let drives = (0..config.array.member_kib.len()).map(|_| SerialDrive::boxed()).collect();
+    let drives = (0..config.array.member_kib.len()).map(|_| serial_drive()).collect();
     Simulation::new(config, drives).unwrap().run()
 }
 
@@ -194,12 +156,6 @@ fn a_counted_job_ends_at_its_last_completion_not_after_background_destage() {
     assert!(result.end_ns > 20_000_000, "destage ran after the job: end {} ns", result.end_ns);
 }
 
-/// FNV-1a of a result's debug text: a fingerprint of every number the run produced.
-fn fingerprint(result: &SimResult) -> u64 {
-    let text = format!("{result:?}");
-    text.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| (h ^ b as u64).wrapping_mul(0x0100_0000_01b3))
-}
-
 #[test]
 fn results_are_pinned_across_machines_and_releases() {
     // Same inputs and seed must give the same bytes on any machine. The values below change
@@ -260,7 +216,7 @@ fn run_to_loss(mut cfg: SimConfig, failures: &[(Nanos, u32)]) -> SimResult {
     use raidlab_core::sim::engine::{ArrayEvent, ArrayEventKind};
     cfg.timeline = failures.iter().map(|&(at_ns, m)| ArrayEvent { at_ns, kind: ArrayEventKind::Fail(m) }).collect();
     let once = run(cfg.clone());
-    let drives = (0..cfg.array.member_kib.len()).map(|_| SerialDrive::boxed()).collect();
+    let drives = (0..cfg.array.member_kib.len()).map(|_| serial_drive()).collect();
     let mut sim = Simulation::new(cfg, drives).unwrap();
     while !sim.finished() {
         sim.run_until(sim.now() + 7_000_000);
@@ -296,7 +252,7 @@ fn max_time_is_bounded() {
     for (max_time_ns, ok) in [(0, false), (MAX_SIM_TIME_NS, true), (MAX_SIM_TIME_NS + 1, false)] {
         let mut c = config(Level::Raid0, None, 2, job(1.0, true, 4096, 1, 1), md());
         c.max_time_ns = max_time_ns;
-        let drives = (0..2).map(|_| SerialDrive::boxed()).collect();
+        let drives = (0..2).map(|_| serial_drive()).collect();
         match Simulation::new(c, drives) {
             Ok(_) => assert!(ok, "{max_time_ns} accepted"),
             Err(e) => assert!(!ok && e.message.contains("max_time_ns"), "{max_time_ns}: {e}"),

@@ -14,6 +14,7 @@
 mod common;
 
 use common::md_io::{self, Range};
+use common::serial::fingerprint;
 use raidlab_core::device::catalog::DriveChoice;
 use raidlab_core::layout::{ArraySpec, Layout, Level};
 use raidlab_core::rng::Prng;
@@ -195,12 +196,6 @@ fn small_random_writes_keep_md_accounting() {
         let (r, w) = (sim["read/host"], sim["write/host"]);
         assert!((r - reads).abs() < 0.02 && (w - writes).abs() < 0.02, "raid{level} on {devices}: {r} + {w}");
     }
-}
-
-/// FNV-1a of a result's debug text (as tests/engine.rs pins its run).
-fn fingerprint(result: &SimResult) -> u64 {
-    let text = format!("{result:?}");
-    text.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| (h ^ b as u64).wrapping_mul(0x0100_0000_01b3))
 }
 
 fn pinned_run(level: Level, layout: Option<&str>, controller: ControllerConfig) -> u64 {

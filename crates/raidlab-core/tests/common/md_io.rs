@@ -14,14 +14,15 @@
 //!   more than one deep is offered at the rate the loadgen reached (`paced_iops`), spread over
 //!   its threads; single-thread loads are closed loop at depth 1 and run unpaced.
 
-use raidlab_core::device::{Command, Completion, Drive, DriveInfo, Op};
+use super::serial::SerialDisk;
+use raidlab_core::device::{Drive, DriveInfo};
 use raidlab_core::layout::{ArraySpec, Layout, Level};
 use raidlab_core::sim::engine::{ControllerConfig, MdConfig, RebuildConfig, SimConfig, SimResult, Simulation};
 use raidlab_core::sim::sched::{QueueLimits, SchedulerKind};
 use raidlab_core::sim::workload::{Cursor, Job, Workload};
 use raidlab_core::time::Nanos;
 use serde_json::Value;
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::BTreeMap;
 
 /// The recording VM's virtio-blk disk as the simulator sees it: one command at a time per disk,
 /// FCFS (one QEMU thread serves it from the host's page cache, `cache=unsafe`), a fixed time per
@@ -33,11 +34,7 @@ use std::collections::{BTreeMap, VecDeque};
 ///   (TCG, no KVM: each an emulated exit). What it decides is md's pending counts under the
 ///   paced random reads: the raid10 read spread stays inside md's range for a 16 KiB command of
 ///   85 µs or more (swept: 50-150 µs per command, 0.5-1.1 µs per sector), and leaves it at 66 µs.
-pub struct VmDisk {
-    info: DriveInfo,
-    queue: VecDeque<(u64, Nanos)>,
-    busy_ns: Nanos,
-}
+pub struct VmDisk;
 
 pub const VM_COMMAND_NS: Nanos = 100_000;
 pub const VM_PER_SECTOR_NS: Nanos = 500;
@@ -45,38 +42,7 @@ pub const VM_PER_SECTOR_NS: Nanos = 500;
 impl VmDisk {
     pub fn boxed(capacity_bytes: u64) -> Box<dyn Drive> {
         let info = DriveInfo { kind: "vm", capacity_bytes, rpm: 0, interface: "virtio".into(), rotational: true };
-        Box::new(VmDisk { info, queue: VecDeque::new(), busy_ns: 0 })
-    }
-}
-
-impl Drive for VmDisk {
-    fn info(&self) -> &DriveInfo {
-        &self.info
-    }
-    fn queue_depth(&self) -> u32 {
-        // virtio-blk takes many commands; this device serves them one at a time.
-        32
-    }
-    fn submit(&mut self, now: Nanos, command: Command) {
-        let cost = if command.op == Op::Flush { 1_000 } else { VM_COMMAND_NS + VM_PER_SECTOR_NS * command.sectors as u64 };
-        let start = self.queue.back().map_or(now, |&(_, end)| end.max(now));
-        self.queue.push_back((command.id, start + cost));
-        self.busy_ns += cost;
-    }
-    fn next_event(&self) -> Option<Nanos> {
-        self.queue.front().map(|&(_, end)| end)
-    }
-    fn advance(&mut self, now: Nanos, completed: &mut Vec<Completion>) {
-        while let Some(&(id, end)) = self.queue.front() {
-            if end > now {
-                break;
-            }
-            self.queue.pop_front();
-            completed.push(Completion { id, time: end });
-        }
-    }
-    fn busy_nanos(&self) -> Nanos {
-        self.busy_ns
+        SerialDisk::boxed(info, VM_COMMAND_NS, VM_PER_SECTOR_NS)
     }
 }
 

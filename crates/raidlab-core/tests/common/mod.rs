@@ -3,6 +3,7 @@
 #![allow(dead_code)]
 
 pub mod md_io;
+pub mod serial;
 
 use proptest::prelude::*;
 use raidlab_core::layout::{Array, ArraySpec, Layout, Level, ParityAlgorithm};
