@@ -72,24 +72,34 @@ fn host_figures(members: &[(f64, f64, f64, f64)], host_sectors: f64, host_ios: f
     figures
 }
 
-fn recorded_host_figures(case: &Value) -> Figures {
-    let rows: Vec<_> = members(case)
+/// Per member: (read sectors, write sectors, read requests, write requests), as recorded.
+fn recorded_rows(members: &[Value]) -> Vec<(f64, f64, f64, f64)> {
+    members
         .iter()
         .map(|m| (field(m, "read_sectors"), field(m, "write_sectors"), field(m, "read_ios"), field(m, "write_ios")))
-        .collect();
-    let derived = &case["derived"];
-    host_figures(&rows, derived["host_sectors"].as_f64().unwrap(), derived["host_ios"].as_f64().unwrap())
+        .collect()
 }
 
-fn simulated_host_figures(result: &SimResult) -> Figures {
-    let rows: Vec<_> = result
+/// The same, simulated: requests after the scheduler's merges, as /sys/block/*/stat counts them.
+fn simulated_rows(result: &SimResult) -> Vec<(f64, f64, f64, f64)> {
+    result
         .members
         .iter()
         .map(|m| {
             let (r, w) = ((m.read_ios - m.read_merges) as f64, (m.write_ios - m.write_merges) as f64);
             (m.read_sectors as f64, m.write_sectors as f64, r, w)
         })
-        .collect();
+        .collect()
+}
+
+fn recorded_host_figures(case: &Value) -> Figures {
+    let rows = recorded_rows(members(case));
+    let derived = &case["derived"];
+    host_figures(&rows, derived["host_sectors"].as_f64().unwrap(), derived["host_ios"].as_f64().unwrap())
+}
+
+fn simulated_host_figures(result: &SimResult) -> Figures {
+    let rows = simulated_rows(result);
     let job = &result.jobs[0];
     let host_ios = (job.read.ios + job.write.ios) as f64;
     let host_sectors = (job.read.bytes + job.write.bytes) as f64 / 512.0;
@@ -124,10 +134,7 @@ fn recorded_recovery_figures(case: &Value) -> Figures {
     let other = all.iter().position(|m| m["role"] == "member").expect("a surviving member");
     let superblock_ios = field(&all[other], "write_ios");
     assert_eq!(field(&all[other], "write_sectors"), superblock_ios, "one-sector superblock writes");
-    let rows: Vec<_> = all
-        .iter()
-        .map(|m| (field(m, "read_sectors"), field(m, "write_sectors"), field(m, "read_ios"), field(m, "write_ios")))
-        .collect();
+    let rows = recorded_rows(all);
     recovery_figures(&rows, target, superblock_ios, field(&all[target], "write_sectors") - superblock_ios)
 }
 
@@ -142,14 +149,7 @@ fn simulate_recovery(case: &Value) -> Figures {
     let result = run(config);
     let rebuild = result.rebuilds.first().expect("a recovery");
     assert_eq!(rebuild.done_sectors, rebuild.total_sectors, "the recovery finished");
-    let rows: Vec<_> = result
-        .members
-        .iter()
-        .map(|m| {
-            let (r, w) = ((m.read_ios - m.read_merges) as f64, (m.write_ios - m.write_merges) as f64);
-            (m.read_sectors as f64, m.write_sectors as f64, r, w)
-        })
-        .collect();
+    let rows = simulated_rows(&result);
     recovery_figures(&rows, failed[0] as usize, 0.0, rebuild.total_sectors as f64)
 }
 
