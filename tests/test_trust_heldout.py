@@ -88,19 +88,6 @@ def test_scripted_events_read_ascii_numbers(event, fragment):
     refused(run_cli(["sim", "--preset", "wal", *QUICK, "--fail", event]), fragment)
 
 
-@pytest.mark.parametrize("option, fragment", [
-    ("seed=\u0661", "--sim-opt seed='\u0661' is not a whole number"),
-    ("cache_mib=1_0", "--sim-opt cache_mib='1_0' is not a whole number"),
-    ("devices=5", "--sim-opt devices: set by reliability's own options"),
-    ("level=6", "--sim-opt level: set by reliability's own options"),
-])
-def test_sim_options_are_checked_before_the_simulator_is_called(option, fragment):
-    # Before: '--sim-opt devices=5' was an internal error (TypeError: multiple values for keyword
-    # argument 'devices', exit 70); '١' and '1_0' were read as numbers by int().
-    refused(run_cli(["reliability", "--level", "5", "--devices", "4", "--trials", "0",
-                     "--rebuild-from-sim", "--drive", "null", "--sim-opt", option]), fragment)
-
-
 # -- an empty path is not "no output" -------------------------------------------------------------
 
 

@@ -187,11 +187,16 @@ def test_out_of_range_numbers_name_the_range(args, option, shown):
     ("runtime_s=nan", "--sim-opt runtime_s=nan is not a finite number"),
     ("speed_limit_min=5.5", "--sim-opt speed_limit_min=5.5 is not a whole number"),
     ("rebuild_priority=1000", "--sim-opt rebuild_priority=1000 is out of range 1..100"),
+    ("seed=\u0661", "--sim-opt seed='\u0661' is not a whole number"),
+    ("cache_mib=1_0", "--sim-opt cache_mib='1_0' is not a whole number"),
+    ("devices=5", "--sim-opt devices: set by reliability's own options"),
+    ("level=6", "--sim-opt level: set by reliability's own options"),
 ])
 def test_sim_options_take_the_sim_declarations(option, fragment):
-    # Before: runtime_s=1e400 simulated forever; nan ran and blamed the run time; 5.5 became 5.
+    # Before: runtime_s=1e400 simulated forever; nan ran and blamed the run time; 5.5 became 5;
+    # '\u0661' and '1_0' were read as numbers by int(); devices=5 was an internal TypeError (exit 70).
     refused(run_bounded(["reliability", "--level", "5", "--devices", "4", "--trials", "0",
-                         "--rebuild-from-sim", "--sim-opt", option]), fragment)
+                         "--rebuild-from-sim", "--drive", "null", "--sim-opt", option]), fragment)
 
 
 def test_every_float_option_is_finite_and_bounded():
