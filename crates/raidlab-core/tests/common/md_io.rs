@@ -10,9 +10,13 @@
 //!   extra runs of the same case and only widen its range).
 //! - The host side: one emulated vCPU (no KVM) runs the load generator, md, raid5d and the block
 //!   layer, and it, not the disks, sets the pace: every case costs 100-500 µs of it per host I/O
-//!   whatever the depth (loadgen `secs / ios`). The simulator has no guest CPU, so every load
-//!   more than one deep is offered at the rate the loadgen reached (`paced_iops`), spread over
-//!   its threads; single-thread loads are closed loop at depth 1 and run unpaced.
+//!   whatever the depth (loadgen `secs / ios`). The simulator has no guest CPU, so random loads of
+//!   many threads are offered at the rate the loadgen reached (`paced_iops`), spread over their
+//!   threads: each thread's arrival times decide md's pending counts (raid1/10 read balance).
+//!   A sequential stream N deep (one shared cursor) runs closed loop at its depth: md held N of
+//!   its requests at once, and how many of them meet in a stripe head is what decides its
+//!   pre-reads; offered at the average rate instead, the fast virtual disks finish each write
+//!   before the next arrives and the depth is lost. Single-thread loads are closed loop at depth 1.
 
 use super::serial::SerialDisk;
 use raidlab_core::device::{Drive, DriveInfo};
@@ -152,7 +156,7 @@ pub fn paced_iops(runs: &[&Value]) -> u64 {
 
 /// The loadgen's load as a job: `seq` = one shared cursor N deep (fio one job, iodepth N),
 /// `rand` = N threads each at depth 1 over `region` (fio numjobs N); `ios` requests in all.
-/// Loads more than one deep are offered at `paced_iops` (see the module's comment).
+/// Random loads of several threads are offered at `paced_iops` (see the module's comment).
 pub fn job_of(case: &Value, paced_iops: u64) -> Job {
     let load = &case["load"];
     let bs = load["bs"].as_u64().unwrap();
@@ -171,7 +175,7 @@ pub fn job_of(case: &Value, paced_iops: u64) -> Job {
         cursor: Cursor::Shared,
         total_ios: ios,
         block_align_bytes: bs,
-        rate_iops: if threads > 1 { paced_iops / job_threads as u64 } else { 0 },
+        rate_iops: if threads > 1 && random { paced_iops / job_threads as u64 } else { 0 },
         // The guest's scheduler interleaves the loadgen's threads with md and the block layer
         // on the one vCPU: arrivals at the achieved rate, not on a fixed beat.
         poisson_arrivals: true,

@@ -63,6 +63,7 @@ impl Simulation {
                 self.start_head_io(&io);
             }
             self.head_ios = out;
+            self.raid5d_maybe_idle();
             self.stripes_settle();
             return;
         }
@@ -86,7 +87,17 @@ impl Simulation {
         if work {
             self.raid5d();
         } else {
+            self.raid5d_maybe_idle();
             self.stripes_settle();
+        }
+    }
+
+    /// raid5d found nothing more to handle and sleeps: the end of `raid5d()`, where md grows
+    /// its stripe cache when a writer went without a head.
+    fn raid5d_maybe_idle(&mut self) {
+        let cache = self.stripes.as_mut().expect("a stripe cache");
+        if !cache.has_work() {
+            cache.raid5d_idle();
         }
     }
 

@@ -109,10 +109,15 @@ struct List {
     len: u32,
 }
 
+/// A write being added to heads: the piece of it md is working on (`bio_split_to_limits` cut
+/// the bio at md's `max_sectors`; the pieces reach md one after another), and the next head of
+/// that piece: its stripe row and how many of the row's heads are done.
 struct Pending {
     bio: WriteBio,
-    /// Array sector of the next page to add.
-    next: u64,
+    piece_start: u64,
+    piece_end: u64,
+    row: u64,
+    step: u64,
 }
 
 /// Multiplicative hashing of member sectors (the std SipHash costs more than the cache).
@@ -160,7 +165,17 @@ pub struct StripeCache {
     pending_full_writes: u32,
     bypass_count: u32,
     bypass_threshold: u32,
+    /// md's queue `max_hw_sectors` for raid4/5/6: RAID5_MAX_REQ_STRIPES (256) stripe pages
+    /// (raid5.c `raid5_run`), 1024 KiB: larger writes reach md as several bios.
+    max_bio_sectors: u64,
+    /// R5_ALLOC_MORE (a writer found no free head) and R5_DID_ALLOC (raid5d grew the cache and
+    /// no head was released since): raid5d grows the cache by one head when it goes idle.
+    alloc_more: bool,
+    did_alloc: bool,
 }
+
+/// RAID5_MAX_REQ_STRIPES (raid5.c): md's largest raid4/5/6 request, in 4 KiB stripe pages.
+pub const MAX_REQ_STRIPES: u64 = 256;
 
 impl StripeCache {
     /// A cache of `entries` heads (md's `stripe_cache_size`) for a raid4/5/6 array.
@@ -187,35 +202,61 @@ impl StripeCache {
             pending_full_writes: 0,
             bypass_count: 0,
             bypass_threshold: BYPASS_THRESHOLD,
+            max_bio_sectors: MAX_REQ_STRIPES * PAGE_SECTORS,
+            alloc_more: false,
+            did_alloc: false,
         };
-        for index in 0..entries {
-            cache.heads.push(Head {
-                sector: NO_SECTOR,
-                stripe_row: 0,
-                data_mask: 0,
-                p: 0,
-                q: None,
-                bucket: (index as usize % HASH_LISTS) as u8,
-                uptodate: 0,
-                towrite: 0,
-                overwrite: 0,
-                busy: Busy::Idle,
-                in_flight: 0,
-                way: RowWay::Rcw,
-                queued: false,
-                preread_active: false,
-                delayed: false,
-                delay_stamp: 0,
-                full_write: false,
-                bios: Vec::new(),
-                writing_bios: Vec::new(),
-                inactive: false,
-                prev: NIL,
-                next: NIL,
-            });
-            cache.push_back(index);
+        for _ in 0..entries {
+            cache.grow_one();
         }
         cache
+    }
+
+    /// `grow_one_stripe`: a new empty head on inactive list `max_nr_stripes % 8`.
+    fn grow_one(&mut self) {
+        let index = self.heads.len() as u32;
+        self.heads.push(Head {
+            sector: NO_SECTOR,
+            stripe_row: 0,
+            data_mask: 0,
+            p: 0,
+            q: None,
+            bucket: (index as usize % HASH_LISTS) as u8,
+            uptodate: 0,
+            towrite: 0,
+            overwrite: 0,
+            busy: Busy::Idle,
+            in_flight: 0,
+            way: RowWay::Rcw,
+            queued: false,
+            preread_active: false,
+            delayed: false,
+            delay_stamp: 0,
+            full_write: false,
+            bios: Vec::new(),
+            writing_bios: Vec::new(),
+            inactive: false,
+            prev: NIL,
+            next: NIL,
+        });
+        self.push_back(index);
+    }
+
+    /// raid5d goes idle (the end of `raid5d()`): with R5_ALLOC_MORE set, it grows the cache by
+    /// one head and sets R5_DID_ALLOC, so that a cache too small for the writers grows slowly
+    /// beyond `stripe_cache_size` (md shrinks it back only under memory pressure, through its
+    /// shrinker, which is not modelled). Sleeping writers may go on with the new head.
+    pub fn raid5d_idle(&mut self) {
+        if std::mem::take(&mut self.alloc_more) {
+            self.grow_one();
+            self.did_alloc = true;
+            self.wake();
+        }
+    }
+
+    /// Heads the cache has now (md's `max_nr_stripes`: `stripe_cache_size` plus growth).
+    pub fn size(&self) -> u32 {
+        self.heads.len() as u32
     }
 
     /// md's sysfs `preread_bypass_threshold`: how many times full-stripe writes may pass the
@@ -263,30 +304,66 @@ impl StripeCache {
         }
         assert_eq!(self.bio_refs[id], 0, "bio {id} submitted twice");
         self.bio_refs[id] = 1;
-        let first = bio.sector / PAGE_SECTORS * PAGE_SECTORS;
+        let pending = self.piece(bio, bio.sector);
         // A new head is refused while a writer sleeps (R5_INACTIVE_BLOCKED); cached ones are
         // still found, so the bio adds what it can and sleeps behind the others.
-        self.add_pages(Pending { bio, next: first }, false);
+        self.add_pages(pending, false);
     }
 
-    /// Adds the bio's pages from `pending.next`; on a missing head, sleeps (queued at the
-    /// front when it was already the first sleeper).
+    /// The piece of `bio` from `start` that md receives as one bio: `bio_split_to_limits` cuts
+    /// at md's max_hw_sectors counted from the piece's start.
+    fn piece(&self, bio: WriteBio, start: u64) -> Pending {
+        let end = (start + self.max_bio_sectors).min(bio.sector + bio.sectors);
+        let row = start / self.array.chunk_sectors() / self.array.data_disks() as u64;
+        Pending { bio, piece_start: start, piece_end: end, row, step: 0 }
+    }
+
+    /// The pages of a piece in stripe row `row`: the cyclic run of page slots its heads cover,
+    /// as (first slot, heads). md walks the piece in logical order and adds all of its pages in
+    /// a head at once (`make_stripe_request` → `add_all_stripe_bios`), so the heads of a row
+    /// come in the order of their first page.
+    fn row_heads(&self, pending: &Pending) -> (u64, u64) {
+        let chunk = self.array.chunk_sectors();
+        let row_sectors = chunk * self.array.data_disks() as u64;
+        let row_start = pending.row * row_sectors;
+        let a = pending.piece_start.max(row_start) / PAGE_SECTORS * PAGE_SECTORS;
+        let b = pending.piece_end.min(row_start + row_sectors);
+        let slots = chunk / PAGE_SECTORS;
+        let pages = (b - a).div_ceil(PAGE_SECTORS);
+        ((a % chunk) / PAGE_SECTORS, pages.min(slots))
+    }
+
+    /// The member sector of the next head `pending` adds.
+    fn next_head_sector(&self, pending: &Pending) -> u64 {
+        let chunk = self.array.chunk_sectors();
+        let (first, _) = self.row_heads(pending);
+        let slot = (first + pending.step) % (chunk / PAGE_SECTORS);
+        pending.row * chunk + slot * PAGE_SECTORS
+    }
+
+    /// Adds the bio's pages from the pending head on, piece by piece; on a missing head, sleeps
+    /// (queued at the front when it was already the first sleeper).
     fn add_pages(&mut self, mut pending: Pending, resumed: bool) -> bool {
         let chunk = self.array.chunk_sectors();
         let k = self.array.data_disks() as u64;
-        let end = pending.bio.sector + pending.bio.sectors;
-        let mut stripe: Option<(u64, Stripe)> = None;
-        while pending.next < end {
-            let page_start = pending.next;
-            let chunk_index = page_start / chunk;
-            let row = chunk_index / k;
-            if stripe.as_ref().is_none_or(|(r, _)| *r != row) {
-                stripe = Some((row, self.array.stripe(row).expect("raid4/5/6 row")));
+        let bio_end = pending.bio.sector + pending.bio.sectors;
+        loop {
+            let (first, heads) = self.row_heads(&pending);
+            if pending.step == heads {
+                let row_end = (pending.row + 1) * chunk * k;
+                if row_end < pending.piece_end {
+                    (pending.row, pending.step) = (pending.row + 1, 0);
+                } else if pending.piece_end < bio_end {
+                    pending = self.piece(pending.bio, pending.piece_end);
+                } else {
+                    break;
+                }
+                continue;
             }
-            let row_stripe = &stripe.as_ref().unwrap().1;
-            let member = row_stripe.data[(chunk_index % k) as usize];
-            let member_sector = row * chunk + page_start % chunk;
-            let Some(head) = self.get_head(member_sector, row, row_stripe) else {
+            let stripe = self.array.stripe(pending.row).expect("raid4/5/6 row");
+            let slot = (first + pending.step) % (chunk / PAGE_SECTORS);
+            let member_sector = pending.row * chunk + slot * PAGE_SECTORS;
+            let Some(head) = self.get_head(member_sector, pending.row, &stripe) else {
                 self.blocked = true;
                 if resumed {
                     self.waiting.push_front(pending);
@@ -295,9 +372,15 @@ impl StripeCache {
                 }
                 return false;
             };
-            let whole = pending.bio.sector <= page_start && page_start + PAGE_SECTORS <= end;
-            self.attach(head, pending.bio, member, whole);
-            pending.next = page_start + PAGE_SECTORS;
+            let row_start = pending.row * chunk * k;
+            for j in 0..k {
+                let page = row_start + j * chunk + slot * PAGE_SECTORS;
+                if page < pending.piece_end && page + PAGE_SECTORS > pending.piece_start {
+                    let whole = pending.piece_start <= page && page + PAGE_SECTORS <= pending.piece_end;
+                    self.attach(head, pending.bio, stripe.data[j as usize], whole);
+                }
+            }
+            pending.step += 1;
         }
         if self.unref_bio(pending.bio.id) {
             self.completed.push(pending.bio.id);
@@ -352,6 +435,8 @@ impl StripeCache {
         let bucket = bucket_of(sector);
         let index = self.lists[bucket].front;
         if index == NIL {
+            // R5_ALLOC_MORE, unless raid5d grew the cache and nothing was released since.
+            self.alloc_more |= !self.did_alloc;
             return None;
         }
         self.unlink(index);
@@ -373,9 +458,7 @@ impl StripeCache {
     /// Wakes sleeping writers while `is_inactive_blocked` lets them on.
     fn wake(&mut self) {
         while let Some(front) = self.waiting.front() {
-            let chunk = self.array.chunk_sectors();
-            let k = self.array.data_disks() as u64;
-            let sector = front.next / chunk / k * chunk + front.next % chunk;
+            let sector = self.next_head_sector(front);
             let list = &self.lists[bucket_of(sector)];
             let cached = self.map.contains_key(&sector);
             let may_go = cached || (list.len > 0 && (!self.blocked || self.active < self.heads.len() as u32 * 3 / 4));
@@ -570,6 +653,8 @@ impl StripeCache {
         }
         self.push_back(index);
         self.active -= 1;
+        // raid5d's `release_stripe_list` released a head: R5_DID_ALLOC is cleared.
+        self.did_alloc = false;
     }
 
     fn push_back(&mut self, index: u32) {

@@ -111,7 +111,8 @@ fn randomised_runs_keep_the_invariants() {
         let (mut next_id, mut in_flight, mut out, mut done) = (0u32, Vec::new(), Vec::new(), Vec::new());
         let mut completed = vec![false; 300];
         for _ in 0..2000 {
-            match rng.below(3) {
+            match rng.below(4) {
+                3 => cache.raid5d_idle(),
                 0 if next_id < 300 => {
                     let sector = rng.below(region);
                     let sectors = 1 + rng.below(96.min(region - sector));
@@ -173,4 +174,67 @@ fn non_sync_writes_wait_on_the_delayed_list_and_gather() {
     cache.take_completed(&mut done);
     done.sort();
     assert_eq!(done, [0, 1, 2, 3]);
+}
+
+#[test]
+fn a_blocked_bio_leaves_whole_heads_behind_it() {
+    // raid5 4 x 512 KiB, 16 heads: a 1 MiB write over chunks 0 and 1 of the first row. md adds
+    // all of a bio's pages in a head at once (`add_all_stripe_bios`), so the 16 heads it gets
+    // before it sleeps hold both data pages, and their rcw reads only the third: 16 pages.
+    let mut cache = StripeCache::new(array(Level::Raid5, 4, 512), 16, RmwLevel::Enable);
+    cache.submit(WriteBio { id: 0, sector: 0, sectors: 2048, sync: true });
+    assert_eq!((cache.active(), cache.waiting()), (16, 1));
+    let mut out = Vec::new();
+    cache.handle(|_| 0, &mut out);
+    let read: u64 = out.iter().map(|io| sectors(io).0).sum();
+    assert_eq!(read, 16 * 8, "one page read per head");
+    assert!(out.iter().all(|io| io.members == 0b100), "only member 2 is read");
+}
+
+#[test]
+fn writes_larger_than_md_max_sectors_arrive_as_pieces() {
+    // raid5 4 x 512 KiB: a 1536 KiB full-stripe write reaches md as 1024 KiB + 512 KiB
+    // (RAID5_MAX_REQ_STRIPES); with room for every head the pieces meet and nothing is read.
+    let mut cache = StripeCache::new(array(Level::Raid5, 4, 512), 256, RmwLevel::Enable);
+    cache.submit(WriteBio { id: 0, sector: 0, sectors: 3072, sync: true });
+    assert_eq!(drain(&mut cache, 0), (0, 4 * 1024));
+    // With 96 heads the first piece (chunks 0 and 1) sleeps after 96 heads, and raid5d handles
+    // them with two of three data pages: each reads the third. Unsplit, the bio would have put
+    // all three pages in each head (a full-stripe write, no reads).
+    let mut cache = StripeCache::new(array(Level::Raid5, 4, 512), 96, RmwLevel::Enable);
+    cache.submit(WriteBio { id: 0, sector: 0, sectors: 3072, sync: true });
+    let mut out = Vec::new();
+    cache.handle(|_| 0, &mut out);
+    let read: u64 = out.iter().map(|io| sectors(io).0).sum();
+    assert_eq!(read, 96 * 8);
+    assert!(out.iter().all(|io| io.members == 0b100 && !io.write));
+    for io in out.drain(..) {
+        cache.batch_done(io.batch);
+    }
+    drain(&mut cache, 0);
+    let mut done = Vec::new();
+    cache.take_completed(&mut done);
+    assert_eq!(done, [0]);
+}
+
+#[test]
+fn raid5d_grows_the_cache_by_one_head_when_a_writer_went_without() {
+    // R5_ALLOC_MORE / grow_one_stripe at the end of raid5d, then R5_DID_ALLOC until a release.
+    let mut cache = StripeCache::new(array(Level::Raid5, 4, 64), 8, RmwLevel::Enable);
+    cache.submit(WriteBio { id: 0, sector: 0, sectors: 16 * 8, sync: true });
+    assert_eq!(cache.waiting(), 1);
+    cache.raid5d_idle();
+    cache.check();
+    assert_eq!(cache.size(), 9, "one head more");
+    cache.submit(WriteBio { id: 1, sector: 8 * 4096, sectors: 8, sync: true });
+    cache.raid5d_idle();
+    assert_eq!(cache.size(), 9, "no second head before a release");
+    drain(&mut cache, 0);
+    cache.check();
+    let mut done = Vec::new();
+    cache.take_completed(&mut done);
+    done.sort();
+    assert_eq!(done, [0, 1]);
+    cache.raid5d_idle();
+    assert_eq!(cache.size(), 9, "nobody went without since");
 }
