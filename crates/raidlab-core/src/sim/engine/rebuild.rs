@@ -32,6 +32,15 @@ const RAID10_RESYNC_DEPTH: u32 = 512;
 /// Everything else (raid4/5/6 and hardware controllers): 128 KiB requests, this many at once.
 const PARITY_WINDOWS_IN_FLIGHT: u32 = 8;
 const OTHER_WINDOWS_IN_FLIGHT: u32 = 16;
+/// raid4/5/6 recovery under md: `raid5_sync_request` takes one stripe head per 4 KiB stripe
+/// (STRIPE_SECTORS); when none is free it waits in `raid5_get_active_stripe` (until fewer than
+/// 3/4 of the heads are active, `is_inactive_blocked`) and then sleeps one jiffy
+/// (`schedule_timeout_uninterruptible(1)`, "make sure we don't swamp the stripe cache"), so the
+/// sync thread refills the cache in bursts. raid5d issues a burst's reads under its plug, where
+/// the member queue merges the 4 KiB reads up to its `max_sectors`.
+const STRIPE_SECTORS: u64 = 8;
+/// One jiffy: Debian's kernels are built with HZ=250 (CONFIG_HZ_250), 4 ms.
+const JIFFY_NS: Nanos = 4_000_000;
 /// md takes a speed mark every 3 s and keeps 10 (SYNC_MARK_STEP, SYNC_MARKS).
 const MARK_STEP_NS: Nanos = 3_000_000_000;
 const MARKS: usize = 10;
@@ -49,6 +58,17 @@ enum Wait {
     Until(Nanos),
     /// Until the host has had its share of member commands (controllers).
     Credit,
+    /// md raid4/5/6: until a stripe head is free (fewer than 3/4 of them active).
+    Head,
+}
+
+/// The stripe heads md's raid4/5/6 recovery holds: `total` (`stripe_cache_size`), `used` by
+/// sync requests in flight. Recovery's heads are counted apart from host writes' (the cache is
+/// shared in md; not modelled).
+#[derive(Clone, Copy, Debug)]
+struct SyncHeads {
+    total: u64,
+    used: u64,
 }
 
 pub struct RebuildState {
@@ -71,6 +91,8 @@ pub struct RebuildState {
     last_window_issued: Nanos,
     /// Host member commands completed when the controller last let a window out.
     foreground_ios_seen: u64,
+    /// md raid4/5/6: sync requests are stripe heads, issued in bursts (see STRIPE_SECTORS).
+    heads: Option<SyncHeads>,
 }
 
 impl RebuildState {
@@ -153,10 +175,11 @@ impl Simulation {
             wait: Wait::None,
             marks: VecDeque::from([(self.now, 0)]),
             foreground_seen: self.foreground_sectors,
-            windows: VecDeque::with_capacity(max_in_flight as usize),
+            windows: VecDeque::with_capacity(max_in_flight.min(64) as usize),
             result_index: self.results.rebuilds.len() - 1,
             last_window_issued: self.now,
             foreground_ios_seen: self.foreground_ios,
+            heads: self.sync_heads(),
         });
         self.rebuild_pump();
     }
@@ -167,8 +190,20 @@ impl Simulation {
         match (self.config.controller, level) {
             (ControllerConfig::Md(_), Level::Raid1) => (MIRROR_SYNC_REQUEST_SECTORS, RAID1_RESYNC_DEPTH),
             (ControllerConfig::Md(_), Level::Raid10) => (MIRROR_SYNC_REQUEST_SECTORS, RAID10_RESYNC_DEPTH),
+            // Bounded by the stripe heads instead (SyncHeads).
+            (ControllerConfig::Md(_), _) if self.planner.array().stripe(0).is_some() => (WINDOW_SECTORS, u32::MAX),
             _ if self.planner.array().stripe(0).is_some() => (WINDOW_SECTORS, PARITY_WINDOWS_IN_FLIGHT),
             _ => (WINDOW_SECTORS, OTHER_WINDOWS_IN_FLIGHT),
+        }
+    }
+
+    /// md raid4/5/6 recovers through stripe heads; mirrors and controllers do not.
+    fn sync_heads(&self) -> Option<SyncHeads> {
+        match self.config.controller {
+            ControllerConfig::Md(md) if self.planner.array().stripe(0).is_some() => {
+                Some(SyncHeads { total: md.stripe_cache_entries as u64, used: 0 })
+            }
+            _ => None,
         }
     }
 
@@ -252,6 +287,17 @@ impl Simulation {
             match state.wait {
                 Wait::Until(t) if self.now < t => return,
                 Wait::Drain if state.in_flight > 0 => return,
+                Wait::Head => {
+                    let heads = state.heads.expect("md parity recovery");
+                    if heads.used * 4 >= heads.total * 3 {
+                        return;
+                    }
+                    // The blocking get returned: one stripe, then a jiffy's sleep.
+                    state.wait = Wait::Until(self.now + JIFFY_NS);
+                    self.events.push(self.now + JIFFY_NS, Event::RebuildTimer);
+                    self.rebuild_issue(STRIPE_SECTORS);
+                    continue;
+                }
                 _ => state.wait = Wait::None,
             }
             // (Wait::Credit is re-checked by the throttle on every foreground completion.)
@@ -262,7 +308,18 @@ impl Simulation {
                 }
                 self.rebuild.as_mut().expect("rebuilding").unchecked_sectors = 0;
             }
-            self.rebuild_issue_window();
+            let state = self.rebuild.as_ref().expect("rebuilding");
+            let sectors = match state.heads {
+                None => state.request_sectors,
+                Some(heads) if heads.used == heads.total => {
+                    self.rebuild.as_mut().expect("rebuilding").wait = Wait::Head;
+                    return;
+                }
+                // A burst: every free head, as far as one merged member request reaches.
+                Some(heads) => ((heads.total - heads.used) * STRIPE_SECTORS)
+                    .min(self.config.queue_limits.max_sectors.max(STRIPE_SECTORS as u32) as u64 / STRIPE_SECTORS * STRIPE_SECTORS),
+            };
+            self.rebuild_issue(sectors);
         }
     }
 
@@ -310,11 +367,16 @@ impl Simulation {
         false
     }
 
-    fn rebuild_issue_window(&mut self) {
+    /// Issues a sync request of up to `sectors` at the next sector.
+    fn rebuild_issue(&mut self, sectors: u64) {
         let now = self.now;
         let state = self.rebuild.as_mut().expect("rebuilding");
         let sector = state.next_sector;
-        let sectors = state.request_sectors.min(state.end_sector - sector);
+        let sectors = sectors.min(state.end_sector - sector);
+        if let Some(heads) = state.heads.as_mut() {
+            heads.used += sectors.div_ceil(STRIPE_SECTORS);
+            assert!(heads.used <= heads.total, "recovery holds more stripe heads than the cache has");
+        }
         state.next_sector += sectors;
         state.unchecked_sectors += sectors;
         state.in_flight += 1;
@@ -331,6 +393,9 @@ impl Simulation {
         let Some(state) = self.rebuild.as_mut() else { return };
         state.in_flight -= 1;
         state.done_sectors += sectors;
+        if let Some(heads) = state.heads.as_mut() {
+            heads.used -= sectors.div_ceil(STRIPE_SECTORS);
+        }
         let at = state.windows.iter().position(|&s| s == start).expect("a window in flight");
         state.windows.remove(at);
         self.planner.set_recovering(Some((state.target, state.in_sync_below())));
