@@ -309,17 +309,49 @@ impl Simulation {
                 self.rebuild.as_mut().expect("rebuilding").unchecked_sectors = 0;
             }
             let state = self.rebuild.as_ref().expect("rebuilding");
-            let sectors = match state.heads {
-                None => state.request_sectors,
+            match state.heads {
+                None => self.rebuild_issue(state.request_sectors),
                 Some(heads) if heads.used == heads.total => {
                     self.rebuild.as_mut().expect("rebuilding").wait = Wait::Head;
                     return;
                 }
-                // A burst: every free head, as far as one merged member request reaches.
-                Some(heads) => ((heads.total - heads.used) * STRIPE_SECTORS)
-                    .min(self.config.queue_limits.max_sectors.max(STRIPE_SECTORS as u32) as u64 / STRIPE_SECTORS * STRIPE_SECTORS),
-            };
-            self.rebuild_issue(sectors);
+                Some(heads) => self.rebuild_burst(heads),
+            }
+        }
+    }
+
+    /// md raid4/5/6: the sync thread takes every free head, stripe by stripe, checking its speed
+    /// after each window; raid5d handles the stripes it finds together and the member queue
+    /// merges their reads into one request up to its `max_sectors`. A check that says wait ends
+    /// the burst (the burst's stripes are in flight when md waits for them).
+    fn rebuild_burst(&mut self, heads: SyncHeads) {
+        let max_request = (self.config.queue_limits.max_sectors as u64 / STRIPE_SECTORS).max(1) * STRIPE_SECTORS;
+        let state = self.rebuild.as_ref().expect("rebuilding");
+        let cap = ((heads.total - heads.used) * STRIPE_SECTORS).min(max_request).min(state.end_sector - state.next_sector);
+        let mut burst = 0;
+        let mut wait = None;
+        loop {
+            let state = self.rebuild.as_mut().expect("rebuilding");
+            debug_assert!(state.unchecked_sectors < WINDOW_SECTORS, "checked before the burst");
+            let step = (cap - burst).min(WINDOW_SECTORS - state.unchecked_sectors);
+            burst += step;
+            state.unchecked_sectors += step;
+            if burst == cap {
+                break;
+            }
+            state.unchecked_sectors = 0;
+            wait = self.md_sync_check(true);
+            if wait.is_some() {
+                break;
+            }
+        }
+        let unchecked = self.rebuild.as_ref().expect("rebuilding").unchecked_sectors;
+        self.rebuild_issue(burst);
+        // (rebuild_issue counts a request's sectors as issued since the last check; the burst
+        // already did, check by check.)
+        self.rebuild.as_mut().expect("rebuilding").unchecked_sectors = unchecked;
+        if let Some(wait) = wait {
+            self.rebuild_wait(wait);
         }
     }
 
@@ -328,25 +360,38 @@ impl Simulation {
         if let ControllerConfig::Hardware(_) = self.config.controller {
             return self.rebuild_hw_share();
         }
+        let in_flight = self.rebuild.as_ref().expect("rebuilding").in_flight > 0;
+        match self.md_sync_check(in_flight) {
+            None => true,
+            Some(wait) => {
+                self.rebuild_wait(wait);
+                false
+            }
+        }
+    }
+
+    /// md_do_sync's check after a window of issued sync I/O: None to go on, or what to wait for
+    /// (`sync_in_flight`: sync requests are in flight, `recovery_active` > 0).
+    fn md_sync_check(&mut self, sync_in_flight: bool) -> Option<Wait> {
         let speed = self.rebuild_speed_kib_s();
         let limits = self.config.rebuild;
         if speed <= limits.speed_limit_min_kib_s {
-            return true;
+            return None;
         }
-        let now = self.now;
         if speed > limits.speed_limit_max_kib_s {
-            self.rebuild.as_mut().expect("rebuilding").wait = Wait::Until(now + OVER_MAX_SLEEP_NS);
-            self.events.push(now + OVER_MAX_SLEEP_NS, Event::RebuildTimer);
-            return false;
+            return Some(Wait::Until(self.now + OVER_MAX_SLEEP_NS));
         }
-        if !self.rebuild_members_idle() {
-            let state = self.rebuild.as_mut().expect("rebuilding");
-            if state.in_flight > 0 {
-                state.wait = Wait::Drain;
-                return false;
-            }
+        if !self.rebuild_members_idle() && sync_in_flight {
+            return Some(Wait::Drain);
         }
-        true
+        None
+    }
+
+    fn rebuild_wait(&mut self, wait: Wait) {
+        if let Wait::Until(t) = wait {
+            self.events.push(t, Event::RebuildTimer);
+        }
+        self.rebuild.as_mut().expect("rebuilding").wait = wait;
     }
 
     /// Controller rebuild priority: under load the controller interleaves rebuild and host
