@@ -372,7 +372,8 @@ def test_plan_rebuild_estimate_runs_under_the_speed_limits_it_sets():
                                                     rel=0.01)
     # Idle, the drive's streaming rate (about 69 MB/s for this disk) or speed_limit_max, whichever is lower.
     assert 60000 < low["idle"]["rate_kib_s"] < 75000
-    assert 45000 < high["idle"]["rate_kib_s"] <= 50000 * 1.01
+    # (md checks its speed after each 128 KiB it issued, so it overshoots the max a little.)
+    assert 45000 < high["idle"]["rate_kib_s"] <= 50000 * 1.02
     # The table's rebuild hours are the same estimate, and the runbook says so with the same numbers.
     winner = next(d for d in raised["designs"] if d["name"] == raised["winner"])
     assert winner["rebuild"]["hours"] == high["loaded"]["hours"]
