@@ -346,24 +346,31 @@ impl StripeCache {
     fn add_pages(&mut self, mut pending: Pending, resumed: bool) -> bool {
         let chunk = self.array.chunk_sectors();
         let k = self.array.data_disks() as u64;
+        let slots = chunk / PAGE_SECTORS;
         let bio_end = pending.bio.sector + pending.bio.sectors;
+        // The current row's layout and head run, computed once per row.
+        let mut row: Option<(u64, Stripe, u64, u64)> = None;
         loop {
-            let (first, heads) = self.row_heads(&pending);
-            if pending.step == heads {
+            if row.as_ref().is_none_or(|(r, ..)| *r != pending.row) {
+                let (first, heads) = self.row_heads(&pending);
+                row = Some((pending.row, self.array.stripe(pending.row).expect("raid4/5/6 row"), first, heads));
+            }
+            let (_, stripe, first, heads) = row.as_ref().unwrap();
+            if pending.step == *heads {
                 let row_end = (pending.row + 1) * chunk * k;
                 if row_end < pending.piece_end {
                     (pending.row, pending.step) = (pending.row + 1, 0);
                 } else if pending.piece_end < bio_end {
                     pending = self.piece(pending.bio, pending.piece_end);
+                    row = None;
                 } else {
                     break;
                 }
                 continue;
             }
-            let stripe = self.array.stripe(pending.row).expect("raid4/5/6 row");
-            let slot = (first + pending.step) % (chunk / PAGE_SECTORS);
+            let slot = (first + pending.step) % slots;
             let member_sector = pending.row * chunk + slot * PAGE_SECTORS;
-            let Some(head) = self.get_head(member_sector, pending.row, &stripe) else {
+            let Some(head) = self.get_head(member_sector, pending.row, stripe) else {
                 self.blocked = true;
                 if resumed {
                     self.waiting.push_front(pending);
@@ -377,7 +384,8 @@ impl StripeCache {
                 let page = row_start + j * chunk + slot * PAGE_SECTORS;
                 if page < pending.piece_end && page + PAGE_SECTORS > pending.piece_start {
                     let whole = pending.piece_start <= page && page + PAGE_SECTORS <= pending.piece_end;
-                    self.attach(head, pending.bio, stripe.data[j as usize], whole);
+                    let member = row.as_ref().unwrap().1.data[j as usize];
+                    self.attach(head, pending.bio, member, whole);
                 }
             }
             pending.step += 1;
