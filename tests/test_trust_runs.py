@@ -160,8 +160,8 @@ def test_reliability_rebuild_from_sim_takes_a_drive_toml_file(tmp_path):
     slower = _write(tmp_path, "slow.toml", 'preset = "nearline-7200"\nrpm = 3600\n')
     # Slower media, slower rebuild. Not twice as slow: md's raid5 recovery refills its stripe
     # cache in bursts with a jiffy's sleep between (raid5_sync_request), so a 7200-RPM drive
-    # idles between bursts and a 3600-RPM one barely does (135 vs 120 MB/s).
-    assert _reliability_hours(slower) > from_file * 1.1
+    # idles between bursts and a 3600-RPM one barely does (4.1 h against 6.1 h).
+    assert _reliability_hours(slower) > from_file * 1.2
 
 
 @pytest.mark.parametrize("command", [
@@ -217,7 +217,9 @@ def test_reliability_takes_a_disksim_drive_as_sim_does():
 
     drive_bytes = resolve_drive(str(DISKSIM)).capacity_bytes
     hours = _reliability_hours(str(DISKSIM))
-    assert hours == pytest.approx(rebuild["duration_s"] * 2e12 / drive_bytes / 3600, rel=1e-9)
+    # (reliability times an unfinished rebuild zone by zone, sim extrapolates the rate it ran at:
+    # on this small, short-stroked model the two agree within a per cent.)
+    assert hours == pytest.approx(rebuild["duration_s"] * 2e12 / drive_bytes / 3600, rel=0.01)
 
 
 def test_sim_opt_takes_any_run_setting():

@@ -370,8 +370,9 @@ def test_plan_rebuild_estimate_runs_under_the_speed_limits_it_sets():
     assert 20000 <= high["loaded"]["rate_kib_s"] < 25000
     assert high["loaded"]["hours"] == pytest.approx(high["member_bytes"] / 1024 / high["loaded"]["rate_kib_s"] / 3600,
                                                     rel=0.01)
-    # Idle, the drive's streaming rate (about 69 MB/s for this disk) or speed_limit_max, whichever is lower.
-    assert 60000 < low["idle"]["rate_kib_s"] < 75000
+    # Idle, the drive's streaming rate or speed_limit_max, whichever is lower, averaged over the
+    # member's zones (about 69 MB/s on this disk's outer tracks, less inside).
+    assert 45000 < low["idle"]["rate_kib_s"] < 65000
     # (md checks its speed after each 128 KiB it issued, so it overshoots the max a little.)
     assert 45000 < high["idle"]["rate_kib_s"] <= 50000 * 1.02
     # The table's rebuild hours are the same estimate, and the runbook says so with the same numbers.

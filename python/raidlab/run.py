@@ -85,10 +85,12 @@ class Options:
     failed: Tuple[int, ...] = _setting((), "Members failed from the start (indices from 0)")
     timeline: Tuple[Dict[str, Any], ...] = _setting((), "Scripted failures and replacements")
     spare: bool = _setting(False, "A hot spare: rebuild starts as soon as a member fails")
+    rebuild_start_pct: float = _setting(0.0, "Where in the member a rebuild starts, % (the part below counts "
+                                        "as rebuilt): the rebuild's rate at inner, slower zones", 0.0, 99.9)
 
 
 #: Settings whose values are (finite) real numbers; the rest are whole numbers, names or flags.
-_FLOAT_KEYS = ("runtime_s", "max_time_s")
+_FLOAT_KEYS = ("runtime_s", "max_time_s", "rebuild_start_pct")
 #: Every setting's default, by name (for CLI options and docs).
 DEFAULTS: Dict[str, Any] = {f.name: f.default for cls in (Design, Options) for f in fields(cls)}
 _DESIGN_KEYS = tuple(f.name for f in fields(Design))
@@ -263,7 +265,8 @@ class RunSpec:
             "max_events": int(o.max_events),
             "timeline": sorted(o.timeline, key=lambda e: e["at_s"]),
             "rebuild": {"speed_limit_min_kib_s": d.speed_limit_min, "speed_limit_max_kib_s": d.speed_limit_max,
-                        "hot_spare": o.spare, "hw_priority_pct": d.rebuild_priority},
+                        "hot_spare": o.spare, "hw_priority_pct": d.rebuild_priority,
+                        "start_ppm": round(o.rebuild_start_pct * 10_000)},
         }
 
     def title(self) -> str:

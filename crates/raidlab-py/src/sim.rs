@@ -184,7 +184,14 @@ fn rebuild_from(config: &Bound<'_, PyDict>) -> PyResult<RebuildConfig> {
         speed_limit_max_kib_s: field(&dict, "speed_limit_max_kib_s")?,
         hot_spare: field(&dict, "hot_spare")?,
         hw_priority_pct: field(&dict, "hw_priority_pct")?,
+        start_ppm: match dict.get_item("start_ppm")? {
+            Some(value) => value.extract()?,
+            None => 0,
+        },
     };
+    if rebuild.start_ppm >= 1_000_000 {
+        return Err(config_error("a rebuild starts before the member's end (start_ppm < 1000000)".into()));
+    }
     if rebuild.speed_limit_min_kib_s == 0 || rebuild.speed_limit_min_kib_s > rebuild.speed_limit_max_kib_s {
         return Err(config_error("speed limits need 0 < speed_limit_min <= speed_limit_max (KiB/s)".into()));
     }
@@ -308,6 +315,7 @@ fn timeline_dicts<'py>(py: Python<'py>, result: &SimResult, dict: &Bound<'py, Py
         entry.set_item("end_ns", rebuild.end_ns)?;
         entry.set_item("done_sectors", rebuild.done_sectors)?;
         entry.set_item("total_sectors", rebuild.total_sectors)?;
+        entry.set_item("start_sector", rebuild.start_sector)?;
         rebuilds.append(entry)?;
     }
     dict.set_item("rebuilds", rebuilds)?;

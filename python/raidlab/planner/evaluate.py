@@ -28,6 +28,7 @@ import dataclasses
 import math
 from typing import Any, Dict, Optional
 
+from raidlab.rebuild import zoned_rebuild
 from raidlab.run import DEFAULTS, build_run
 from raidlab.sim import run_spec
 from raidlab.workload import Workload
@@ -64,28 +65,32 @@ def metrics(document: Dict[str, Any]) -> Dict[str, Any]:
             "p99_ms": round(max(p99s) / 1e6, 3) if p99s else None}
 
 
-def _run(task: Dict[str, Any], workload: Optional[Workload], failed, spare: bool) -> Dict[str, Any]:
+def _spec(task: Dict[str, Any], workload: Optional[Workload], failed, spare: bool, rebuild_start_pct: float = 0.0):
     design = task["design"]
-    spec = build_run({"level": design["level"], "devices": design["devices"], "layout": design["layout"],
+    return build_run({"level": design["level"], "devices": design["devices"], "layout": design["layout"],
                       "chunk_kib": design["chunk_kib"], "drive": task["drive_choice"], "controller": "md",
                       "stripe_cache_size": task["stripe_cache_size"], "scheduler": task["scheduler"],
                       "failed": failed, "spare": spare, "seed": task["seed"],
                       "max_time_s": task.get("max_time_s", DEFAULTS["max_time_s"]),
                       "speed_limit_min": task.get("speed_limit_min_kib_s", DEFAULTS["speed_limit_min"]),
-                      "speed_limit_max": task.get("speed_limit_max_kib_s", DEFAULTS["speed_limit_max"])},
+                      "speed_limit_max": task.get("speed_limit_max_kib_s", DEFAULTS["speed_limit_max"]),
+                      "rebuild_start_pct": rebuild_start_pct},
                      workload=workload, allow_idle=workload is None)
-    return run_spec(spec).to_dict()
+
+
+def _run(task: Dict[str, Any], workload: Optional[Workload], failed, spare: bool) -> Dict[str, Any]:
+    return run_spec(_spec(task, workload, failed, spare)).to_dict()
 
 
 def idle_rebuild(task: Dict[str, Any]) -> Dict[str, Any]:
     """Member 0 rebuilt onto a hot spare with no other I/O, for ``rebuild_s`` simulated seconds:
     md runs at the lower of the drive's streaming rate and speed_limit_max (md_do_sync never
-    finds the array busy). The rate is extrapolated to the whole member, as under load."""
-    document = _run(dict(task, max_time_s=task["rebuild_s"]), None, (0,), True)
-    rebuild = document.get("rebuild") or {}
-    duration = rebuild.get("duration_s")
-    return {"rate_kib_s": rebuild.get("rate_kib_s"), "hours": round(duration / 3600, 3) if duration else None,
-            "extrapolated": bool(rebuild.get("extrapolated"))}
+    finds the array busy). A rebuild the run does not finish is sampled zone by zone
+    (:func:`raidlab.rebuild.zoned_rebuild`): inner zones stream slower."""
+    idle = dict(task, max_time_s=task["rebuild_s"])
+    rebuild = zoned_rebuild(lambda start_pct: _spec(idle, None, (0,), True, start_pct))
+    return {"rate_kib_s": rebuild["rate_kib_s"], "hours": round(rebuild["duration_s"] / 3600, 3),
+            "extrapolated": rebuild["extrapolated"]}
 
 
 def evaluate(task: Dict[str, Any]) -> Dict[str, Any]:

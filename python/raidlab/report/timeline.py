@@ -37,7 +37,8 @@ def rebuild(result: Dict[str, Any]) -> Optional[Dict[str, Any]]:
     end_ns = first["end_ns"] if first["end_ns"] is not None else result["end_ns"]
     elapsed_s = max(end_ns - first["start_ns"], 1) / 1e9
     rate_kib_s = first["done_sectors"] * SECTOR_BYTES / 1024 / elapsed_s
-    total_kib = first["total_sectors"] * SECTOR_BYTES / 1024
+    start_sector = first.get("start_sector", 0)
+    total_kib = (first["total_sectors"] - start_sector) * SECTOR_BYTES / 1024
     finished = first["end_ns"] is not None
     duration_s = elapsed_s if finished else (total_kib / rate_kib_s if rate_kib_s > 0 else None)
     return {
@@ -46,7 +47,7 @@ def rebuild(result: Dict[str, Any]) -> Optional[Dict[str, Any]]:
         "end_s": first["end_ns"] / 1e9 if finished else None,
         "duration_s": duration_s,
         "rate_kib_s": rate_kib_s,
-        "progress_pct": 100.0 * first["done_sectors"] / max(first["total_sectors"], 1),
+        "progress_pct": 100.0 * (start_sector + first["done_sectors"]) / max(first["total_sectors"], 1),
         "member_bytes": first["total_sectors"] * SECTOR_BYTES,
         "extrapolated": not finished,
     }

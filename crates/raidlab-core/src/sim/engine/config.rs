@@ -130,11 +130,14 @@ pub struct RebuildConfig {
     pub hot_spare: bool,
     /// Hardware controllers: percent of drive time given to the rebuild under load.
     pub hw_priority_pct: u32,
+    /// Where in the member a rebuild starts, parts per million of it (the part below counts as
+    /// rebuilt): a rebuild's rate sampled at inner zones, whose media is slower.
+    pub start_ppm: u32,
 }
 
 impl Default for RebuildConfig {
     fn default() -> RebuildConfig {
         // md.c: sysctl_speed_limit_min = 1000, sysctl_speed_limit_max = 200000.
-        RebuildConfig { speed_limit_min_kib_s: 1000, speed_limit_max_kib_s: 200_000, hot_spare: false, hw_priority_pct: 30 }
+        RebuildConfig { speed_limit_min_kib_s: 1000, speed_limit_max_kib_s: 200_000, hot_spare: false, hw_priority_pct: 30, start_ppm: 0 }
     }
 }

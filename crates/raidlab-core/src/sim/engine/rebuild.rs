@@ -74,6 +74,8 @@ struct SyncHeads {
 pub struct RebuildState {
     target: u32,
     next_sector: u64,
+    /// Where this rebuild started (`RebuildConfig::start_ppm`); `done_sectors` count from here.
+    start_sector: u64,
     end_sector: u64,
     done_sectors: u64,
     in_flight: u32,
@@ -97,7 +99,7 @@ pub struct RebuildState {
 
 impl RebuildState {
     pub fn progress_pct(&self) -> f64 {
-        100.0 * self.done_sectors as f64 / self.end_sector.max(1) as f64
+        100.0 * (self.start_sector + self.done_sectors) as f64 / self.end_sector.max(1) as f64
     }
 
     /// The replacement is in sync below this member sector: every window before it is done.
@@ -152,6 +154,9 @@ impl Simulation {
             return;
         }
         let end_sector = self.planner.array().member_used_sectors(member);
+        // A sampled rebuild starts part-way, on a 1 MiB boundary (a multiple of every sync
+        // request and stripe size).
+        let start_sector = (end_sector as u128 * self.config.rebuild.start_ppm as u128 / 1_000_000) as u64 / 2048 * 2048;
         let (request_sectors, max_in_flight) = self.sync_request_shape();
         self.results.rebuilds.push(RebuildResult {
             member,
@@ -159,11 +164,13 @@ impl Simulation {
             end_ns: None,
             done_sectors: 0,
             total_sectors: end_sector,
+            start_sector,
         });
-        self.planner.set_recovering(Some((member, 0)));
+        self.planner.set_recovering(Some((member, start_sector)));
         self.rebuild = Some(RebuildState {
             target: member,
-            next_sector: 0,
+            next_sector: start_sector,
+            start_sector,
             end_sector,
             done_sectors: 0,
             in_flight: 0,
@@ -446,7 +453,7 @@ impl Simulation {
         self.planner.set_recovering(Some((state.target, state.in_sync_below())));
         let index = state.result_index;
         self.results.rebuilds[index].done_sectors = state.done_sectors;
-        if state.done_sectors >= state.end_sector {
+        if state.start_sector + state.done_sectors >= state.end_sector {
             let target = state.target;
             self.results.rebuilds[index].end_ns = Some(self.now);
             self.rebuild = None;

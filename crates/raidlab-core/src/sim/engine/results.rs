@@ -76,8 +76,11 @@ pub struct RebuildResult {
     pub start_ns: Nanos,
     /// `None` if the run ended first.
     pub end_ns: Option<Nanos>,
+    /// Member sectors rebuilt by this run, from `start_sector`.
     pub done_sectors: u64,
     pub total_sectors: u64,
+    /// Where the rebuild started (`RebuildConfig::start_ppm`; 0 for a whole rebuild).
+    pub start_sector: u64,
 }
 
 /// The array lost data: when, and which members were failed.
