@@ -2,7 +2,7 @@
 //! parameters into a validated choice, list presets for `raidlab drives`, and build drives.
 
 use super::params::{ParamDecl, ParamValues};
-use super::{empirical, hdd, null, ssd, Drive};
+use super::{empirical, hdd, null, ssd, volume, Drive};
 use crate::error::{Error, Result};
 use crate::rng::Prng;
 
@@ -14,6 +14,8 @@ pub enum DriveKind {
     Null,
     /// Fitted from measurements (`raidlab calibrate`); no presets.
     Empirical,
+    /// A cloud block volume (provisioned IOPS and throughput, credit buckets).
+    Volume,
 }
 
 impl DriveKind {
@@ -23,7 +25,8 @@ impl DriveKind {
             "ssd" => Ok(DriveKind::Ssd),
             "null" => Ok(DriveKind::Null),
             "empirical" => Ok(DriveKind::Empirical),
-            _ => Err(Error::device(format!("unknown drive kind '{text}': expected hdd, ssd, null or empirical"))),
+            "volume" => Ok(DriveKind::Volume),
+            _ => Err(Error::device(format!("unknown drive kind '{text}': expected hdd, ssd, null, empirical or volume"))),
         }
     }
     pub fn name(self) -> &'static str {
@@ -32,6 +35,7 @@ impl DriveKind {
             DriveKind::Ssd => "ssd",
             DriveKind::Null => "null",
             DriveKind::Empirical => "empirical",
+            DriveKind::Volume => "volume",
         }
     }
     /// Every parameter the model reads (name, unit, default, range, doc).
@@ -41,6 +45,7 @@ impl DriveKind {
             DriveKind::Ssd => ssd::DECLARATIONS,
             DriveKind::Null => null::DECLARATIONS,
             DriveKind::Empirical => empirical::DECLARATIONS,
+            DriveKind::Volume => volume::DECLARATIONS,
         }
     }
 }
@@ -67,6 +72,10 @@ pub fn presets() -> Vec<PresetInfo> {
     for p in ssd::presets::PRESETS {
         let (name, description, interface, source) = (p.name, p.description, p.interface, p.source);
         all.push(PresetInfo { name, kind: DriveKind::Ssd, description, interface, source, values: p.values() });
+    }
+    for p in volume::PRESETS {
+        let (name, description, interface, source) = (p.name, p.description, p.interface, p.source);
+        all.push(PresetInfo { name, kind: DriveKind::Volume, description, interface, source, values: p.values() });
     }
     all.push(PresetInfo {
         name: "null",
@@ -132,6 +141,7 @@ impl DriveChoice {
             DriveKind::Ssd => ssd::SsdSpec::from_params(&self.values).map(|_| ()),
             DriveKind::Null => null::NullSpec::from_params(&self.values).map(|_| ()),
             DriveKind::Empirical => empirical::EmpiricalSpec::from_params(&self.values).map(|_| ()),
+            DriveKind::Volume => volume::VolumeSpec::from_params(&self.values).map(|_| ()),
         }
     }
 
@@ -176,6 +186,11 @@ impl DriveChoice {
                 empirical::EmpiricalSpec::from_params(&values).expect("checked in resolve"),
                 prng,
             )),
+            DriveKind::Volume => {
+                let mut volume = volume::Volume::new(volume::VolumeSpec::from_params(&values).expect("checked in resolve"), prng);
+                volume.set_interface(&self.interface);
+                Box::new(volume)
+            }
         }
     }
 }

@@ -18,6 +18,7 @@ pub mod null;
 pub mod hdd;
 pub mod params;
 pub mod ssd;
+pub mod volume;
 
 pub use any::{AnyDrive, AsAny};
 
