@@ -1,0 +1,179 @@
+"""A sweep's store: a directory raidlab owns, one Parquet file and one JSON file per point.
+
+::
+
+    DIR/raidlab-sweep.json       marks the directory as raidlab's store (format, version)
+    DIR/points/KEY.parquet       one row: the point's options, seed, version and metrics
+    DIR/json/KEY.json            the point's full fio-shaped JSON (as ``raidlab sim --json``)
+
+Each file is written through :mod:`raidlab.outputs` (a temporary file in the same directory,
+fsynced, then renamed over the name: rename(2) is atomic), the JSON first and the row last, so
+a point is stored exactly when its row file exists. A sweep killed at any moment (SIGKILL
+included) leaves whole rows only, never half a row and never two rows of one point (a key is
+one file name); what it was running is run again on the next start. ``points/`` is a Parquet
+dataset any Parquet reader opens (``pyarrow.dataset.dataset(DIR + "/points")``).
+
+A directory is taken as a store when it is empty, missing (its parent must exist) or holds the
+mark; raidlab writes into a non-empty directory it did not make only with ``--force``, and then
+only adds its own files.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import re
+from typing import Any, Dict, List, Optional, Set
+
+from raidlab import _core, outputs
+from raidlab.errors import ConfigError
+from raidlab.sweep.metrics import METRICS
+from raidlab.sweep.points import option_names
+
+MARK = "raidlab-sweep.json"
+FORMAT = 1
+POINTS, DOCUMENTS = "points", "json"
+_KEY = re.compile(r"[0-9a-f]{32}")
+_LEFTOVER = re.compile(r"\.[0-9a-f]{32}\.(parquet|json)\..+\.tmp")
+#: Identity columns, first in every row.
+IDENTITY = (("key", "string"), ("raidlab_version", "string"))
+
+
+def _arrow():
+    try:
+        import pyarrow  # type: ignore[import-not-found]
+        import pyarrow.parquet  # noqa: F401  (the submodule is imported for pyarrow.parquet below)
+    except ImportError:
+        raise ConfigError("sweeps need pyarrow and pandas: pip install 'raidlab[sweep]'") from None
+    return pyarrow
+
+
+def _option_type(name: str) -> str:
+    """An option column's Arrow type, from the setting's declaration in raidlab.run."""
+    from dataclasses import fields
+
+    from raidlab.run import _FLOAT_KEYS, Design, Options
+
+    if name == "level":
+        return "int64"
+    if name == "seed":
+        return "uint64"
+    declared = next((f for cls in (Design, Options) for f in fields(cls) if f.name == name), None)
+    if declared is None or name in ("drive", "layout", "failed"):
+        return "string"
+    if isinstance(declared.default, bool):
+        return "bool"
+    if name in _FLOAT_KEYS:
+        return "float64"
+    if isinstance(declared.default, int) or declared.metadata.get("low") is not None:
+        return "int64"
+    return "string"
+
+
+def schema():
+    """The row schema: identity, every option, then the metrics."""
+    pa = _arrow()
+    columns = list(IDENTITY) + [(name, _option_type(name)) for name in option_names()] + list(METRICS)
+    types = {"string": pa.string(), "bool": pa.bool_(), "int64": pa.int64(), "uint64": pa.uint64(),
+             "float64": pa.float64()}
+    return pa.schema([(name, types[kind]) for name, kind in columns])
+
+
+class Store:
+    """An open store: the keys already stored, and atomic writes of new points."""
+
+    def __init__(self, path: str, option: str = "--out") -> None:
+        self.path = os.fspath(path)
+        self.option = option
+
+    @classmethod
+    def open(cls, path: str, force: bool = False, option: str = "--out") -> "Store":
+        """Opens the store at ``path``, creating it (and its mark) when needed; refuses a
+        non-empty directory raidlab did not make unless ``force``."""
+        store = cls(path, option)
+        found = os.path.isdir(store.path)
+        if found and not store.marked() and os.listdir(store.path) and not force:
+            raise ConfigError(f"refusing to write {option} {store.path}: it is a non-empty directory that is "
+                              "not a raidlab sweep store (add --force to add the sweep's files to it)")
+        outputs.make_directory(store.path, option)
+        for sub in (POINTS, DOCUMENTS):
+            outputs.make_directory(os.path.join(store.path, sub), option)
+        if not store.marked():
+            mark = {"raidlab": {"version": _core.__version__, "store": "sweep", "format": FORMAT}}
+            outputs.write_text(os.path.join(store.path, MARK), json.dumps(mark, indent=2) + "\n", option)
+        store.clean()
+        return store
+
+    def marked(self) -> bool:
+        try:
+            with open(os.path.join(self.path, MARK), "rb") as handle:
+                block = json.loads(handle.read(65536).decode("utf-8")).get("raidlab", {})
+        except (OSError, ValueError, AttributeError):
+            return False
+        return isinstance(block, dict) and block.get("store") == "sweep"
+
+    def clean(self) -> None:
+        """Removes temporary files a killed sweep left (only raidlab's own names)."""
+        for sub in (POINTS, DOCUMENTS):
+            directory = os.path.join(self.path, sub)
+            for name in os.listdir(directory):
+                if _LEFTOVER.fullmatch(name):
+                    try:
+                        os.unlink(os.path.join(directory, name))
+                    except OSError:
+                        pass
+
+    def keys(self) -> Set[str]:
+        """Keys of the points stored (a row file exists)."""
+        names = os.listdir(os.path.join(self.path, POINTS))
+        return {n[:-8] for n in names if n.endswith(".parquet") and _KEY.fullmatch(n[:-8])}
+
+    def row_path(self, key: str) -> str:
+        return os.path.join(self.path, POINTS, f"{key}.parquet")
+
+    def json_path(self, key: str) -> str:
+        return os.path.join(self.path, DOCUMENTS, f"{key}.json")
+
+    def put(self, row: Dict[str, Any], document_text: str) -> None:
+        """Stores one point: its JSON, then its row (the row's file marks it stored)."""
+        key = row["key"]
+        outputs.write_text(self.json_path(key), document_text, self.option)
+        outputs.write_bytes(self.row_path(key), row_bytes(row), self.option)
+
+
+def row_bytes(row: Dict[str, Any]) -> bytes:
+    """One row as a Parquet file's bytes (same row, same bytes)."""
+    pa = _arrow()
+    table = pa.Table.from_pylist([row], schema=schema())
+    buffer = io.BytesIO()
+    pa.parquet.write_table(table, buffer, compression="zstd")
+    return buffer.getvalue()
+
+
+def load(path: str, keys: Optional[List[str]] = None):
+    """The store's rows as a pandas DataFrame (``keys``: only these, in this order; otherwise
+    every row, ordered by the options then the key)."""
+    pa = _arrow()
+    import pandas as pd
+
+    store = Store(path)
+    if not os.path.isdir(os.path.join(store.path, POINTS)) or not store.marked():
+        raise ConfigError(f"{store.path} is not a raidlab sweep store (no {MARK})")
+    wanted = keys if keys is not None else sorted(store.keys())
+    target = schema()
+    tables = [_read(pa, store.row_path(key), target) for key in wanted]
+    table = pa.concat_tables(tables) if tables else target.empty_table()
+    frame = table.to_pandas(types_mapper={pa.bool_(): pd.BooleanDtype()}.get)  # nullable: None stays None
+    if keys is None and len(frame):
+        order = [c for c in option_names() if c in frame.columns] + ["key"]
+        frame = frame.sort_values(order, na_position="first", kind="stable").reset_index(drop=True)
+    return frame
+
+
+def _read(pa, path: str, target):
+    """One row file, with columns added since it was written as nulls (and unknown ones dropped)."""
+    table = pa.parquet.read_table(path)
+    columns = [table.column(f.name) if f.name in table.column_names else pa.nulls(table.num_rows, f.type)
+               for f in target]
+    return pa.Table.from_arrays([c.cast(f.type) for c, f in zip(columns, target)], schema=target)
