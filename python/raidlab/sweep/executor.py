@@ -120,13 +120,19 @@ class Executor:
         for index, outcome in pool.imap_unordered(_indexed, list(enumerate(jobs)), chunksize=1):
             yield index, _unwrap(outcome)
 
+    def imap(self, function: Callable[[Any], Any], items: Iterable[Any]) -> Iterator[Any]:
+        """``function(item)`` for each item, run in parallel, yielded in order as they come."""
+        waiting: dict = {}
+        following = 0
+        for index, value in self.as_completed(function, list(items)):
+            waiting[index] = value
+            while following in waiting:
+                yield waiting.pop(following)
+                following += 1
+
     def map(self, function: Callable[[Any], Any], items: Iterable[Any]) -> List[Any]:
         """``[function(item) for item in items]``, run in parallel, in order."""
-        items = list(items)
-        results: List[Any] = [None] * len(items)
-        for index, value in self.as_completed(function, items):
-            results[index] = value
-        return results
+        return list(self.imap(function, items))
 
     def _ray_completed(self, jobs: List[Tuple[Callable[[Any], Any], Any]]) -> Iterator[Tuple[int, Any]]:
         ray = self._ray
