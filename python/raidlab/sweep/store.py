@@ -91,6 +91,7 @@ class Store:
     def open(cls, path: str, force: bool = False, option: str = "--out") -> "Store":
         """Opens the store at ``path``, creating it (and its mark) when needed; refuses a
         non-empty directory raidlab did not make unless ``force``."""
+        _arrow()  # before any point runs: a sweep without pyarrow stops here, in one line
         store = cls(path, option)
         found = os.path.isdir(store.path)
         if found and not store.marked() and os.listdir(store.path) and not force:
@@ -162,18 +163,17 @@ def load(path: str, keys: Optional[List[str]] = None):
         raise ConfigError(f"{store.path} is not a raidlab sweep store (no {MARK})")
     wanted = keys if keys is not None else sorted(store.keys())
     target = schema()
-    tables = [_read(pa, store.row_path(key), target) for key in wanted]
-    table = pa.concat_tables(tables) if tables else target.empty_table()
+    if wanted:
+        import pyarrow.dataset as ds
+
+        # one dataset over the row files, read with today's schema: columns added since a file
+        # was written read as nulls, columns no longer declared are left out
+        files = [store.row_path(key) for key in wanted]
+        table = ds.dataset(files, schema=target, format="parquet").to_table()
+    else:
+        table = target.empty_table()
     frame = table.to_pandas(types_mapper={pa.bool_(): pd.BooleanDtype()}.get)  # nullable: None stays None
     if keys is None and len(frame):
         order = [c for c in option_names() if c in frame.columns] + ["key"]
         frame = frame.sort_values(order, na_position="first", kind="stable").reset_index(drop=True)
     return frame
-
-
-def _read(pa, path: str, target):
-    """One row file, with columns added since it was written as nulls (and unknown ones dropped)."""
-    table = pa.parquet.read_table(path)
-    columns = [table.column(f.name) if f.name in table.column_names else pa.nulls(table.num_rows, f.type)
-               for f in target]
-    return pa.Table.from_arrays([c.cast(f.type) for c, f in zip(columns, target)], schema=target)
