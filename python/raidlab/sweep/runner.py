@@ -78,16 +78,21 @@ def estimate_seconds(todo: List[Resolved], workers: int) -> Optional[float]:
     return total / max(1, min(workers, len(todo)))
 
 
-def _row(resolved: Resolved, metrics: Dict[str, Any]) -> Dict[str, Any]:
-    return {"key": resolved.key, "raidlab_version": _core.__version__, **resolved.options, **metrics}
+def _task(resolved: Resolved) -> Tuple[Any, Dict[str, Any]]:
+    """A point's unit of work: its spec, and the row's identity and option columns."""
+    return resolved.spec, {"key": resolved.key, "raidlab_version": _core.__version__, **resolved.options}
 
 
-def _safe_run(spec) -> Tuple[Optional[str], Any]:
-    """:func:`run_point`, with a RaidlabError returned as its message (the sweep goes on)."""
+def _safe_run(task: Tuple[Any, Dict[str, Any]]) -> Tuple[Optional[str], Any]:
+    """Runs a point where the executor puts it and encodes its row there too (the writer only
+    writes bytes): ``(JSON text, row's Parquet bytes)``, or ``(None, message)`` for a
+    RaidlabError (the sweep goes on)."""
+    spec, head = task
     try:
-        return run_point(spec)
+        text, metrics = run_point(spec)
     except RaidlabError as error:
         return None, str(error)
+    return text, store_mod.row_bytes({**head, **metrics})
 
 
 def human_seconds(seconds: float) -> str:
@@ -116,11 +121,11 @@ def run(spec: Union[str, "os.PathLike[str]", Mapping[str, Any]], out: Union[str,
             + f": {outcome.stored_before} already stored, {len(todo)} to run on {executor.describe()}"
             + (f", about {human_seconds(guess)}" if guess is not None else ""))
         start = time.perf_counter()
-        for index, (text, metrics) in executor.as_completed(_safe_run, [r.spec for r in todo]):
+        for index, (text, row) in executor.as_completed(_safe_run, [_task(r) for r in todo]):
             if text is None:
-                outcome.failed.append((todo[index].point.label(), metrics))
+                outcome.failed.append((todo[index].point.label(), row))
             else:
-                store.put(_row(todo[index], metrics), text)
+                store.put(todo[index].key, row, text)
                 outcome.ran += 1
             if progress is not None:
                 progress(outcome.ran + len(outcome.failed), len(todo), time.perf_counter() - start)

@@ -136,11 +136,11 @@ class Store:
     def json_path(self, key: str) -> str:
         return os.path.join(self.path, DOCUMENTS, f"{key}.json")
 
-    def put(self, row: Dict[str, Any], document_text: str) -> None:
-        """Stores one point: its JSON, then its row (the row's file marks it stored)."""
-        key = row["key"]
+    def put(self, key: str, row: bytes, document_text: str) -> None:
+        """Stores one point: its JSON, then its row (:func:`row_bytes`; the row's file marks the
+        point stored)."""
         outputs.write_text(self.json_path(key), document_text, self.option)
-        outputs.write_bytes(self.row_path(key), row_bytes(row), self.option)
+        outputs.write_bytes(self.row_path(key), row, self.option)
 
 
 def row_bytes(row: Dict[str, Any]) -> bytes:
