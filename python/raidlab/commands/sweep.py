@@ -23,18 +23,31 @@ def ray_option(function):
                         metavar="[ADDRESS|auto]", help=RAY_HELP)(function)
 
 
-def _bar(enabled: bool):
-    """The shared progress bar over points, its label carrying the rate."""
-    if not enabled:
-        return None, None
-    bar = ProgressBar(True, "sweep")
+class _Progress:
+    """The shared progress bar over points (only on a terminal), its label carrying the rate;
+    opened at the first finished point and closed before the next line is printed."""
 
-    def step(done: int, total: int, seconds: float) -> None:
-        if bar.bar is not None and seconds > 0:
-            bar.bar.label = f"sweep {done}/{total} points, {done / seconds:.2f}/s"
-        bar(done / total if total else 1.0)
+    def __init__(self, enabled: bool) -> None:
+        self.enabled = enabled
+        self.bar: Optional[ProgressBar] = None
 
-    return bar, step
+    def step(self, done: int, total: int, seconds: float) -> None:
+        if not self.enabled:
+            return
+        if self.bar is None:
+            self.bar = ProgressBar(True, "sweep")
+        if self.bar.bar is not None and seconds > 0:
+            self.bar.bar.label = f"sweep {done}/{total} points, {done / seconds:.2f}/s"
+        self.bar(done / total if total else 1.0)
+
+    def say(self, line: str) -> None:
+        self.close()
+        click.echo(line)
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
+            self.bar = None
 
 
 @click.command("sweep")
@@ -54,10 +67,9 @@ def sweep_command(sweep_file: str, out_dir: str, jobs: Optional[int], ray: Optio
     checked before any runs. Rerunning skips stored points; a killed sweep loses only the
     points it was running. Load the store with raidlab.load_sweep(DIR) (pandas).
     """
-    bar, step = _bar(progress_mod.wanted(False))
+    shown = _Progress(progress_mod.wanted(False))
     try:
-        runner.run(sweep_file, out_dir, jobs=jobs, ray=ray, force=current().force, say=click.echo,
-                   progress=step)
+        runner.run(sweep_file, out_dir, jobs=jobs, ray=ray, force=current().force, say=shown.say,
+                   progress=shown.step)
     finally:
-        if bar is not None:
-            bar.close()
+        shown.close()
