@@ -258,3 +258,28 @@ def test_the_store_is_raidlabs_own(tmp_path):
     assert run.status == 2 and "is not a directory" in run.stderr
     with pytest.raises(raidlab.ConfigError, match="not a raidlab sweep store"):
         raidlab.load_sweep(tmp_path)
+
+
+# -- any sweep document: points, or one RaidlabError --------------------------------------------
+
+SCALARS = st.one_of(st.integers(-3, 70), st.sampled_from([0.5, 1e400, float("nan"), -1.0, 10**30]),
+                    st.booleans(), st.sampled_from(["", "5", "raid6", "null", "wal", "1@0.1s", "0,1", "x", "n2"]))
+VALUES = st.one_of(SCALARS, st.lists(SCALARS, max_size=2), st.dictionaries(st.sampled_from(["a", "action"]),
+                                                                            SCALARS, max_size=2))
+KEYS = st.sampled_from(["level", "devices", "chunk-kib", "layout", "drive", "preset", "sysbench", "failed", "fail",
+                        "replace", "spare", "seed", "runtime_s", "timeline", "controller", "mode", "bogus"])
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.dictionaries(KEYS, VALUES, max_size=4), st.dictionaries(KEYS, st.lists(VALUES, max_size=2), max_size=2),
+       st.lists(st.dictionaries(KEYS, VALUES, max_size=2), max_size=2))
+def test_any_sweep_document_resolves_or_is_one_error(fixed, axes, excludes):
+    from raidlab.sweep import runner
+
+    document = {"sweep": {"drive": "null", "preset": "wal", **fixed}, "grid": axes, "exclude": excludes}
+    try:
+        resolved, expanded = runner.resolve(document)
+    except raidlab.RaidlabError as error:
+        assert "\n" not in str(error) and str(error).startswith("sweep: ")
+        return
+    assert 1 <= len(resolved) <= expanded and len({r.key for r in resolved}) == len(resolved)

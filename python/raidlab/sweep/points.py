@@ -22,7 +22,7 @@ from raidlab.drives import resolve_drive
 from raidlab.errors import ConfigError, RaidlabError
 from raidlab.run import WORKLOAD_KEYS, Design, Options, RunSpec, build_run
 from raidlab.sim import parse_events, resolve_workload
-from raidlab.sweep.grid import Point
+from raidlab.sweep.grid import EVENT_KEYS, Point
 
 #: Hex digits of a point's key (128 bits of the SHA-256).
 KEY_DIGITS = 32
@@ -84,15 +84,12 @@ class Resolver:
 
     def settings(self, point: Point, where: str) -> Tuple[Dict[str, Any], Any]:
         given = dict(point.settings)
-        timeline = list(given.pop("timeline", None) or ())
-        for action in ("fail", "replace"):
-            if action in given:
-                try:
-                    timeline += _events(given.pop(action), action, where)
-                except ConfigError as error:
-                    raise ConfigError(f"{where}{error}") from None
-        if timeline:
-            given["timeline"] = timeline
+        events = [e for action in EVENT_KEYS if action in given
+                  for e in _events(given.pop(action), action, where)]
+        if events:
+            timeline = given.get("timeline") or []
+            # a timeline that is not a list is left for build_run to refuse, in its words
+            given["timeline"] = list(timeline) + events if isinstance(timeline, (list, tuple)) else timeline
         if "failed" in given:
             given["failed"] = _failed(given["failed"])
         for key in ("drive", "fio"):
@@ -137,10 +134,8 @@ class Resolver:
             settings, workload = self.settings(point, where)
             spec = build_run(settings, workload=workload, where=where)
             self.check_array(spec, where)
-        except ConfigError:
-            raise
-        except RaidlabError as error:
-            message = str(error)
+        except RaidlabError as error:  # every message names the point, once
+            message = " ".join(str(error).split())
             raise ConfigError(message if message.startswith(where) else f"{where}{message}") from None
         return Resolved(point, spec, point_key(spec), option_columns(spec, point.settings))
 
