@@ -175,6 +175,9 @@ def _ray_init(ray: Any, address: str, jobs: int) -> bool:
 
     if ray.is_initialized():
         return False
+    # Ray's usage statistics are sent to Anyscale unless disabled; raidlab sends nothing anywhere
+    # the user did not ask for (https://docs.ray.io/en/latest/cluster/usage-stats.html)
+    os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
     quiet = {"logging_level": logging.ERROR, "log_to_driver": False}
     if address != "auto":
         try:
