@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import os
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Dict, List, Mapping, Optional, Tuple, Union
 
 from raidlab import _core, inputs
@@ -61,20 +61,35 @@ def _sim_seconds(resolved: Resolved) -> float:
     return float(min(runtime, resolved.spec.options.max_time_s) if runtime else resolved.spec.options.max_time_s)
 
 
+def _pilot(resolved: Resolved, seconds: float) -> float:
+    """Wall seconds of a point's whole unit of work (run, JSON, row) cut to ``seconds`` simulated."""
+    spec = resolved.spec
+    if spec.workload is not None:
+        spec = replace(spec, workload=spec.workload.with_runtime_ns(int(seconds * 1e9)))
+    else:
+        spec = replace(spec, options=replace(spec.options, max_time_s=seconds))
+    start = time.perf_counter()
+    _safe_run(_task(replace(resolved, spec=spec)))
+    return time.perf_counter() - start
+
+
 def estimate_seconds(todo: List[Resolved], workers: int) -> Optional[float]:
-    """Wall seconds to run ``todo`` on ``workers``: the first point built and run for up to
-    :data:`PILOT_SECONDS` simulated seconds, scaled by every point's simulated time. Rough:
-    points that differ in drives or load differ in cost."""
+    """Wall seconds to run ``todo`` on ``workers``: the first and the last point run cut to
+    1/10 and 1 of :data:`PILOT_SECONDS` simulated seconds give a fixed cost and a cost per
+    simulated second, applied to every point's simulated time. Rough: points that differ in
+    drives or load differ in cost."""
     if not todo:
         return None
-    start = time.perf_counter()
-    simulation = _core.CoreSimulation(todo[0].spec.config())
-    built = time.perf_counter()
-    pilot_ns = int(min(PILOT_SECONDS, _sim_seconds(todo[0])) * 1e9)
-    simulation.run_until(pilot_ns)
-    ran = time.perf_counter()
-    per_second = (ran - built) / max(pilot_ns / 1e9, 1e-9)
-    total = sum((built - start) + per_second * _sim_seconds(r) for r in todo)
+    fixed = per_second = 0.0
+    pilots = [todo[0], todo[-1]] if len(todo) > 1 else [todo[0]]
+    _pilot(todo[0], 0.001)  # first use of the encoders and the core: not a point's cost
+    for resolved in pilots:
+        long = min(PILOT_SECONDS, _sim_seconds(resolved))
+        short_time, long_time = _pilot(resolved, long / 10), _pilot(resolved, long)
+        slope = max(long_time - short_time, 0.0) / (long * 0.9)
+        fixed += max(short_time - slope * long / 10, 0.0) / len(pilots)
+        per_second += slope / len(pilots)
+    total = sum(fixed + per_second * _sim_seconds(r) for r in todo)
     return total / max(1, min(workers, len(todo)))
 
 
