@@ -14,7 +14,7 @@ import os
 import tempfile
 import time
 
-from raidlab.sweep import runner
+from raidlab.sweep import runner, store
 from raidlab.sweep.executor import Executor
 
 #: 64 points of the README's example family: 16 designs x 2 workloads x 2 seeds, 10 s each.
@@ -30,11 +30,17 @@ THOUSAND = {"sweep": {"runtime_s": 10, "drive": "nearline-7200"},
                      "preset": ["oltp-postgres", "wal"], "seed": list(range(1, 26))}}
 
 
-def timed(spec, jobs, ray=None, label=""):
+def timed(spec, jobs, ray=None, label="", load=False):
     with tempfile.TemporaryDirectory() as out:
         start = time.perf_counter()
         outcome = runner.run(spec, os.path.join(out, "store"), jobs=jobs, ray=ray)
         total = time.perf_counter() - start
+        if load:
+            import pandas  # noqa: F401  (imported before the clock starts)
+
+            start = time.perf_counter()
+            rows = len(store.load(os.path.join(out, "store")))
+            print(f"load_sweep of {rows} rows: {time.perf_counter() - start:.2f} s", flush=True)
     rate = outcome.ran / outcome.seconds
     print(f"{label}: {outcome.ran} points in {outcome.seconds:.2f} s = {rate:.1f} points/s "
           f"({outcome.seconds / outcome.ran * 1000:.1f} ms wall per point; {total:.2f} s with resolving "
@@ -62,7 +68,7 @@ def main() -> None:
         overhead_ms = (cheap_ray.seconds - cheap_local.seconds) / cheap_ray.ran * 1000
         print(f"Ray overhead per point over local processes (wall): {overhead_ms:.1f} ms", flush=True)
     if args.thousand:
-        timed(THOUSAND, 2, label="1000 points, 2 processes")
+        timed(THOUSAND, 2, label="1000 points, 2 processes", load=True)
     print(f"load average at end: {os.getloadavg()}", flush=True)
 
 

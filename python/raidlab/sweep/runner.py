@@ -145,6 +145,7 @@ def run(spec: Union[str, "os.PathLike[str]", Mapping[str, Any]], out: Union[str,
             if progress is not None:
                 progress(outcome.ran + len(outcome.failed), len(todo), time.perf_counter() - start)
         outcome.seconds = time.perf_counter() - start
+    store.compact()
     say(summary(outcome))
     if outcome.failed:
         label, message = outcome.failed[0]

@@ -4,6 +4,8 @@
 
     DIR/raidlab-sweep.json       marks the directory as raidlab's store (format, version)
     DIR/points/KEY.parquet       one row: the point's options, seed, version and metrics
+    DIR/points/batch-HASH.parquet  rows of many points, merged when a sweep ends with at least
+                                 COMPACT_AT one-row files (a large store loads as a few files)
     DIR/json/KEY.json            the point's full fio-shaped JSON (as ``raidlab sim --json``)
 
 Each file is written through :mod:`raidlab.outputs` (a temporary file in the same directory,
@@ -20,6 +22,7 @@ only adds its own files.
 
 from __future__ import annotations
 
+import hashlib
 import io
 import json
 import os
@@ -35,7 +38,10 @@ MARK = "raidlab-sweep.json"
 FORMAT = 1
 POINTS, DOCUMENTS = "points", "json"
 _KEY = re.compile(r"[0-9a-f]{32}")
-_LEFTOVER = re.compile(r"\.[0-9a-f]{32}\.(parquet|json)\..+\.tmp")
+_BATCH = re.compile(r"batch-[0-9a-f]{32}\.parquet")
+_LEFTOVER = re.compile(r"\.(batch-)?[0-9a-f]{32}\.(parquet|json)\..+\.tmp")
+#: One-row files merged into one when a sweep ends with at least this many of them.
+COMPACT_AT = 256
 #: Identity columns, first in every row.
 IDENTITY = (("key", "string"), ("raidlab_version", "string"))
 
@@ -115,7 +121,8 @@ class Store:
         return isinstance(block, dict) and block.get("store") == "sweep"
 
     def clean(self) -> None:
-        """Removes temporary files a killed sweep left (only raidlab's own names)."""
+        """Removes temporary files a killed sweep left (only raidlab's own names), and one-row
+        files a killed compaction left behind."""
         for sub in (POINTS, DOCUMENTS):
             directory = os.path.join(self.path, sub)
             for name in os.listdir(directory):
@@ -124,11 +131,60 @@ class Store:
                         os.unlink(os.path.join(directory, name))
                     except OSError:
                         pass
+        self.drop_merged()
+
+    def _names(self) -> List[str]:
+        return sorted(os.listdir(os.path.join(self.path, POINTS)))
+
+    def point_keys(self) -> List[str]:
+        """Keys stored one row per file (``KEY.parquet``)."""
+        return [n[:-8] for n in self._names() if n.endswith(".parquet") and _KEY.fullmatch(n[:-8])]
+
+    def batches(self) -> List[str]:
+        """Paths of the compacted row files (``batch-HASH.parquet``), by name."""
+        return [os.path.join(self.path, POINTS, n) for n in self._names() if _BATCH.fullmatch(n)]
+
+    def batch_keys(self) -> Set[str]:
+        """Keys of the rows in compacted files (only their key column is read)."""
+        found: Set[str] = set()
+        batches = self.batches()
+        if batches:
+            pa = _arrow()
+            for path in batches:
+                found.update(pa.parquet.read_table(path, columns=["key"]).column("key").to_pylist())
+        return found
 
     def keys(self) -> Set[str]:
-        """Keys of the points stored (a row file exists)."""
-        names = os.listdir(os.path.join(self.path, POINTS))
-        return {n[:-8] for n in names if n.endswith(".parquet") and _KEY.fullmatch(n[:-8])}
+        """Keys of the points stored: a row file, or a row in a compacted file."""
+        return set(self.point_keys()) | self.batch_keys()
+
+    def drop_merged(self) -> None:
+        """Removes one-row files whose row a compacted file already holds (a compaction was
+        killed before it removed them)."""
+        singles = self.point_keys()
+        merged = self.batch_keys() if singles else set()
+        for key in singles:
+            if key in merged:
+                os.unlink(self.row_path(key))
+
+    def compact(self, least: int = COMPACT_AT) -> int:
+        """Merges the one-row files into one file, when there are at least ``least`` of them, so
+        a large store loads as a few files. The merged file is written (atomically) before the
+        one-row files go, so a kill in between leaves a row twice on disk, never none; readers
+        (:func:`load`) keep one row per key. Returns the number of rows merged."""
+        self.drop_merged()
+        keys = self.point_keys()
+        if len(keys) < max(least, 1):
+            return 0
+        pa = _arrow()
+        table = _read_rows(pa, [self.row_path(k) for k in keys])
+        name = "batch-" + hashlib.sha256("\n".join(keys).encode()).hexdigest()[:32] + ".parquet"
+        buffer = io.BytesIO()
+        pa.parquet.write_table(table, buffer, compression="zstd")
+        outputs.write_bytes(os.path.join(self.path, POINTS, name), buffer.getvalue(), self.option)
+        for key in keys:
+            os.unlink(self.row_path(key))
+        return len(keys)
 
     def row_path(self, key: str) -> str:
         return os.path.join(self.path, POINTS, f"{key}.parquet")
@@ -161,19 +217,22 @@ def load(path: str, keys: Optional[List[str]] = None):
     store = Store(path)
     if not os.path.isdir(os.path.join(store.path, POINTS)) or not store.marked():
         raise ConfigError(f"{store.path} is not a raidlab sweep store (no {MARK})")
-    wanted = keys if keys is not None else sorted(store.keys())
-    target = schema()
-    if wanted:
-        import pyarrow.dataset as ds
-
-        # one dataset over the row files, read with today's schema: columns added since a file
-        # was written read as nulls, columns no longer declared are left out
-        files = [store.row_path(key) for key in wanted]
-        table = ds.dataset(files, schema=target, format="parquet").to_table()
-    else:
-        table = target.empty_table()
+    files = store.batches() + [store.row_path(k) for k in store.point_keys()]
+    table = _read_rows(pa, files) if files else schema().empty_table()
     frame = table.to_pandas(types_mapper={pa.bool_(): pd.BooleanDtype()}.get)  # nullable: None stays None
-    if keys is None and len(frame):
-        order = [c for c in option_names() if c in frame.columns] + ["key"]
-        frame = frame.sort_values(order, na_position="first", kind="stable").reset_index(drop=True)
-    return frame
+    frame = frame.drop_duplicates("key").reset_index(drop=True)  # a kill mid-compaction: a row twice
+    if keys is not None:
+        missing = sorted(set(keys) - set(frame.key))
+        if missing:
+            raise ConfigError(f"{store.path}: point {missing[0]} is not stored")
+        return frame.set_index("key", drop=False).loc[list(keys)].reset_index(drop=True)
+    order = [c for c in option_names() if c in frame.columns] + ["key"]
+    return frame.sort_values(order, na_position="first", kind="stable").reset_index(drop=True)
+
+
+def _read_rows(pa, files: List[str]):
+    """Row files as one table with today's schema: columns added since a file was written read
+    as nulls, columns no longer declared are left out."""
+    import pyarrow.dataset as ds
+
+    return ds.dataset(files, schema=schema(), format="parquet").to_table()
