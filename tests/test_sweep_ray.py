@@ -57,3 +57,10 @@ def test_compare_on_ray_prints_what_it_prints_locally():
     on_ray = _raidlab(*args, "--ray", "--jobs", "2")
     assert local.returncode == 0 and on_ray.returncode == 0, on_ray.stderr
     assert on_ray.stdout == local.stdout and len(local.stdout.strip().splitlines()) == 1 + 2 * 2 * 3
+
+
+def test_an_unreachable_cluster_is_one_line_and_creates_nothing(tmp_path):
+    done = _raidlab("sweep", EXAMPLE, "--out", tmp_path / "store", "--ray", "127.0.0.1:1")
+    assert done.returncode == 2 and done.stderr.splitlines() == [
+        "raidlab: error: --ray 127.0.0.1:1: cannot reach the Ray cluster at 127.0.0.1:1 (Connection refused)"]
+    assert not (tmp_path / "store").exists()

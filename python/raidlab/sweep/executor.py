@@ -180,6 +180,7 @@ def _ray_init(ray: Any, address: str, jobs: int) -> bool:
     os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
     quiet = {"logging_level": logging.ERROR, "log_to_driver": False}
     if address != "auto":
+        _reachable(address)
         try:
             ray.init(address=address, **quiet)
         except Exception as error:  # noqa: BLE001 - Ray raises many kinds; the user needs one line
@@ -193,3 +194,22 @@ def _ray_init(ray: Any, address: str, jobs: int) -> bool:
         pass
     ray.init(num_cpus=jobs, include_dashboard=False, **quiet)
     return True
+
+
+#: Seconds to wait for a cluster's port to answer before giving up on it.
+CONNECT_TIMEOUT_S = 10
+
+
+def _reachable(address: str) -> None:
+    """A cluster's HOST:PORT (or ray://HOST:PORT) answers a TCP connection, checked before
+    ray.init, which otherwise waits minutes on an unreachable address printing warnings."""
+    import socket
+
+    host, _, port = address.split("://", 1)[-1].rpartition(":")
+    if not host or not port.isdigit():
+        return  # not HOST:PORT: Ray reads it (and refuses it) itself
+    try:
+        socket.create_connection((host.strip("[]"), int(port)), timeout=CONNECT_TIMEOUT_S).close()
+    except OSError as error:
+        raise ConfigError(f"--ray {address}: cannot reach the Ray cluster at {host}:{port} "
+                          f"({error.strerror or error})") from None

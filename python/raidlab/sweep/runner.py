@@ -125,12 +125,13 @@ def run(spec: Union[str, "os.PathLike[str]", Mapping[str, Any]], out: Union[str,
     ``progress(done, total, seconds)`` each finished point."""
     say = say or (lambda line: None)
     resolved, expanded = resolve(spec)
-    store = store_mod.Store.open(os.fspath(out), force=force)
-    stored = store.keys()
-    todo = [r for r in resolved if r.key not in stored]
-    outcome = Outcome([r.key for r in resolved], expanded, len(resolved) - len(todo), where=store.path)
-    merged = expanded - len(resolved)
+    store_mod.Store.check(os.fspath(out), force)  # refused before Ray starts; created after it is up
     with Executor(jobs, ray) as executor:
+        store = store_mod.Store.open(os.fspath(out), force=force)
+        stored = store.keys()
+        todo = [r for r in resolved if r.key not in stored]
+        outcome = Outcome([r.key for r in resolved], expanded, len(resolved) - len(todo), where=store.path)
+        merged = expanded - len(resolved)
         guess = estimate_seconds(todo, executor.workers)
         say(f"{expanded} points" + (f" ({merged} the same run as another, kept once)" if merged else "")
             + f": {outcome.stored_before} already stored, {len(todo)} to run on {executor.describe()}"

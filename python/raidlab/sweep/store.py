@@ -97,12 +97,7 @@ class Store:
     def open(cls, path: str, force: bool = False, option: str = "--out") -> "Store":
         """Opens the store at ``path``, creating it (and its mark) when needed; refuses a
         non-empty directory raidlab did not make unless ``force``."""
-        _arrow()  # before any point runs: a sweep without pyarrow stops here, in one line
-        store = cls(path, option)
-        found = os.path.isdir(store.path)
-        if found and not store.marked() and os.listdir(store.path) and not force:
-            raise ConfigError(f"refusing to write {option} {store.path}: it is a non-empty directory that is "
-                              "not a raidlab sweep store (add --force to add the sweep's files to it)")
+        store = cls.check(path, force, option)
         outputs.make_directory(store.path, option)
         for sub in (POINTS, DOCUMENTS):
             outputs.make_directory(os.path.join(store.path, sub), option)
@@ -110,6 +105,16 @@ class Store:
             mark = {"raidlab": {"version": _core.__version__, "store": "sweep", "format": FORMAT}}
             outputs.write_text(os.path.join(store.path, MARK), json.dumps(mark, indent=2) + "\n", option)
         store.clean()
+        return store
+
+    @classmethod
+    def check(cls, path: str, force: bool = False, option: str = "--out") -> "Store":
+        """Raises ConfigError unless ``path`` may be (or become) a store; creates nothing."""
+        _arrow()  # before any point runs: a sweep without pyarrow stops here, in one line
+        store = cls(path, option)
+        if os.path.isdir(store.path) and not store.marked() and os.listdir(store.path) and not force:
+            raise ConfigError(f"refusing to write {option} {store.path}: it is a non-empty directory that is "
+                              "not a raidlab sweep store (add --force to add the sweep's files to it)")
         return store
 
     def marked(self) -> bool:
