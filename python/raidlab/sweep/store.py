@@ -68,13 +68,15 @@ def _option_type(name: str) -> str:
     declared = next((f for cls in (Design, Options) for f in fields(cls) if f.name == name), None)
     if declared is None or name in ("drive", "layout", "failed"):
         return "string"
-    if isinstance(declared.default, bool):
+    default = declared.default
+    if isinstance(default, bool):
         return "bool"
-    if name in _FLOAT_KEYS:
+    if name in _FLOAT_KEYS or isinstance(default, float):
         return "float64"
-    if isinstance(declared.default, int) or declared.metadata.get("low") is not None:
+    if isinstance(default, int):
         return "int64"
-    return "string"
+    # a number with no default (declared with a range): float64 holds whole numbers exactly too
+    return "float64" if declared.metadata.get("low") is not None else "string"
 
 
 def schema():
