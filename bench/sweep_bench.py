@@ -58,12 +58,11 @@ def main() -> None:
     timed(SIXTY_FOUR, 2, label="64 points, 2 processes")
     if args.ray:
         start = time.perf_counter()
-        with Executor(2, "auto") as executor:
+        with Executor(2, "auto"):  # the runs below join this runtime
             up = time.perf_counter() - start
             print(f"Ray start (local runtime, 2 CPUs): {up:.2f} s", flush=True)
             timed(SIXTY_FOUR, 2, "auto", label="64 points, Ray 2 CPUs")
             cheap_ray = timed(CHEAP, 2, "auto", label="200 null-drive points, Ray 2 CPUs")
-            del executor
         cheap_local = timed(CHEAP, 2, label="200 null-drive points, 2 processes")
         overhead_ms = (cheap_ray.seconds - cheap_local.seconds) / cheap_ray.ran * 1000
         print(f"Ray overhead per point over local processes (wall): {overhead_ms:.1f} ms", flush=True)

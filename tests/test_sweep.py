@@ -4,7 +4,6 @@ store's columns and units, and one-line errors."""
 from __future__ import annotations
 
 import itertools
-import json
 import os
 import signal
 import subprocess
