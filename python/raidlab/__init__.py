@@ -13,6 +13,9 @@ Errors are :class:`RaidlabError` subclasses (see :mod:`raidlab.errors`).
 from raidlab._core import __version__
 from raidlab.array import DEFAULT_CHUNK_KIB, DEFAULT_MEMBER_KIB, MAX_DEVICES, Array
 from raidlab.sim import SimResult, simulate
+# issue 23: sweeps and the rest of the Python API
+from raidlab.sweep import load_sweep, sweep
+from raidlab import planner, reliability
 from raidlab.errors import (
     ArrayError,
     ConfigError,
@@ -40,4 +43,8 @@ __all__ = [
     "WorkloadError",
     "ConfigError",
     "__version__",
+    "sweep",
+    "load_sweep",
+    "planner",
+    "reliability",
 ]

@@ -26,6 +26,8 @@ from raidlab.commands.align import align_command
 from raidlab.commands.calibrate import calibrate_command
 from raidlab.commands.measure import import_command, measure_command
 from raidlab.layout import DEFAULT_DIAGRAM_ROWS, json_document, render_text
+# raidlab sweep (issue 23)
+from raidlab.commands.sweep import sweep_command
 
 #: Exit status of a check that ran and found a problem, as linters exit (``align``: a partition
 #: is misaligned). A command returns it deliberately; it never means an error.
@@ -207,6 +209,7 @@ cli.add_command(align_command)
 cli.add_command(measure_command)
 cli.add_command(import_command)
 cli.add_command(calibrate_command)
+cli.add_command(sweep_command)
 
 
 def _one_line(message: str) -> str:

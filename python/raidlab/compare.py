@@ -13,7 +13,7 @@ from typing import Any, Callable, Dict, List, Optional, Sequence
 
 from raidlab import notes as run_notes
 from raidlab.designs_file import read_designs
-from raidlab.errors import ConfigError, DataLossError
+from raidlab.errors import ConfigError, DataLossError, RaidlabError
 from raidlab.report.html import percentile_ms
 from raidlab.run import Design as ArrayDesign
 from raidlab.run import build_design, build_run
@@ -143,18 +143,34 @@ def run_one(design: Design, case: Case, state: str, seed: int, runtime_s: Option
                spec.design, result.notes)
 
 
+def _run_task(task: tuple) -> Any:
+    """One run of the comparison (a unit of work for :class:`raidlab.sweep.Executor`); a
+    refusal comes back as a value, so the one raised is the first in order, as run serially."""
+    try:
+        return run_one(*task)
+    except RaidlabError as error:
+        return error
+
+
 def compare(designs: Sequence[Design], cases: Sequence[Case], states: Sequence[str] = STATES,
             seed: int = 1, runtime_s: Optional[float] = None,
-            progress: Optional[Callable[[int, int], None]] = None) -> List[Row]:
-    """Every design × state × workload, in a fixed order (so output is deterministic)."""
-    rows = []
-    total = len(designs) * len(states) * len(cases)
-    for design in designs:
-        for state in states:
-            for case in cases:
-                rows.append(run_one(design, case, state, seed, runtime_s))
-                if progress is not None:
-                    progress(len(rows), total)
+            progress: Optional[Callable[[int, int], None]] = None,
+            jobs: int = 1, ray: Optional[str] = None) -> List[Row]:
+    """Every design × state × workload, in a fixed order (so output is deterministic), run by
+    the sweep's executor (``jobs`` local processes, or Ray tasks with ``ray``): where a run
+    happens never changes its result."""
+    from raidlab.sweep.executor import Executor
+
+    tasks = [(design, case, state, seed, runtime_s) for design in designs for state in states for case in cases]
+    rows: List[Any] = [None] * len(tasks)
+    with Executor(jobs, ray) as executor:
+        for done, (index, row) in enumerate(executor.as_completed(_run_task, tasks), start=1):
+            rows[index] = row
+            if progress is not None:
+                progress(done, len(tasks))
+    for row in rows:
+        if isinstance(row, RaidlabError):
+            raise row
     return rows
 
 

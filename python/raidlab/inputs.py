@@ -51,6 +51,8 @@ LIMITS: Dict[str, int] = {
     "fio JSON": 64 * _MIB,
     "calibration sweep": 16 * _MIB,
     "sysfs attribute": 1 * _MIB,
+    # raidlab sweep (issue 23): a grid of a few hundred axis values is a few KiB
+    "sweep file": 1 * _MIB,
 }
 
 #: Deepest nesting of arrays/objects (JSON) or arrays/tables (TOML) accepted. sfdisk's and

@@ -194,6 +194,46 @@ class SimResult:
                 })
         return pd.DataFrame(rows)
 
+    # -- issue 23: the run as DataFrames (raidlab.frames), and as a table in Jupyter ----------
+
+    def jobs(self):
+        """One row per job and direction: IOPS, MiB/s, latency mean/p50/p99/p99.9/max (ns)."""
+        from raidlab import frames
+
+        return frames.jobs(self.to_dict())
+
+    def members(self):
+        """One row per member: requests, MiB, flushes, util_pct, mean queue depth."""
+        from raidlab import frames
+
+        return frames.members(self.to_dict())
+
+    def phases(self):
+        """One row per array phase (optimal, degraded, rebuilding) and direction."""
+        from raidlab import frames
+
+        return frames.phases(self.to_dict())
+
+    def timeline(self):
+        """The 1 s time series (IOPS, latency p50/p99 in ms, rebuild progress)."""
+        from raidlab import frames
+
+        return frames.timeline(self.to_dict())
+
+    def percentiles(self):
+        """Every latency percentile per job and direction (ns), and over all jobs (job "*")."""
+        from raidlab import frames
+
+        return frames.percentiles(self.to_dict())
+
+    def _repr_html_(self) -> str:
+        from raidlab import frames
+
+        from raidlab.report.html import run_label
+
+        document = self.to_dict()
+        return frames.repr_html(document, run_label(document))
+
 
 def run_config(config: Dict[str, Any], workload: Optional[Workload],
                progress: Optional[Callable[[int, int], None]] = None) -> SimResult:
@@ -229,10 +269,25 @@ def simulate(*, fio: Optional[str] = None, sysbench: Optional[str] = None, prese
     ``settings`` are any of :data:`raidlab.run.KNOWN_KEYS` (``level``, ``devices``, ``chunk_kib``,
     ``drive``, ``controller``, ..., ``seed``, ``runtime_s``, ``failed``), with the defaults
     declared in :mod:`raidlab.run`. ``runtime_s`` overrides the workload's own run time
-    (handy for presets in tests).
+    (handy for presets in tests). Failures as ``raidlab sim`` takes them: ``failed=[0]``,
+    ``fail=["1@5s"]``, ``replace=["1@8s"]`` (or ``timeline=`` events), ``spare=True``, and the
+    speed limits, controller and every other option by its setting name. The result gives
+    DataFrames: ``jobs()``, ``members()``, ``phases()``, ``timeline()``, ``percentiles()``.
     """
     from raidlab.run import build_run
 
+    # issue 23: --fail/--replace as raidlab sim takes them (K@T texts), beside timeline= events
+    events = [e for action in ("fail", "replace") for e in parse_events(_texts(settings.pop(action, ()), action), action)]
+    if events:
+        settings["timeline"] = list(settings.get("timeline") or ()) + events
     spec = build_run({**settings, "fio": fio, "sysbench": sysbench, "preset": preset},
                      workload=workload)
     return run_spec(spec, progress)
+
+
+def _texts(value: Any, action: str) -> List[str]:
+    """``fail=``/``replace=`` of :func:`simulate`: one ``K@T`` text or a list of them."""
+    items = [value] if isinstance(value, str) else value
+    if not isinstance(items, (list, tuple)) or not all(isinstance(item, str) for item in items):
+        raise ConfigError(f"{action}={value!r}: expected \"K@T\" or a list of them, e.g. \"2@30s\"")
+    return list(items)

@@ -20,6 +20,9 @@ from raidlab.compare import STATES, Case, classic, compare, load_designs, verdic
 from raidlab.errors import ConfigError
 from raidlab.report.table import render
 from raidlab.sim import FIO_FORMS, resolve_workload
+# issue 23: compare runs its designs through the sweep's executor (--jobs, --ray)
+from raidlab.commands.sweep import JOBS_HELP, ray_option
+from raidlab.sweep.executor import cpu_count
 
 
 #: Per-direction latency columns: (header, key of Row.totals()).
@@ -88,9 +91,11 @@ def _emit_notes(rows) -> None:
 @click.option("--csv", "csv_out", metavar="OUT", help="Write the table as CSV (- for stdout).")
 @click.option("--html", "html_out", metavar="OUT", help="Write a self-contained HTML report with charts.")
 @click.option("--png", "png_dir", metavar="DIR", help="Write the same charts as PNG files into DIR (matplotlib).")
+@click.option("--jobs", type=whole(1, 4096), default=None, help=JOBS_HELP)
+@ray_option
 @writes_files(json_out="file", csv_out="file", html_out="file", png_dir="dir")
 def compare_command(designs_file, fio_job, sysbench, preset, states, runtime_s, seed, json_out, csv_out,
-                    html_out, png_dir) -> None:
+                    html_out, png_dir, jobs, ray) -> None:
     """Compare array designs on one workload in optimal, degraded and rebuilding states.
 
     With no arguments: six 10k RPM SCSI drives behind a RAID controller with a 256 MB
@@ -109,9 +114,10 @@ def compare_command(designs_file, fio_job, sysbench, preset, states, runtime_s, 
     total = len(designs) * len(chosen) * len(cases)
     if show_bar:
         with click.progressbar(length=total, label="comparing", file=sys.stderr) as bar:
-            rows = compare(designs, cases, chosen, seed, runtime_s, lambda done, _: bar.update(1))
+            rows = compare(designs, cases, chosen, seed, runtime_s, lambda done, _: bar.update(1),
+                           jobs=jobs or cpu_count(), ray=ray)
     else:
-        rows = compare(designs, cases, chosen, seed, runtime_s)
+        rows = compare(designs, cases, chosen, seed, runtime_s, jobs=jobs or cpu_count(), ray=ray)
     _emit_notes(rows)
     if json_out:
         docs = [{"design": r.design, "controller": r.resolved.controller, "chunk_kib": r.resolved.chunk_kib,

@@ -22,6 +22,8 @@ from raidlab.planner.runbook import MD_SPEED_LIMIT_MAX_KIB_S, MD_SPEED_LIMIT_MIN
 from raidlab.report import table
 from raidlab.sim import FIO_FORMS, resolve_workload
 from raidlab.units import format_probability
+# issue 23: plan runs its simulations through the sweep's executor (--jobs, --ray)
+from raidlab.commands.sweep import ray_option
 
 
 def _int_list(text: str, option: str) -> List[int]:
@@ -140,6 +142,7 @@ def render_text(result: PlanResult, top: int) -> str:
               help="Seed of every simulation: same inputs and seed give the same plan.")
 @click.option("--jobs", type=whole(1, 256), default=None,
               help="Simulations run in parallel [default: the number of CPUs]. Does not change the answer.")
+@ray_option
 @click.option("--top", type=whole(1, 1000), default=12, show_default=True,
               help="Pareto designs shown in the text table.")
 @click.option("--html", "html_out", metavar="OUT", help="Write a self-contained HTML report with the Pareto front.")
@@ -150,7 +153,7 @@ def render_text(result: PlanResult, top: int) -> str:
 def plan_command(capacity_tb, fio_job, sysbench, preset, min_iops, max_p99_ms, min_degraded_iops,
                  max_rebuild_hours, max_drives, drives, budget, spares, levels, chunks_kib,
                  raid10_layouts, durability, mission_years, speed_limit_min, speed_limit_max, sim_seconds,
-                 extra, seed, jobs, top, html_out, png_dir, json_out) -> None:
+                 extra, seed, jobs, ray, top, html_out, png_dir, json_out) -> None:
     """Plan an md array: the cheapest design that holds --capacity-tb and meets the targets.
 
     Enumerates levels, device counts, chunk sizes and drive models, drops what is too small or
@@ -170,7 +173,8 @@ def plan_command(capacity_tb, fio_job, sysbench, preset, min_iops, max_p99_ms, m
                       raid10_layouts=_name_list(raid10_layouts), durability=durability,
                       mission_years=mission_years, seed=seed, jobs=jobs or os.cpu_count() or 1,
                       sim_seconds=sim_seconds, extra=extra, progress=factory,
-                      speed_limit_min_kib_s=speed_limit_min, speed_limit_max_kib_s=speed_limit_max)
+                      speed_limit_min_kib_s=speed_limit_min, speed_limit_max_kib_s=speed_limit_max,
+                      ray=ray)
     finally:
         for bar in bars:
             bar.close()

@@ -101,12 +101,14 @@ def plan(*, capacity_tb: float, workload: Workload,
          seed: int = 1, jobs: int = 1, sim_seconds: Optional[float] = None, extra: int = DEFAULT_EXTRA,
          progress: Optional[Callable[[int, int], Callable[[int], None]]] = None,
          speed_limit_min_kib_s: int = MD_SPEED_LIMIT_MIN_KIB_S,
-         speed_limit_max_kib_s: int = MD_SPEED_LIMIT_MAX_KIB_S) -> PlanResult:
+         speed_limit_max_kib_s: int = MD_SPEED_LIMIT_MAX_KIB_S,
+         ray: Optional[str] = None) -> PlanResult:
     """Plans an array. Raises ConfigError (one line) when the request cannot be met.
 
     ``progress(total)`` may return a callback that receives the number of designs settled.
     The speed limits are md's resync limits (KiB/s per device) every simulated rebuild runs
-    under and the runbook sets.
+    under and the runbook sets. ``jobs`` local processes, or Ray tasks with ``ray`` ("auto" or a
+    cluster address), run the simulations; neither changes the answer.
     """
     limits = _speed_limits(speed_limit_min_kib_s, speed_limit_max_kib_s)
     if not (isinstance(capacity_tb, (int, float)) and math.isfinite(capacity_tb)
@@ -184,7 +186,7 @@ def plan(*, capacity_tb: float, workload: Workload,
     total = sum(len(family) for family in found.families)
     tick = progress(total) if progress is not None else None
     results = search(found.families, make_task, lambda d, r: judge(d, r).feasible, targets, extra,
-                     jobs, tick)
+                     jobs, tick, ray=ray)
     order = {design: index for index, design in
              enumerate(d for family in found.families for d in family)}
     simulated = [judge(design, results[design]) for design in sorted(results, key=order.__getitem__)]

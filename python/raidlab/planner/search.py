@@ -7,29 +7,22 @@ Pareto front what more money buys) and closes the family. A family also closes w
 largest count could not reach the IOPS targets at linear scaling with 50 % slack (a design's
 IOPS at n drives times max_n / n times 1.5 — adding drives never scales better than linearly).
 
-Each round simulates the next count of every open family, in parallel (``jobs`` processes).
+Each round simulates the next count of every open family, in parallel (``jobs`` processes, or
+Ray tasks: :class:`raidlab.sweep.Executor`).
 Rounds are synchronous and every simulation depends only on its task, so the result is the same
 whatever ``jobs`` is.
 """
 
 from __future__ import annotations
 
-import multiprocessing
-import signal
 from typing import Any, Callable, Dict, List, Optional, Sequence
 
 from raidlab.planner.candidates import Design
 from raidlab.planner.evaluate import evaluate
+from raidlab.sweep.executor import Executor
 
 #: Headroom over linear scaling before a family is declared hopeless on IOPS.
 SCALING_SLACK = 1.5
-
-
-def _ignore_interrupts() -> None:
-    """A worker ignores Ctrl-C: the terminal sends SIGINT to the whole process group, and only
-    the parent should answer it (it terminates the pool and exits with status 130, one line)
-    instead of every worker printing its own KeyboardInterrupt traceback."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def _hopeless(family: List[Design], index: int, result: Dict[str, Any], targets: Dict[str, Any]) -> bool:
@@ -47,7 +40,8 @@ def _hopeless(family: List[Design], index: int, result: Dict[str, Any], targets:
 
 def search(families: Sequence[List[Design]], make_task: Callable[[Design], Dict[str, Any]],
            passes: Callable[[Design, Dict[str, Any]], bool], targets: Dict[str, Any], extra: int,
-           jobs: int, progress: Optional[Callable[[int], None]] = None) -> Dict[Design, Dict[str, Any]]:
+           jobs: int, progress: Optional[Callable[[int], None]] = None,
+           ray: Optional[str] = None) -> Dict[Design, Dict[str, Any]]:
     """Simulates designs family by family; returns every simulated design's scenario metrics.
 
     ``passes(design, result)`` says whether a design meets every target; ``progress(n)`` is
@@ -57,15 +51,12 @@ def search(families: Sequence[List[Design]], make_task: Callable[[Design], Dict[
     position = [0] * len(families)
     remaining = [None] * len(families)  # counts still to simulate past the first passing one
     open_families = list(range(len(families)))
-    pool = multiprocessing.get_context().Pool(jobs, initializer=_ignore_interrupts) if jobs > 1 else None
-    try:
+    # issue 23: the sweep's executor runs each round (jobs local processes, or Ray tasks)
+    with Executor(jobs, ray) as executor:
         while open_families:
             batch = [(f, families[f][position[f]]) for f in open_families]
             tasks = [make_task(design) for _, design in batch]
-            if pool is not None:
-                outcomes = pool.imap(evaluate, tasks)
-            else:
-                outcomes = map(evaluate, tasks)
+            outcomes = executor.imap(evaluate, tasks)
             still_open = []
             for (f, design), outcome in zip(batch, outcomes):
                 results[design] = outcome
@@ -86,8 +77,4 @@ def search(families: Sequence[List[Design]], make_task: Callable[[Design], Dict[
                 if progress is not None:
                     progress(settled)
             open_families = still_open
-    finally:
-        if pool is not None:
-            pool.terminate()
-            pool.join()
     return results

@@ -1,0 +1,95 @@
+"""A run's fio-shaped document as pandas DataFrames (``raidlab.simulate(...)``'s result).
+
+Units are in the column names, as everywhere in raidlab: ``iops`` per second, ``mib_s`` in
+MiB/s (2^20 bytes), latencies in ns (``latency_ns_*``; the 1 s timeline keeps the document's ms),
+``util_pct`` percent of the run, ``*_s`` seconds.
+"""
+
+from __future__ import annotations
+
+import html
+from typing import Any, Dict, List
+
+from raidlab.sweep.metrics import PERCENTILES, latency_ns
+
+DIRECTIONS = ("read", "write")
+
+
+def _pd():
+    try:
+        import pandas as pd
+    except ImportError:
+        from raidlab.errors import ConfigError
+
+        raise ConfigError("DataFrames need pandas: pip install 'raidlab[sweep]'") from None
+    return pd
+
+
+def _direction_row(stats: Dict[str, Any]) -> Dict[str, Any]:
+    clat = stats.get("clat_ns", {})
+    table = clat.get("percentile") or {}
+    row = {"iops": stats["iops"], "mib_s": stats["bw_bytes"] / 2**20, "ios": stats["total_ios"],
+           "latency_ns_mean": clat.get("mean") if stats["total_ios"] else None,
+           "latency_ns_max": clat.get("max") if stats["total_ios"] else None}
+    for percent, name in PERCENTILES:
+        row[f"latency_ns_{name}"] = table.get(f"{percent:.6f}") if stats["total_ios"] else None
+    return row
+
+
+def jobs(document: Dict[str, Any]):
+    """One row per job and direction (read, write) that did I/O."""
+    rows = [{"job": job["jobname"], "direction": d, **_direction_row(job[d])}
+            for job in document["jobs"] for d in DIRECTIONS if job[d]["total_ios"]]
+    return _pd().DataFrame(rows, columns=["job", "direction", "iops", "mib_s", "ios", "latency_ns_mean",
+                                          *(f"latency_ns_{n}" for _, n in PERCENTILES), "latency_ns_max"])
+
+
+def members(document: Dict[str, Any]):
+    """One row per member: requests and sectors after merging, flushes, busy time, queue depth."""
+    rows = [{"member": index, "name": d["name"], "read_ios": d["read_ios"], "write_ios": d["write_ios"],
+             "read_mib": d["read_sectors"] * 512 / 2**20, "write_mib": d["write_sectors"] * 512 / 2**20,
+             "flush_ios": d["flush_ios"], "util_pct": d["util"], "queue_depth_mean": d["queue_depth_mean"]}
+            for index, d in enumerate(document.get("disk_util") or [])]
+    return _pd().DataFrame(rows, columns=["member", "name", "read_ios", "write_ios", "read_mib", "write_mib",
+                                          "flush_ios", "util_pct", "queue_depth_mean"])
+
+
+def phases(document: Dict[str, Any]):
+    """One row per phase of the array (optimal, degraded, rebuilding, ...) and direction."""
+    rows = [{"phase": p["name"], "start_s": p["start_s"], "end_s": p["end_s"], "direction": d,
+             **_direction_row(p[d])} for p in document.get("phases") or [] for d in DIRECTIONS if d in p]
+    return _pd().DataFrame(rows, columns=["phase", "start_s", "end_s", "direction", "iops", "mib_s", "ios",
+                                          "latency_ns_mean", *(f"latency_ns_{n}" for _, n in PERCENTILES),
+                                          "latency_ns_max"])
+
+
+def timeline(document: Dict[str, Any]):
+    """The 1 s time series: IOPS per direction, latency percentiles (ms) and rebuild progress."""
+    return _pd().DataFrame(list(document.get("timeline") or []),
+                           columns=["t_s", "read_iops", "write_iops", "latency_ms_p50", "latency_ms_p99",
+                                    "rebuild_pct"])
+
+
+def percentiles(document: Dict[str, Any]):
+    """Every completion-latency percentile fio reports, per job and direction (long form), and
+    the run's own over all jobs (job ``*``)."""
+    rows: List[Dict[str, Any]] = []
+    for job in document["jobs"]:
+        for d in DIRECTIONS:
+            for key, value in sorted((job[d].get("clat_ns", {}).get("percentile") or {}).items(),
+                                     key=lambda kv: float(kv[0])):
+                rows.append({"job": job["jobname"], "direction": d, "percent": float(key), "latency_ns": float(value)})
+    for d in DIRECTIONS:
+        for percent, _ in PERCENTILES:
+            value = latency_ns(document, d, percent)
+            if value is not None:
+                rows.append({"job": "*", "direction": d, "percent": percent, "latency_ns": value})
+    return _pd().DataFrame(rows, columns=["job", "direction", "percent", "latency_ns"])
+
+
+def repr_html(document: Dict[str, Any], title: str) -> str:
+    """The run as Jupyter shows it: its title, the jobs table and the members table."""
+    head = f"<p><b>{html.escape(title)}</b><br>seed {document['raidlab']['seed']}, raidlab " \
+           f"{html.escape(str(document['raidlab']['version']))}, " \
+           f"{document['raidlab']['simulated_ns'] / 1e9:.3f} s simulated</p>"
+    return head + jobs(document).to_html(index=False) + members(document).to_html(index=False)

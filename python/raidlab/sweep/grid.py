@@ -1,0 +1,202 @@
+"""A sweep's points: a SWEEP.toml (or the same dict from Python) expanded into settings.
+
+The file::
+
+    [sweep]                 # fixed settings of every point (any ``raidlab sim`` option)
+    runtime_s = 10
+    mode = "grid"           # or "zip": every [grid] axis moves together (equal lengths)
+    [grid]                  # axes: every combination is a point
+    level = [5, 10]
+    chunk-kib = [64, 512]
+    [[zip]]                 # optional: axes that move together (one combined axis)
+    devices = [4, 6]
+    drive = ["nearline-7200", "x25e-slc"]
+    [[exclude]]             # optional: drop the combinations that match every key
+    level = 10              # (a list matches any of its values)
+    chunk-kib = 64
+    [[include]]             # optional: one extra point ([sweep] settings plus these)
+    level = 6
+    devices = 6
+
+Keys are the long names of ``raidlab sim``'s options (``chunk-kib``; ``chunk_kib`` is the same
+key) or the settings of :mod:`raidlab.run`; ``fail`` and ``replace`` take ``K@T`` texts (a list
+of them for several events). Points are ``product(axes) - excludes + includes``, in order:
+the last axis moves fastest, as in :func:`itertools.product`.
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass, field
+from typing import Any, Dict, List, Mapping, Sequence, Tuple
+
+from raidlab.errors import ConfigError
+from raidlab.run import KNOWN_KEYS
+
+#: Settings a sweep may set beyond raidlab.run's: scripted events as ``raidlab sim`` takes them.
+EVENT_KEYS = ("fail", "replace")
+SWEEP_KEYS = tuple(KNOWN_KEYS) + EVENT_KEYS
+TABLES = ("sweep", "grid", "zip", "exclude", "include")
+MODES = ("grid", "zip")
+
+
+@dataclass(frozen=True)
+class Point:
+    """One point of a sweep: its settings (names of :data:`SWEEP_KEYS`) and what varies."""
+
+    index: int
+    settings: Dict[str, Any]
+    #: The axis values that make this point differ from the others, for messages and tables.
+    varies: Tuple[str, ...] = ()
+
+    def label(self) -> str:
+        """``point 3 (level=5, chunk_kib=64)``."""
+        shown = ", ".join(f"{k}={_show(self.settings[k])}" for k in self.varies if k in self.settings)
+        return f"point {self.index}" + (f" ({shown})" if shown else "")
+
+
+@dataclass
+class Grid:
+    """A sweep file's content, checked: fixed settings, axes, zip groups, excludes, includes."""
+
+    fixed: Dict[str, Any] = field(default_factory=dict)
+    axes: Dict[str, List[Any]] = field(default_factory=dict)
+    zips: List[Dict[str, List[Any]]] = field(default_factory=list)
+    excludes: List[Dict[str, Any]] = field(default_factory=list)
+    includes: List[Dict[str, Any]] = field(default_factory=list)
+
+    def varying(self) -> Tuple[str, ...]:
+        keys = list(self.axes) + [k for group in self.zips for k in group]
+        keys += [k for extra in self.includes for k in extra]
+        return tuple(dict.fromkeys(keys))
+
+    def combinations(self) -> int:
+        """Points of the full product (before excludes): the product of the axes' lengths."""
+        count = 1
+        for values in self.axes.values():
+            count *= len(values)
+        for group in self.zips:
+            count *= len(next(iter(group.values())))
+        return count
+
+
+def _show(value: Any) -> str:
+    if isinstance(value, str):
+        return value if "\n" not in value else repr(value[:30] + "...")
+    return str(value)
+
+
+def _key(name: Any, where: str) -> str:
+    key = str(name).replace("-", "_")
+    if key not in SWEEP_KEYS:
+        raise ConfigError(f"{where}unknown option {name!r}; expected one of raidlab sim's options "
+                          f"({', '.join(k.replace('_', '-') for k in SWEEP_KEYS)})")
+    return key
+
+
+def _table(value: Any, where: str) -> Dict[str, Any]:
+    if not isinstance(value, Mapping):
+        raise ConfigError(f"{where}must be a table of option = value, got {type(value).__name__}")
+    out: Dict[str, Any] = {}
+    for name, item in value.items():
+        key = _key(name, where)
+        if key in out:
+            raise ConfigError(f"{where}option {key.replace('_', '-')} is given twice")
+        out[key] = item
+    return out
+
+
+def _axes(value: Any, where: str) -> Dict[str, List[Any]]:
+    axes = _table(value, where)
+    for key, values in axes.items():
+        if not isinstance(values, list):
+            raise ConfigError(f"{where}{key.replace('_', '-')} must be a list of values, "
+                              f"got {type(values).__name__}")
+        if not values:
+            raise ConfigError(f"{where}{key.replace('_', '-')} is an empty list: the sweep has no points")
+    return axes
+
+
+def _tables(value: Any, where: str) -> List[Dict[str, Any]]:
+    items = value if isinstance(value, list) else [value]
+    return [_table(item, f"{where}[{index}] ") for index, item in enumerate(items)]
+
+
+def _zip_group(group: Dict[str, List[Any]], where: str) -> Dict[str, List[Any]]:
+    lengths = {key: len(values) for key, values in group.items()}
+    if len(set(lengths.values())) > 1:
+        shown = ", ".join(f"{k.replace('_', '-')} has {n}" for k, n in lengths.items())
+        raise ConfigError(f"{where}axes that move together need lists of one length: {shown}")
+    return group
+
+
+def parse(document: Mapping[str, Any], where: str = "") -> Grid:
+    """A :class:`Grid` from a sweep document (the parsed TOML, or the same dict from Python)."""
+    if not isinstance(document, Mapping):
+        raise ConfigError(f"{where}a sweep is a table with [sweep] and [grid], got {type(document).__name__}")
+    unknown = [k for k in document if k not in TABLES]
+    if unknown:
+        raise ConfigError(f"{where}unknown table [{unknown[0]}]; expected {', '.join(TABLES)}")
+    table = document.get("sweep", {})
+    if not isinstance(table, Mapping):
+        raise ConfigError(f"{where}[sweep] must be a table of option = value")
+    fixed = dict(table)
+    mode = fixed.pop("mode", "grid")
+    if mode not in MODES:
+        raise ConfigError(f"{where}[sweep] mode = {mode!r}; expected grid or zip")
+    grid = Grid(fixed=_table(fixed, f"{where}[sweep] "), axes=_axes(document.get("grid", {}), f"{where}[grid] "))
+    if mode == "zip" and grid.axes:
+        grid.zips.append(_zip_group(grid.axes, f"{where}[grid] (mode = \"zip\") "))
+        grid.axes = {}
+    groups = document.get("zip", [])
+    for index, group in enumerate(groups if isinstance(groups, list) else [groups]):
+        grid.zips.append(_zip_group(_axes(group, f"{where}[[zip]][{index}] "), f"{where}[[zip]][{index}] "))
+    grid.excludes = _tables(document.get("exclude", []), f"{where}[[exclude]]")
+    grid.includes = _tables(document.get("include", []), f"{where}[[include]]")
+    _check_overlaps(grid, where)
+    return grid
+
+
+def _check_overlaps(grid: Grid, where: str) -> None:
+    """An option is fixed, one axis, or in one zip group: never two of them."""
+    seen: Dict[str, str] = {k: "[sweep]" for k in grid.fixed}
+    for key in grid.axes:
+        if key in seen:
+            raise ConfigError(f"{where}{key.replace('_', '-')} is both in {seen[key]} and in [grid]")
+        seen[key] = "[grid]"
+    for index, group in enumerate(grid.zips):
+        for key in group:
+            if key in seen:
+                raise ConfigError(f"{where}{key.replace('_', '-')} is both in {seen[key]} and in [[zip]][{index}]")
+            seen[key] = f"[[zip]][{index}]"
+
+
+def _same(value: Any, wanted: Any) -> bool:
+    """A point's value matches an exclude's: equal (5 and "5" too), or one of a list."""
+    if value == wanted or (value is not None and str(value) == str(wanted)):
+        return True
+    return isinstance(wanted, list) and any(_same(value, item) for item in wanted)
+
+
+def excluded(settings: Mapping[str, Any], excludes: Sequence[Mapping[str, Any]]) -> bool:
+    """Whether any exclude table matches ``settings`` on every one of its keys."""
+    return any(all(_same(settings.get(k), v) for k, v in rule.items()) for rule in excludes)
+
+
+def expand(grid: Grid) -> List[Point]:
+    """Every point, in order: the product of the axes (last fastest) minus the excludes, then the
+    includes. Each is the fixed settings updated with its axis values."""
+    keys: List[Tuple[str, ...]] = [(k,) for k in grid.axes] + [tuple(group) for group in grid.zips]
+    columns: List[List[Tuple[Any, ...]]] = [[(v,) for v in values] for values in grid.axes.values()]
+    columns += [list(zip(*group.values())) for group in grid.zips]
+    varies = grid.varying()
+    points: List[Point] = []
+    for combo in itertools.product(*columns):
+        settings = dict(grid.fixed)
+        for key, value in zip(keys, combo):
+            settings.update(zip(key, value))
+        if not excluded(settings, grid.excludes):
+            points.append(Point(len(points), settings, varies))
+    for extra in grid.includes:
+        points.append(Point(len(points), {**grid.fixed, **extra}, varies))
+    return points
