@@ -77,14 +77,16 @@ impl Ceilings {
     }
 
     /// When a host command of `bytes` that is ready at `now` has passed the processor, the
-    /// cache memory and the host link.
-    pub fn host_command(&mut self, config: &HwConfig, now: Nanos, bytes: u64) -> Nanos {
+    /// cache memory and the host link. `memory_passes`: how often its data crosses the cache
+    /// memory (a read from the drives is written into it and read out to the host: 2; a hit or
+    /// a write taken into the cache: 1).
+    pub fn host_command(&mut self, config: &HwConfig, now: Nanos, bytes: u64, memory_passes: u64) -> Nanos {
         let per_command = if config.command_iops > 0 { 1_000_000_000u64.div_ceil(config.command_iops) } else { 0 };
         let mut at = now;
         if per_command > 0 {
             at = self.processor.reserve(at, per_command);
         }
-        let memory = transfer_ns(bytes, config.cache_memory_bytes_per_second);
+        let memory = transfer_ns(bytes * memory_passes, config.cache_memory_bytes_per_second);
         if memory > 0 {
             at = self.cache_memory.reserve(at, memory);
         }

@@ -9,6 +9,7 @@ use super::events::Event;
 use super::host::HostOp;
 use super::{Owner, Simulation};
 use crate::layout::Level;
+use crate::sim::controller::ceilings::transfer_ns;
 use crate::sim::controller::{Controller, ReadAheadPolicy};
 use crate::sim::sched::{BlockRequest, Scheduler};
 use crate::device::Op;
@@ -107,7 +108,7 @@ impl Simulation {
     /// controller's processor, cache memory and host link.
     fn controller_ack(&mut self, id: u32, ready: Nanos, bytes: u64) {
         let controller = self.controller();
-        let at = controller.ceilings.host_command(&controller.config, ready, bytes);
+        let at = controller.ceilings.host_command(&controller.config, ready, bytes, 1);
         self.events.push(at, Event::CacheAck { host_io: id });
     }
 
@@ -121,7 +122,9 @@ impl Simulation {
         if write && is_parity(self.planner.array().level()) {
             ready = controller.ceilings.parity_write(&controller.config, ready, bytes, 0);
         }
-        let at = controller.ceilings.host_command(&controller.config, ready, bytes);
+        // Data from the drives is written into cache memory and read out to the host; a
+        // write-through write is taken in and sent out to the drives.
+        let at = controller.ceilings.host_command(&controller.config, ready, bytes, 2);
         if at == self.now {
             self.host_complete(id);
         } else {
@@ -166,6 +169,13 @@ impl Simulation {
             return;
         }
         cache.readahead = (start, end);
+        // The prefetched data is written into cache memory as it arrives (read out again on a hit).
+        let now = self.now;
+        let controller = self.controller();
+        let memory = transfer_ns((end - start) * SECTOR_BYTES, controller.config.cache_memory_bytes_per_second);
+        if memory > 0 {
+            controller.ceilings.cache_memory.reserve(now, memory);
+        }
         self.submit_array(Owner::Prefetch, HostOp::Read, start, end - start, thread);
     }
 

@@ -22,15 +22,15 @@
 //! - `quantum` (`cfq_may_dispatch`): with other queues waiting, the active queue may have at most
 //!   `quantum` requests in flight; the sole busy queue is not limited ("Sole queue user, no
 //!   limit").
-//! - Seeky queues (2.6.2x `cfq_update_io_seektime`, `CIC_SEEKY`): each sync queue keeps a
-//!   weighted mean of the distance from its last request's end to its next request's start
-//!   (samples and total decay by 7/8 per request, as the kernel's fixed-point means do, the
-//!   distance clamped to 4 × mean + 2 Mi sectors for the first samples, + 128 Ki after). With
-//!   more than 80 samples' weight and a mean beyond 8 Ki sectors the queue is seeky: on a
-//!   device with tagged queueing (`hw_tag`: more than `CFQ_HW_QUEUE_MIN` = 5 requests seen in
-//!   the driver at once) a seeky queue gets no idle window (`cfq_update_idle_window`), and
-//!   elsewhere it idles at most `CFQ_MIN_TT` = 2 ms (`cfq_arm_slice_timer`). This is what
-//!   keeps CFQ near deadline for many random readers on one array device.
+//! - Seeky queues (`cfq_update_io_seektime`, `CIC_SEEKY`): each sync queue keeps a weighted
+//!   mean of the distance from its last request's end to its next request's start (samples and
+//!   total decay by 7/8 per request, as the kernel's fixed-point means do; the distance clamped
+//!   to 4 × mean + 2 Mi sectors for the first samples, + 128 Ki after). With more than 80
+//!   samples' weight and a mean beyond 8 Ki sectors the queue is seeky and gets no idle window
+//!   (`cfq_update_idle_window`: `sample_valid(seek_samples) && CIC_SEEKY(cic)` → `enable_idle
+//!   = 0`, as from 2.6.33; 2.6.2x required `hw_tag` too, which a RAID controller's logical
+//!   drive has). Many random readers on one array device therefore share it instead of each
+//!   holding it idle in turn: CFQ stays near deadline there.
 //! - Flushes bypass the elevator (block/blk-flush.c; the legacy request queue's `queue_head`
 //!   is served before the elevator), so they dispatch first, even while idling.
 //!
@@ -75,10 +75,6 @@ struct CfqQueue {
 
 /// `CIC_SEEKY`: mean seek distance beyond 8 Ki sectors.
 const SEEKY_SECTORS: u64 = 8 * 1024;
-/// `CFQ_MIN_TT`: the longest idle for a seeky queue (2 ms).
-const MIN_TT_NS: Nanos = 2_000_000;
-/// `CFQ_HW_QUEUE_MIN`: more requests than this in the driver means it queues (tags).
-const HW_QUEUE_MIN: u32 = 5;
 
 impl CfqQueue {
     fn new(sync: bool, thread: u32) -> CfqQueue {
@@ -130,10 +126,6 @@ pub struct Cfq {
     slice_idle: Nanos,
     quantum: u32,
     last_now: Nanos,
-    /// Requests dispatched and not completed, all queues (`rq_in_driver`).
-    in_driver: u32,
-    /// The device queues commands (`cfqd->hw_tag`).
-    hw_tag: bool,
 }
 
 impl Cfq {
@@ -158,8 +150,6 @@ impl Cfq {
             slice_idle: slice_idle_ns,
             quantum,
             last_now: 0,
-            in_driver: 0,
-            hw_tag: false,
         }
     }
 
@@ -233,21 +223,10 @@ impl Cfq {
         }
     }
 
-    /// Whether the queue idles when it runs dry (`cfq_cfqq_idle_window`), and for how long.
-    fn idle_for(&self, q: u32) -> Option<Nanos> {
+    /// Whether the queue idles when it runs dry (`cfq_cfqq_idle_window`).
+    fn idles(&self, q: u32) -> bool {
         let queue = &self.queues[q as usize];
-        if !queue.sync || self.slice_idle == 0 || (self.hw_tag && queue.seeky()) {
-            return None;
-        }
-        Some(if queue.seeky() { self.slice_idle.min(MIN_TT_NS) } else { self.slice_idle })
-    }
-
-    /// Counts requests handed to the driver (`cfq_update_hw_tag`).
-    fn dispatched(&mut self, count: u32) {
-        self.in_driver += count;
-        if self.in_driver > HW_QUEUE_MIN {
-            self.hw_tag = true;
-        }
+        queue.sync && self.slice_idle > 0 && !queue.seeky()
     }
 
     fn dispatch_from(&mut self, q: u32, merged_ids: &mut Vec<u64>) -> Dispatch {
@@ -308,7 +287,6 @@ impl Scheduler for Cfq {
             let q = self.pool.node(slot).qkey;
             let dispatch = self.pool.take(slot, merged_ids);
             self.queues[q as usize].in_flight += (merged_ids.len() - ids_before) as u32;
-            self.dispatched((merged_ids.len() - ids_before) as u32);
             return Some(dispatch);
         }
         loop {
@@ -339,7 +317,6 @@ impl Scheduler for Cfq {
                 }
                 let dispatch = self.dispatch_from(active, merged_ids);
                 self.queues[active as usize].in_flight += (merged_ids.len() - ids_before) as u32;
-                self.dispatched((merged_ids.len() - ids_before) as u32);
                 return Some(dispatch);
             }
             if let Some(until) = self.idle_until {
@@ -349,7 +326,7 @@ impl Scheduler for Cfq {
                 self.expire();
                 continue;
             }
-            if queue.in_flight > 0 && self.idle_for(active).is_some() {
+            if queue.in_flight > 0 && self.idles(active) {
                 // Wait for the in-flight requests; the last completion arms the idle timer.
                 return None;
             }
@@ -381,13 +358,9 @@ impl Scheduler for Cfq {
             "completion for queue {q} (thread {thread}, sync {sync}) with nothing in flight"
         );
         queue.in_flight -= 1;
-        assert!(self.in_driver > 0, "completion with nothing in the driver");
-        self.in_driver -= 1;
         let dry = queue.in_flight == 0 && queue.sorted.is_empty();
-        if self.active == Some(q) && dry && now < self.slice_end && self.idle_until.is_none() {
-            if let Some(idle) = self.idle_for(q) {
-                self.idle_until = Some(now + idle);
-            }
+        if self.active == Some(q) && dry && now < self.slice_end && self.idle_until.is_none() && self.idles(q) {
+            self.idle_until = Some(now + self.slice_idle);
         }
     }
 
