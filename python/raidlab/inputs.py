@@ -51,6 +51,7 @@ LIMITS: Dict[str, int] = {
     "fio JSON": 64 * _MIB,
     "calibration sweep": 16 * _MIB,
     "sysfs attribute": 1 * _MIB,
+    "controller file": 1 * _MIB,
 }
 
 #: Deepest nesting of arrays/objects (JSON) or arrays/tables (TOML) accepted. sfdisk's and

@@ -150,16 +150,21 @@ def _convert(name: str, value: Any, where: str) -> Any:
     or a ``--sim-opt`` text all arrive here)."""
     spec = next(f for cls in (Design, Options) for f in fields(cls) if f.name == name)
     meta, default = spec.metadata, spec.default
+    if name == "controller" and str(value).endswith(".toml"):
+        return str(value)
+    if name == "controller":
+        if str(value) not in meta["choices"]:
+            raise ConfigError(f"{where}controller {value!r}: expected one of {', '.join(meta['choices'])} "
+                              "or a controller FILE.toml")
+        return str(value)
+    if name == "controller_opts":
+        return _controller_opts(value, where)
     if isinstance(default, bool):
         return _boolean(name, value, where)
     if meta["choices"]:
         if str(value) not in meta["choices"]:
             raise ConfigError(f"{where}{name} {value!r}: expected one of {', '.join(meta['choices'])}")
         return str(value)
-    if name == "controller" and str(value).endswith(".toml"):
-        return str(value)
-    if name == "controller_opts":
-        return _controller_opts(value, where)
     if name == "layout":
         if not isinstance(value, str):
             raise ConfigError(f"{where}layout={value!r} is not a layout name")
