@@ -377,6 +377,7 @@ fn timeline_dicts<'py>(py: Python<'py>, result: &SimResult, dict: &Bound<'py, Py
         entry.set_item("end_ns", rebuild.end_ns)?;
         entry.set_item("done_sectors", rebuild.done_sectors)?;
         entry.set_item("total_sectors", rebuild.total_sectors)?;
+        entry.set_item("estimated_duration_ns", rebuild.estimated_duration_ns)?;
         rebuilds.append(entry)?;
     }
     dict.set_item("rebuilds", rebuilds)?;

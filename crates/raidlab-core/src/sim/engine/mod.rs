@@ -664,8 +664,41 @@ impl Simulation {
         for member in &mut self.members {
             member.finish(end);
         }
+        self.estimate_rebuilds(end);
         let member_stats = self.members.iter().map(|m| m.stats.clone()).collect();
         self.results.finish(&self.config, end, member_stats, self.events.pushed(), self.truncated.take())
+    }
+}
+
+impl Simulation {
+    /// Extrapolates each unfinished rebuild over the rebuilt drive's zones: time per sector
+    /// goes as 1 / sectors per track (one revolution reads a track), so the rate measured over
+    /// the outer zones done is scaled by the zones still to come.
+    fn estimate_rebuilds(&mut self, end: Nanos) {
+        for index in 0..self.results.rebuilds.len() {
+            let rebuild = &self.results.rebuilds[index];
+            if rebuild.end_ns.is_some() || rebuild.done_sectors == 0 {
+                continue;
+            }
+            let member = &self.members[rebuild.member as usize];
+            let AnyDrive::Hdd(hdd) = &member.drive else { continue };
+            let offset = member.lba_offset;
+            let work = |to: u64| -> f64 {
+                hdd.geometry()
+                    .zones()
+                    .iter()
+                    .map(|zone| {
+                        let (start, stop) = (zone.first_lba.max(offset), (zone.first_lba + zone.sectors).min(offset + to));
+                        stop.saturating_sub(start) as f64 / zone.spec.sectors_per_track as f64
+                    })
+                    .sum()
+            };
+            let (done, total) = (work(rebuild.done_sectors), work(rebuild.total_sectors));
+            let elapsed = end.saturating_sub(rebuild.start_ns) as f64;
+            if done > 0.0 {
+                self.results.rebuilds[index].estimated_duration_ns = Some((elapsed * total / done).round() as Nanos);
+            }
+        }
     }
 }
 

@@ -137,6 +137,7 @@ impl Simulation {
             end_ns: None,
             done_sectors: 0,
             total_sectors: end_sector,
+            estimated_duration_ns: None,
         });
         self.planner.set_recovering(Some((member, 0)));
         self.rebuild = Some(RebuildState {

@@ -78,6 +78,10 @@ pub struct RebuildResult {
     pub end_ns: Option<Nanos>,
     pub done_sectors: u64,
     pub total_sectors: u64,
+    /// An unfinished rebuild's whole duration, extrapolated with the rebuilt drive's zone
+    /// rates (issue 20): the sectors left weigh by their zone's time per sector, so the slower
+    /// inner zones count as they will run. `None` when finished or the drive has no zones.
+    pub estimated_duration_ns: Option<Nanos>,
 }
 
 /// The array lost data: when, and which members were failed.
