@@ -16,6 +16,7 @@ use raidlab_core::sim::engine::{
 };
 use raidlab_core::sim::controller::{CommandOrder, MirrorReads, ReadAheadPolicy, WritePolicy};
 use raidlab_core::sim::histogram::Histogram;
+use raidlab_core::sim::steady::{SteadyMetric, SteadyState};
 use raidlab_core::sim::sched::{QueueLimits, SchedulerKind};
 use raidlab_core::sim::workload::{Cursor, Distribution, FsyncScope, Job, MixChoice, Workload};
 
@@ -70,6 +71,32 @@ fn job_from(dict: &Bound<'_, PyDict>, sysbench: bool) -> PyResult<Job> {
         total_ios: field(dict, "total_ios")?,
         io_bytes: field(dict, "io_bytes")?,
         block_align_bytes: field(dict, "block_align_bytes")?,
+        steady: steady_from(dict)?,
+    })
+}
+
+/// fio's `ss`/`ss_dur`/`ss_ramp`, as the workload dict carries them (optional `steady_state`:
+/// {"metric", "limit", "percent", "duration_ns", "ramp_ns"}).
+fn steady_from(dict: &Bound<'_, PyDict>) -> PyResult<SteadyState> {
+    let Some(ss) = dict.get_item("steady_state")? else { return Ok(SteadyState::default()) };
+    if ss.is_none() {
+        return Ok(SteadyState::default());
+    }
+    let ss = ss.downcast_into::<PyDict>().map_err(|_| config_error("'steady_state' must be a dict".into()))?;
+    let metric: String = field(&ss, "metric")?;
+    let metric = match metric.as_str() {
+        "iops" => SteadyMetric::Iops,
+        "iops_slope" => SteadyMetric::IopsSlope,
+        "bw" => SteadyMetric::Bw,
+        "bw_slope" => SteadyMetric::BwSlope,
+        other => return Err(config_error(format!("unknown steady-state metric '{other}'"))),
+    };
+    Ok(SteadyState {
+        metric,
+        limit: field(&ss, "limit")?,
+        percent: field(&ss, "percent")?,
+        duration_ns: field(&ss, "duration_ns")?,
+        ramp_ns: field(&ss, "ramp_ns")?,
     })
 }
 
@@ -432,6 +459,7 @@ fn result_dict<'py>(py: Python<'py>, result: &SimResult) -> PyResult<Bound<'py, 
     dict.set_item("end_ns", result.end_ns)?;
     dict.set_item("events", result.events)?;
     dict.set_item("truncated", result.truncated.clone())?;
+    dict.set_item("steady_state_ns", result.steady_state_ns)?;
     dict.set_item("seed", result.seed)?;
     timeline_dicts(py, result, &dict)?;
     Ok(dict)

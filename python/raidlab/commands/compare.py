@@ -113,6 +113,11 @@ def compare_command(designs_file, fio_job, sysbench, preset, states, runtime_s, 
     else:
         rows = compare(designs, cases, chosen, seed, runtime_s)
     _emit_notes(rows)
+    from raidlab.report import steady
+
+    from raidlab import notes as run_notes
+
+    run_notes.emit([steady.NOTE])
     if json_out:
         docs = [{"design": r.design, "controller": r.resolved.controller, "chunk_kib": r.resolved.chunk_kib,
                  "state": r.state, "workload": r.case, "capacity_bytes": r.capacity_bytes,

@@ -175,6 +175,10 @@ def plan_command(capacity_tb, fio_job, sysbench, preset, min_iops, max_p99_ms, m
         for bar in bars:
             bar.close()
     points = result.document["points"]
+    from raidlab import notes as run_notes
+    from raidlab.report import steady
+
+    run_notes.emit([steady.NOTE])  # issue 20: the simulated figures are steady-state ones
     if html_out:
         from raidlab.report.html import render_html
 

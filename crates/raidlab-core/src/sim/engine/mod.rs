@@ -130,6 +130,8 @@ pub struct Simulation {
     foreground_sectors: u64,
     /// Non-rebuild member commands completed (a controller's rebuild share).
     foreground_ios: u64,
+    /// fio's steady-state criterion (the first job's that sets one): the run ends once met.
+    steady: crate::sim::steady::SteadyState,
 }
 
 impl Simulation {
@@ -231,6 +233,7 @@ impl Simulation {
             rebuild: None,
             foreground_sectors: 0,
             foreground_ios: 0,
+            steady: config.workload.jobs.iter().map(|j| j.steady).find(|s| s.enabled()).unwrap_or_default(),
             config,
         })
     }
@@ -564,7 +567,16 @@ impl Simulation {
     fn host_complete(&mut self, id: u32) {
         let io = self.host_ios.remove(id);
         let pct = self.rebuild_pct();
+        let seconds = self.results.seconds();
         self.results.close_windows(self.now, pct);
+        if self.steady.enabled()
+            && self.results.seconds() > seconds
+            && self.results.steady_at.is_none()
+            && self.results.steady_check(&self.steady, self.now)
+        {
+            // fio ends a job that reached steady state (steadystate.c): the run stops here.
+            self.stop_ns = self.stop_ns.min(self.now);
+        }
         if self.now <= self.stop_ns {
             let bytes = io.sectors * SECTOR_BYTES;
             self.results.record(io.job, io.op, bytes, io.issued_at, self.now);
