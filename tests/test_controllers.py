@@ -154,7 +154,7 @@ def test_a_controller_file_and_options_override_a_preset(tmp_path):
 
 
 @pytest.mark.parametrize("extra, needle", [
-    (["--controller", "perc9"], "controller 'perc9'"),
+    (["--controller", "perc9"], "'perc9' is not one of 'md', 'hw', 'perc4e-di'"),
     (["--controller", "hw", "--controller-opt", "bogus=1"], "unknown controller parameter 'bogus'"),
     (["--controller", "hw", "--controller-opt", "commands_per_drive=-1"], "out of range"),
     (["--controller", "hw", "--controller-opt", "command_order=random"], "expected one of fifo, elevator"),

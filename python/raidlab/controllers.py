@@ -174,6 +174,19 @@ KINDS = ("md", "hw")
 NAMES: Tuple[str, ...] = KINDS + tuple(PRESETS)
 
 
+def click_type() -> Any:
+    """``--controller``'s click type: a name of :data:`NAMES` or a FILE.toml."""
+    import click
+
+    class ControllerChoice(click.Choice):
+        def convert(self, value: Any, param: Any, ctx: Any) -> Any:
+            if isinstance(value, str) and value.endswith(".toml"):
+                return value
+            return super().convert(value, param, ctx)
+
+    return ControllerChoice(list(NAMES))
+
+
 def check_value(name: str, value: Any, where: str = "") -> Any:
     """``value`` checked against parameter ``name``'s declaration (text from the CLI too)."""
     param = BY_NAME.get(name)

@@ -190,6 +190,8 @@ def _controller_opts(value: Any, where: str) -> Tuple[Tuple[str, Any], ...]:
 
     if isinstance(value, Mapping):
         pairs = list(value.items())
+    elif not isinstance(value, (str, list, tuple)):
+        raise ConfigError(f"{where}controller_opts={value!r:.40}: expected KEY=VALUE texts or a table")
     else:
         items = [value] if isinstance(value, str) else list(value)
         pairs = []

@@ -90,6 +90,9 @@ def render_text(result: PlanResult, top: int) -> str:
         lines.append(table.render(headers, [_row(result.winner, priced, result.winner)]))
     lines += ["", "Why:"] + [f"  {line}" for line in doc["explanation"]]
     lines += ["", f"Setup for {doc['winner']}:"] + [f"  {line}" for line in setup_mod.render(doc["setup"])]
+    from raidlab.report import steady
+
+    lines.append(steady.NOTE + ".")  # issue 20: the simulated figures are steady-state ones
     return "\n".join(lines)
 
 
@@ -175,10 +178,6 @@ def plan_command(capacity_tb, fio_job, sysbench, preset, min_iops, max_p99_ms, m
         for bar in bars:
             bar.close()
     points = result.document["points"]
-    from raidlab import notes as run_notes
-    from raidlab.report import steady
-
-    run_notes.emit([steady.NOTE])  # issue 20: the simulated figures are steady-state ones
     if html_out:
         from raidlab.report.html import render_html
 

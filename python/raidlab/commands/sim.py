@@ -20,6 +20,7 @@ from raidlab.report import html as html_report
 from raidlab.report import sysbench_text, table
 from raidlab.report import timeline as timeline_report
 from raidlab import notes as run_notes
+from raidlab.controllers import click_type as controller_type
 from raidlab.drives import DRIVE_FORMS
 from raidlab.run import DEFAULTS, build_run, cli_type
 from raidlab.sim import parse_events, run_spec
@@ -57,7 +58,8 @@ def _progress(enabled: bool):
               show_default=True, help="Chunk size in KiB (power of two).")
 @click.option("--drive", default=DEFAULTS["drive"], show_default=True, metavar="PRESET|FILE.toml|FILE.parv",
               help=f"Drive model: {DRIVE_FORMS}.")
-@click.option("--controller", default=DEFAULTS["controller"], show_default=True, metavar="NAME|FILE.toml",
+@click.option("--controller", type=controller_type(), default=DEFAULTS["controller"], show_default=True,
+              metavar="NAME|FILE.toml",
               help="md, hw (generic hardware RAID), a preset from 'raidlab controllers', or a controller FILE.toml.")
 @click.option("--controller-opt", "controller_opts", multiple=True, metavar="KEY=VALUE",
               help="Set one controller parameter (raidlab controllers --params); repeatable.")

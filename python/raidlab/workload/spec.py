@@ -340,8 +340,9 @@ class Job:
             "io_bytes": self.io_bytes,
             "direct": self.direct,
             "block_align_bytes": self.block_align_bytes,
-            "steady_state": None if self.steady_state is None else dict(
-                zip(("metric", "limit", "percent", "duration_ns", "ramp_ns"), self.steady_state)),
+            # issue 20: only with fio's ss (the shape without it is unchanged)
+            **({} if self.steady_state is None else {"steady_state": dict(
+                zip(("metric", "limit", "percent", "duration_ns", "ramp_ns"), self.steady_state))}),
         }
 
     @classmethod

@@ -685,31 +685,45 @@ impl Simulation {
 impl Simulation {
     /// Extrapolates each unfinished rebuild over the rebuilt drive's zones: time per sector
     /// goes as 1 / sectors per track (one revolution reads a track), so the rate measured over
-    /// the outer zones done is scaled by the zones still to come.
+    /// the outer zones done is carried to each zone still to come, capped at md's
+    /// `speed_limit_max`. A rebuild md held at `speed_limit_min` (foreground I/O: the measured
+    /// rate within a quarter of it) runs at that limit whatever the zone: no estimate here.
     fn estimate_rebuilds(&mut self, end: Nanos) {
+        let limits = self.config.rebuild;
+        let md = matches!(self.config.controller, ControllerConfig::Md(_));
         for index in 0..self.results.rebuilds.len() {
             let rebuild = &self.results.rebuilds[index];
             if rebuild.end_ns.is_some() || rebuild.done_sectors == 0 {
                 continue;
             }
+            let elapsed = end.saturating_sub(rebuild.start_ns) as f64;
             let member = &self.members[rebuild.member as usize];
             let AnyDrive::Hdd(hdd) = &member.drive else { continue };
-            let offset = member.lba_offset;
-            let work = |to: u64| -> f64 {
+            let sectors_per_ns = rebuild.done_sectors as f64 / elapsed.max(1.0);
+            let min_limit = limits.speed_limit_min_kib_s as f64 * 2.0 / 1e9;
+            if md && sectors_per_ns <= 1.25 * min_limit {
+                continue;
+            }
+            let floor_ns = if md { 1e9 / (limits.speed_limit_max_kib_s as f64 * 2.0) } else { 0.0 };
+            let (offset, done, total) = (member.lba_offset, rebuild.done_sectors, rebuild.total_sectors);
+            // Sectors of [from, to) (member sectors) in each zone, with the zone's sectors per track.
+            let spans = |from: u64, to: u64| -> Vec<(f64, f64)> {
                 hdd.geometry()
                     .zones()
                     .iter()
-                    .map(|zone| {
-                        let (start, stop) = (zone.first_lba.max(offset), (zone.first_lba + zone.sectors).min(offset + to));
-                        stop.saturating_sub(start) as f64 / zone.spec.sectors_per_track as f64
+                    .map(|z| {
+                        let (a, b) = (z.first_lba.max(offset + from), (z.first_lba + z.sectors).min(offset + to));
+                        (b.saturating_sub(a) as f64, z.spec.sectors_per_track as f64)
                     })
-                    .sum()
+                    .collect()
             };
-            let (done, total) = (work(rebuild.done_sectors), work(rebuild.total_sectors));
-            let elapsed = end.saturating_sub(rebuild.start_ns) as f64;
-            if done > 0.0 {
-                self.results.rebuilds[index].estimated_duration_ns = Some((elapsed * total / done).round() as Nanos);
+            let work_done: f64 = spans(0, done).iter().map(|&(n, spt)| n / spt).sum();
+            if work_done <= 0.0 {
+                continue;
             }
+            let ns_per_work = elapsed / work_done;
+            let left: f64 = spans(done, total).iter().map(|&(n, spt)| n * (ns_per_work / spt).max(floor_ns)).sum();
+            self.results.rebuilds[index].estimated_duration_ns = Some((elapsed + left).round() as Nanos);
         }
     }
 }
