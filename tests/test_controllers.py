@@ -203,6 +203,9 @@ def test_a_phase_rate_is_over_the_time_the_workload_ran_in_it(tmp_path):
     assert reads["total_ios"] == 2000
     runtime_s = document["jobs"][0]["elapsed"]
     assert reads["iops"] > 0.8 * 2000 / max(runtime_s, 1e-9) and reads["iops"] > 2000 / 29 * 3
+    # Steady-state figures count only the seconds the workload ran in, too.
+    section = document["steady_state"]
+    assert section is None or section["iops"] > 0.5 * document["jobs"][0]["read"]["iops"], section
 
 
 SS_JOB = """[ss]

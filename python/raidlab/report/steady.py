@@ -56,8 +56,8 @@ def scale(document: Dict[str, Any], iops: float, mib_s: float) -> Dict[str, Any]
     """Whole-run IOPS and MiB/s replaced by their steady-state values when there is a steady
     state (MiB/s scaled with IOPS: the block sizes do not change); ``steady_from_s`` says from
     when (None: whole-run averages)."""
-    found = steady_state(document)
-    if found is None or iops <= 0:
+    found = document.get("steady_state") if "steady_state" in document else steady_state(document)
+    if not found or not found.get("attained") or not found.get("iops") or iops <= 0:
         return {"iops": iops, "mib_s": mib_s, "steady_from_s": None}
     ratio = found["iops"] / iops
     return {"iops": found["iops"], "mib_s": mib_s * ratio, "steady_from_s": found["from_s"]}
