@@ -56,9 +56,8 @@ impl Controller {
         if self.config.commands_total > 0 {
             assert!(self.commands_out <= self.config.commands_total, "more commands out than the firmware allows");
         }
-        if self.config.host_queue_depth > 0 {
-            assert!(self.host_commands <= self.config.host_queue_depth, "more host commands than the queue depth");
-        }
+        // (The host queue checks its commands against `host_queue_depth`: a merged command
+        // carries several host I/Os, so `host_commands` may exceed it.)
         assert_eq!(self.ceilings.channels.is_empty(), self.config.channels == 0 || self.config.channel_bytes_per_second == 0);
     }
 }

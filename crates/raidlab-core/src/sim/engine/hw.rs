@@ -74,10 +74,10 @@ impl Simulation {
     }
 
     /// A host I/O the controller finished: the host queue frees its tag.
-    pub(super) fn array_queue_done(&mut self, thread: u32) {
+    pub(super) fn array_queue_done(&mut self, id: u32, thread: u32) {
         let now = self.now;
         self.controller().host_commands -= 1;
-        self.array_queue.as_mut().expect("a controller's queue").completed(now, thread);
+        self.array_queue.as_mut().expect("a controller's queue").completed(now, id as u64, thread);
         self.array_queue_kick();
     }
 

@@ -583,7 +583,7 @@ impl Simulation {
         }
         self.jobs[io.job as usize].completed(io.thread as usize, io.op);
         if self.controller.is_some() {
-            self.array_queue_done(io.thread);
+            self.array_queue_done(id, io.thread);
         }
         self.issue(io.job, io.thread);
     }
