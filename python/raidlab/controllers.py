@@ -72,6 +72,8 @@ PARAMS: Tuple[Param, ...] = (
     Param("command_overhead_us", "us", 30, 0, 10**6, doc="Firmware latency per host command served from cache."),
     Param("rebuild_rate_pct", "%", 30, 1, 100, doc="Rebuild rate: share of drive time a rebuild takes under "
                                                    "load (LSI/Dell default 30%)."),
+    Param("read_cache_pct", "%", 0.0, 0, 90, doc="Share of the cache holding data read from the drives "
+                                                  "(re-reads hit; oldest out first); the rest holds writes."),
     Param("drive_write_cache", "", "off", choices=("on", "off"),
           doc="The drives' own write caches (controllers switch them off)."),
     Param("drive_queue_depth", "commands", 0, 0, 65536, doc="Commands each drive accepts, TCQ/NCQ "
@@ -104,6 +106,7 @@ PRESETS: Dict[str, Dict[str, Any]] = {
             "bbu": (True, "PowerEdge 2850: battery-backed cache standard with PERC 4e/Di"),
             "write_policy": ("write-back", "MegaRAID default write policy with a working battery"),
             "read_ahead_policy": ("none", _LSI_320_MANUAL),
+            "read_cache_pct": (0.0, "MegaRAID default cache policy Direct I/O: reads are not kept in the cache"),
             "command_order": ("elevator", _LSI_320_MANUAL),
             "commands_total": (255, _LSI_320_MANUAL),
             "host_queue_depth": (64, _MEGARAID_MBOX + ": MBOX_DEF_CMD_PER_LUN 64 (cmd_per_lun, the "

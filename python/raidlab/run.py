@@ -60,7 +60,8 @@ class Design:
     skip_copy: bool = _setting(False, "md skip_copy: written pages are not copied into the stripe cache")
     preread_bypass_threshold: int = _setting(1, "md preread_bypass_threshold: full-stripe writes that may pass "
                                                 "a head waiting to pre-read (0 to stripe_cache_size)", 0, 32768)
-    nr_requests: int = _setting(128, "Block-layer queue size per member (BLKDEV_DEFAULT_RQ)", 1, 65536)
+    nr_requests: int = _setting(128, "Block-layer queue size (BLKDEV_DEFAULT_RQ): requests queued and at the driver, "
+                                     "per member under md, on the logical drive behind a controller", 1, 65536)
     max_sectors_kb: int = _setting(1280, "Largest merged request per member, KiB (BLK_DEF_MAX_SECTORS)",
                                    4, 1 << 20)
     speed_limit_min: int = _setting(1000, "md speed_limit_min, KiB/s per device", 1, 10**9)

@@ -135,3 +135,20 @@ fn write_through_and_always_write_back_follow_the_policy_not_the_battery() {
     assert_eq!(no_bbu, through, "write-back without a BBU falls back to write-through");
     assert_eq!(forced, back, "always-write-back ignores the missing battery");
 }
+
+#[test]
+fn a_read_share_of_the_cache_serves_re_reads() {
+    let iops = |fraction| {
+        let hw = HwConfig { cache_bytes: 64 << 20, read_cache_fraction: fraction, ..HwConfig::default() };
+        let mut small = job(1.0, true, 16384, 16, 1, 2);
+        small.size_bytes = 16 << 20; // fits the 32 MiB read share
+        let config = config(Level::Raid5, 4, CHEETAH_KIB, small, hw);
+        let mut sim = Simulation::new(config, drives("cheetah-10k7", 4)).expect("valid");
+        sim.run_until(1_000_000_000);
+        sim.check();
+        sim.run_until(u64::MAX);
+        sim.finish().jobs[0].read.ios
+    };
+    let (none, half) = (iops(0.0), iops(0.5));
+    assert!(half > 5 * none, "re-reads from a 32 MiB read share {half} vs none {none}");
+}

@@ -58,6 +58,8 @@ fn hw_config(rng: &mut Prng) -> HwConfig {
         channel_bytes_per_second: pick(rng, &[0, 320_000_000]),
         xor_bytes_per_second: pick(rng, &[0, 300_000_000]),
         cache_memory_bytes_per_second: pick(rng, &[0, 800_000_000]),
+        // (A write must fit the write share: 8 MiB × 0.1 holds the largest block here.)
+        read_cache_fraction: if base.cache_bytes >= 8 << 20 { pick(rng, &[0.0, 0.3, 0.9]) } else { 0.0 },
         ..base
     }
 }

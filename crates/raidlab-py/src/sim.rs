@@ -218,6 +218,9 @@ fn hw_params(dict: &Bound<'_, PyDict>, hw: &mut HwConfig) -> PyResult<()> {
     if let Some(v) = pct(opt(dict, "destage_low_pct")?) {
         hw.destage_stop_fraction = v;
     }
+    if let Some(v) = pct(opt(dict, "read_cache_pct")?) {
+        hw.read_cache_fraction = v;
+    }
     let mb = |v: Option<f64>| v.map(|m| (m * 1e6).round() as u64);
     macro_rules! set {
         ($key:literal, $field:ident) => {

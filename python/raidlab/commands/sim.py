@@ -87,7 +87,8 @@ def _progress(enabled: bool):
               default=DEFAULTS["preread_bypass_threshold"], show_default=True,
               help="md raid5/6 full-stripe writes that may pass a head waiting to pre-read.")
 @click.option("--nr-requests", type=cli_type("nr_requests"), default=DEFAULTS["nr_requests"],
-              show_default=True, help="Block-layer queue size per member.")
+              show_default=True, help="Block-layer queue size (queued and at the driver): per member "
+                                      "under md, on the logical drive behind a controller.")
 @click.option("--max-sectors-kb", type=cli_type("max_sectors_kb"), default=DEFAULTS["max_sectors_kb"],
               show_default=True, help="Largest merged request per member, KiB.")
 @click.option("--failed", metavar="K[,K...]", help="Start degraded: failed member indices (from 0).")

@@ -40,6 +40,14 @@ pub struct WriteCache {
     pub(crate) draining: bool,
     /// Destages written to the drives whose parity work is still in the XOR engine: (id, bytes).
     pub(crate) parity_pending: Vec<(u64, u64)>,
+    /// The read share: pages read from the drives (page → stamp) and the oldest first (stamp →
+    /// page); at most `read_capacity_pages`, the oldest going first.
+    read_pages: HashMap<u64, u64>,
+    read_order: BTreeMap<u64, u64>,
+    read_stamp: u64,
+    read_capacity_pages: u64,
+    /// Bytes the write share holds (the cache less its read share).
+    write_capacity_bytes: u64,
 }
 
 const PAGE_BYTES: u64 = PAGE_SECTORS * SECTOR_BYTES;
@@ -66,6 +74,12 @@ impl WriteCache {
             spare_bitmaps: Vec::new(),
             draining: false,
             parity_pending: Vec::new(),
+            read_pages: HashMap::new(),
+            read_order: BTreeMap::new(),
+            read_stamp: 0,
+            read_capacity_pages: (config.cache_bytes as f64 * config.read_cache_fraction) as u64 / PAGE_BYTES,
+            write_capacity_bytes: config.cache_bytes
+                - ((config.cache_bytes as f64 * config.read_cache_fraction) as u64 / PAGE_BYTES) * PAGE_BYTES,
         }
     }
 
@@ -123,7 +137,31 @@ impl WriteCache {
     }
 
     pub(crate) fn has_room(&self, bytes: u64) -> bool {
-        self.dirty_bytes + self.destaging_bytes + bytes <= self.config.cache_bytes
+        self.dirty_bytes + self.destaging_bytes + bytes <= self.write_capacity_bytes
+    }
+
+    /// The write share's size.
+    pub(crate) fn write_capacity(&self) -> u64 {
+        self.write_capacity_bytes
+    }
+
+    /// Keeps the pages of a read from the drives in the read share (the oldest leave first).
+    pub(crate) fn keep_read(&mut self, sector: u64, sectors: u64) {
+        if self.read_capacity_pages == 0 {
+            return;
+        }
+        let (first, end) = WriteCache::page_range(sector, sectors);
+        for page in first..end {
+            if let Some(old) = self.read_pages.insert(page, self.read_stamp) {
+                self.read_order.remove(&old);
+            }
+            self.read_order.insert(self.read_stamp, page);
+            self.read_stamp += 1;
+            while self.read_pages.len() as u64 > self.read_capacity_pages {
+                let (_, oldest) = self.read_order.pop_first().expect("pages kept");
+                self.read_pages.remove(&oldest);
+            }
+        }
     }
 
     pub(crate) fn read_hit(&self, sector: u64, sectors: u64) -> bool {
@@ -132,7 +170,7 @@ impl WriteCache {
             return true;
         }
         let (first, end) = WriteCache::page_range(sector, sectors);
-        (first..end).all(|p| self.is_dirty(p))
+        (first..end).all(|p| self.is_dirty(p) || self.read_pages.contains_key(&p))
     }
 
     /// Takes the oldest dirty row out of the cache: its contiguous dirty extents in sectors.
@@ -220,6 +258,8 @@ impl WriteCache {
         let destaging: u64 = self.destages.values().map(|d| d.bytes).sum::<u64>() + self.parity_pending.iter().map(|p| p.1).sum::<u64>();
         assert_eq!(destaging, self.destaging_bytes, "destaging bytes are the destages'");
         assert!(self.destages.len() as u32 <= self.config.destage_concurrency, "destages beyond the limit");
-        assert!(self.dirty_bytes + self.destaging_bytes <= self.config.cache_bytes.max(PAGE_BYTES), "cache overfilled");
+        assert!(self.dirty_bytes + self.destaging_bytes <= self.write_capacity_bytes.max(PAGE_BYTES), "cache overfilled");
+        assert_eq!(self.read_pages.len(), self.read_order.len(), "read pages indexed once");
+        assert!(self.read_pages.len() as u64 <= self.read_capacity_pages, "read share overfilled");
     }
 }

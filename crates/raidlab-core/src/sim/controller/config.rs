@@ -95,6 +95,9 @@ pub struct HwConfig {
     pub xor_bytes_per_second: u64,
     /// Cache memory bandwidth every byte through the cache uses.
     pub cache_memory_bytes_per_second: u64,
+    /// Share of the cache holding data read from the drives (later reads of it hit); the rest
+    /// holds writes. At most 0.9 so writes keep room.
+    pub read_cache_fraction: f64,
 }
 
 impl Default for HwConfig {
@@ -121,6 +124,7 @@ impl Default for HwConfig {
             channel_bytes_per_second: 0,
             xor_bytes_per_second: 0,
             cache_memory_bytes_per_second: 0,
+            read_cache_fraction: 0.0,
         }
     }
 }
@@ -149,6 +153,9 @@ impl HwConfig {
         let bad = |m: String| Err(crate::error::Error::new(crate::error::ErrorKind::InvalidConfig, m));
         if !(0.0..=1.0).contains(&self.destage_start_fraction) || !(0.0..=1.0).contains(&self.destage_stop_fraction) {
             return bad("destage watermarks must be fractions of the cache, 0 to 1".into());
+        }
+        if !(0.0..=0.9).contains(&self.read_cache_fraction) {
+            return bad(format!("read cache share {} must be 0 to 0.9 of the cache", self.read_cache_fraction));
         }
         if self.destage_concurrency == 0 || self.cache_bytes_per_second == 0 {
             return bad("destage_concurrency and the cache copy rate must be positive".into());

@@ -117,7 +117,11 @@ impl Simulation {
         let io = self.host_ios.get(id);
         let bytes = io.sectors * SECTOR_BYTES;
         let write = io.op == HostOp::Write;
+        let (sector, sectors, read) = (io.sector, io.sectors, io.op == HostOp::Read);
         let controller = self.controller.as_mut().expect("hardware controller");
+        if read {
+            controller.cache.keep_read(sector, sectors);
+        }
         let mut ready = self.now;
         if write && is_parity(self.planner.array().level()) {
             ready = controller.ceilings.parity_write(&controller.config, ready, bytes, 0);
@@ -140,7 +144,7 @@ impl Simulation {
         let cache = &mut self.controller().cache;
         let needed = cache.new_pages(sector, sectors) * PAGE_BYTES;
         if !cache.waiting_writes.is_empty() || !cache.has_room(needed) {
-            assert!(needed <= cache.config.cache_bytes, "a write larger than the whole cache");
+            assert!(needed <= cache.write_capacity(), "a write larger than the cache's write share");
             cache.waiting_writes.push_back(id);
         } else {
             cache.mark_dirty(sector, sectors);

@@ -178,8 +178,17 @@ impl Simulation {
         let (controller, array_queue) = match config.controller {
             ControllerConfig::Hardware(hw) => {
                 hw.validate()?;
+                let controller = Controller::new(hw, &array);
+                let largest = config.workload.jobs.iter().flat_map(|j| j.block_sizes.iter().map(|b| b.0)).max().unwrap_or(0);
+                // A write is taken whole: it must fit the write share (pages it may straddle too).
+                if hw.write_back() && largest + 2 * crate::PAGE_SECTORS * SECTOR_BYTES > controller.cache.write_capacity() {
+                    return Err(config_error(format!(
+                        "the controller cache's write share ({} bytes) cannot take a {largest}-byte write; give a larger cache or a smaller read share",
+                        controller.cache.write_capacity()
+                    )));
+                }
                 let queue = ArrayQueue::new(config.scheduler, config.queue_limits, hw.host_queue_depth);
-                (Some(Controller::new(hw, &array)), Some(queue))
+                (Some(controller), Some(queue))
             }
             ControllerConfig::Md(_) => (None, None),
         };
