@@ -3,7 +3,10 @@
 Demerit numbers recorded at the time of writing (full traces, platter at angle 0 at time 0 as in
 DiskSim's runs; DiskSim's own figure in brackets, from data/disksim-valid/README.md):
   atlas10k 0.097 ms (0.268), cheetah9LP 0.098 ms (0.107), ibm18es 0.141 ms (0.135),
-  hp_c2247a 0.090 ms (0.090), dec_rz26 0.329 ms (0.340).
+  hp_c2247a 0.090 ms (0.090), dec_rz26 0.329 ms (0.340); the rest of DiskSim's validated drives
+  (issue 20): atlas_III 0.366 ms (0.378; its unsorted slip lists counted in file order as
+  DiskSim does), barracuda 0.333 ms (0.349), cheetah4LP 0.362 ms (0.318), hp_c3323a 0.326 ms
+  (0.306), hp_c2490a 0.291 ms (0.254).
 Issue 8's target: at most 1.25 × DiskSim's on every drive, and at most DiskSim's on most.
 """
 
@@ -19,9 +22,11 @@ from raidlab import disksim
 from conftest import run_cli
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "disksim-valid"
-DRIVES = ["atlas10k", "cheetah9LP", "ibm18es", "hp_c2247a", "dec_rz26"]
-#: DiskSim's published demerit (ms) on each trace.
-DISKSIM_MS = {"atlas10k": 0.268, "cheetah9LP": 0.107, "ibm18es": 0.135, "hp_c2247a": 0.090, "dec_rz26": 0.340}
+DRIVES = ["atlas10k", "cheetah9LP", "ibm18es", "hp_c2247a", "dec_rz26",
+          "atlas_III", "barracuda", "cheetah4LP", "hp_c3323a", "hp_c2490a"]
+#: DiskSim's published demerit (ms) on each trace (its valid/runvalid script).
+DISKSIM_MS = {"atlas10k": 0.268, "cheetah9LP": 0.107, "ibm18es": 0.135, "hp_c2247a": 0.090, "dec_rz26": 0.340,
+              "atlas_III": 0.378, "barracuda": 0.349, "cheetah4LP": 0.318, "hp_c3323a": 0.306, "hp_c2490a": 0.254}
 KEYS = ["requests", "mean_measured_ms", "mean_simulated_ms", "demerit_ms", "demerit_pct"]
 
 

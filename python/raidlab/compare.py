@@ -62,14 +62,19 @@ class Row:
     notes: List[str] = field(default_factory=list)
 
     def totals(self) -> Dict[str, Any]:
-        """IOPS and MiB/s over reads and writes of every job, and the p50/p99 latency (ms) of
-        each direction over all jobs (``read_p99_ms``, ...; None when the run had none)."""
+        """IOPS and MiB/s over reads and writes of every job, at steady state when the run
+        reaches one (report.steady), and the p50/p99 latency (ms) of each direction over all
+        jobs (``read_p99_ms``, ...; None when the run had none)."""
         iops = bw = 0.0
         for job in self.document["jobs"]:
             for direction in ("read", "write"):
                 iops += job[direction]["iops"]
                 bw += job[direction]["bw_bytes"] / 2**20
-        totals: Dict[str, Any] = {"iops": iops, "mib_s": bw}
+        from raidlab.report import steady
+
+        # Steady-state IOPS and MiB/s (issue 20): the warm-up (a controller's cache filling)
+        # does not count; `steady_from_s` says from when (None: whole-run averages).
+        totals: Dict[str, Any] = steady.scale(self.document, iops, bw)
         for direction in ("read", "write"):
             for percent in (50, 99):
                 totals[f"{direction}_p{percent}_ms"] = percentile_ms(self.document, direction, float(percent))

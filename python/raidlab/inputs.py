@@ -53,6 +53,7 @@ LIMITS: Dict[str, int] = {
     "sysfs attribute": 1 * _MIB,
     # raidlab sweep (issue 23): a grid of a few hundred axis values is a few KiB
     "sweep file": 1 * _MIB,
+    "controller file": 1 * _MIB,
 }
 
 #: Deepest nesting of arrays/objects (JSON) or arrays/tables (TOML) accepted. sfdisk's and

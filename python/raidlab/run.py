@@ -24,7 +24,7 @@ from raidlab.workload import Workload
 
 #: Setting names that choose the workload (exactly one, or none for an idle array).
 WORKLOAD_KEYS = ("fio", "sysbench", "preset")
-CONTROLLERS = ("md", "hw")
+from raidlab.controllers import NAMES as CONTROLLERS  # md, hw and the presets (raidlab controllers)
 SCHEDULERS = ("none", "mq-deadline", "cfq")
 
 
@@ -45,7 +45,8 @@ class Design:
                               "DEFAULT_CHUNK since 3.1, declared by the core)", 4, 1 << 20)
     drive: Any = _setting("cheetah-10k7", "Drive model: a preset, a drive FILE.toml, a DiskSim "
                                           "NAME.parv/.diskspecs, or a drive dict")
-    controller: str = _setting("md", "Linux md, or a hardware RAID controller (hw)", choices=CONTROLLERS)
+    controller: str = _setting("md", "Linux md, the generic hardware RAID controller (hw), a controller "
+                                     "preset (raidlab controllers) or a controller FILE.toml", choices=CONTROLLERS)
     cache_mib: int = _setting(256, "Hardware controller cache, MiB", 0, 1 << 20)
     bbu: bool = _setting(True, "Hardware controller cache is battery-backed (write-back)")
     read_ahead: bool = _setting(False, "Hardware controller read-ahead")
@@ -59,13 +60,45 @@ class Design:
     skip_copy: bool = _setting(False, "md skip_copy: written pages are not copied into the stripe cache")
     preread_bypass_threshold: int = _setting(1, "md preread_bypass_threshold: full-stripe writes that may pass "
                                                 "a head waiting to pre-read (0 to stripe_cache_size)", 0, 32768)
-    nr_requests: int = _setting(128, "Block-layer queue size per member (BLKDEV_DEFAULT_RQ)", 1, 65536)
+    nr_requests: int = _setting(128, "Block-layer queue size (BLKDEV_DEFAULT_RQ): requests queued and at the driver, "
+                                     "per member under md, on the logical drive behind a controller", 1, 65536)
     max_sectors_kb: int = _setting(1280, "Largest merged request per member, KiB (BLK_DEF_MAX_SECTORS)",
                                    4, 1 << 20)
     speed_limit_min: int = _setting(1000, "md speed_limit_min, KiB/s per device", 1, 10**9)
     speed_limit_max: int = _setting(200000, "md speed_limit_max, KiB/s per device", 1, 10**9)
     rebuild_priority: int = _setting(30, "Hardware controller rebuild rate: percent of drive time "
                                          "under load", 1, 100)
+
+    # ---- issue 20: queues below the scheduler, the drives' write cache, controller parameters ----
+    drive_queue_depth: int = _setting(0, "Commands each drive accepts, TCQ/NCQ (0: the drive model's own, "
+                                         "or the controller preset's)", 0, 65536)
+    drive_write_cache: str = _setting("default", "The drives' write caches: on, off, or default (off behind a "
+                                                 "hardware controller, the drive's own under md)",
+                                      choices=("default", "on", "off"))
+    controller_opts: Tuple[Tuple[str, Any], ...] = _setting((), "Controller parameters over the preset's "
+                                                                "(KEY=VALUE; raidlab controllers --params)")
+
+    def controller_values(self) -> Tuple[str, Dict[str, Any]]:
+        """(kind, every controller parameter): the preset or file, then ``controller_opts``, then
+        the legacy --cache-mib/--bbu/--rebuild-priority where they differ from the generic default."""
+        from raidlab import controllers
+
+        kind, values = controllers.resolve(self.controller, dict(self.controller_opts))
+        for name, key in (("cache_mib", "cache_mib"), ("bbu", "bbu"), ("rebuild_priority", "rebuild_rate_pct")):
+            if getattr(self, name) != DESIGN_DEFAULTS[name]:
+                values[key] = getattr(self, name)
+        if self.drive_write_cache != "default":
+            values["drive_write_cache"] = self.drive_write_cache
+        if self.drive_queue_depth:
+            values["drive_queue_depth"] = self.drive_queue_depth
+        return kind, values
+
+    def write_cache_note(self) -> str:
+        """What the drives' write caches are, for the run's header line."""
+        kind, values = self.controller_values()
+        if self.drive_write_cache == "default" and kind == "md":
+            return "drive write cache: the drive's default"
+        return f"drive write cache {values['drive_write_cache']}"
 
     def label(self) -> str:
         """"raid5 x6 default layout, chunk 512 KiB, cheetah-10k7, md, mq-deadline"."""
@@ -93,6 +126,7 @@ class Options:
 _FLOAT_KEYS = ("runtime_s", "max_time_s", "rebuild_start_pct")
 #: Every setting's default, by name (for CLI options and docs).
 DEFAULTS: Dict[str, Any] = {f.name: f.default for cls in (Design, Options) for f in fields(cls)}
+DESIGN_DEFAULTS = DEFAULTS
 _DESIGN_KEYS = tuple(f.name for f in fields(Design))
 _OPTION_KEYS = tuple(f.name for f in fields(Options))
 KNOWN_KEYS = _DESIGN_KEYS + _OPTION_KEYS + WORKLOAD_KEYS
@@ -119,6 +153,15 @@ def _convert(name: str, value: Any, where: str) -> Any:
     or a ``--sim-opt`` text all arrive here)."""
     spec = next(f for cls in (Design, Options) for f in fields(cls) if f.name == name)
     meta, default = spec.metadata, spec.default
+    if name == "controller" and str(value).endswith(".toml"):
+        return str(value)
+    if name == "controller":
+        if str(value) not in meta["choices"]:
+            raise ConfigError(f"{where}controller {value!r}: expected one of {', '.join(meta['choices'])} "
+                              "or a controller FILE.toml")
+        return str(value)
+    if name == "controller_opts":
+        return _controller_opts(value, where)
     if isinstance(default, bool):
         return _boolean(name, value, where)
     if meta["choices"]:
@@ -142,6 +185,28 @@ def _convert(name: str, value: Any, where: str) -> Any:
     if not meta["low"] <= number <= meta["high"]:
         raise ConfigError(f"{where}{name}={value!r} is out of range {meta['low']}..{meta['high']}")
     return number
+
+
+def _controller_opts(value: Any, where: str) -> Tuple[Tuple[str, Any], ...]:
+    """Controller parameters: a mapping, or KEY=VALUE texts; each checked by its declaration."""
+    from raidlab import controllers
+
+    if isinstance(value, Mapping):
+        pairs = list(value.items())
+    elif not isinstance(value, (str, list, tuple)):
+        raise ConfigError(f"{where}controller_opts={value!r:.40}: expected KEY=VALUE texts or a table")
+    else:
+        items = [value] if isinstance(value, str) else list(value)
+        pairs = []
+        for item in items:
+            if isinstance(item, (tuple, list)) and len(item) == 2:
+                pairs.append(tuple(item))
+                continue
+            key, sep, text = str(item).partition("=")
+            if not sep:
+                raise ConfigError(f"{where}--controller-opt {item!r}: expected KEY=VALUE")
+            pairs.append((key.strip(), text.strip()))
+    return tuple((str(k), controllers.check_value(str(k), v, where)) for k, v in pairs)
 
 
 def _number(name: str, value: Any, where: str, kind: type) -> Any:
@@ -244,7 +309,10 @@ class RunSpec:
 
     def config(self) -> Dict[str, Any]:
         """The core's configuration dict (also recorded in every report)."""
+        from raidlab import controllers
+
         d, o = self.design, self.options
+        kind, values = d.controller_values()
         workload = (self.workload.to_dict() if self.workload is not None
                     else {"jobs": [], "source": {"tool": "idle", "text": ""}})
         return {
@@ -252,11 +320,12 @@ class RunSpec:
             "array": {"level": d.level, "layout": d.layout, "devices": d.devices, "chunk_kib": d.chunk_kib},
             "failed": list(o.failed),
             "drive": d.drive.choice,
-            "controller": {"kind": d.controller, "stripe_cache_entries": d.stripe_cache_size,
+            "controller": {"kind": kind, "stripe_cache_entries": d.stripe_cache_size,
                            "rmw_level": d.rmw_level, "group_thread_cnt": d.group_thread_cnt,
                            "skip_copy": d.skip_copy, "preread_bypass_threshold": d.preread_bypass_threshold,
-                           "cache_mib": d.cache_mib, "bbu": d.bbu,
-                           "read_ahead": d.read_ahead},
+                           "cache_mib": values["cache_mib"], "bbu": values["bbu"],
+                           "read_ahead": d.read_ahead, "name": d.controller,
+                           "hw": controllers.core_params(values)},
             "scheduler": d.scheduler,
             "nr_requests": d.nr_requests,
             "max_sectors_kb": d.max_sectors_kb,
@@ -265,13 +334,17 @@ class RunSpec:
             "max_events": int(o.max_events),
             "timeline": sorted(o.timeline, key=lambda e: e["at_s"]),
             "rebuild": {"speed_limit_min_kib_s": d.speed_limit_min, "speed_limit_max_kib_s": d.speed_limit_max,
-                        "hot_spare": o.spare, "hw_priority_pct": d.rebuild_priority,
+                        "hot_spare": o.spare, "hw_priority_pct": values["rebuild_rate_pct"],
                         "start_ppm": round(o.rebuild_start_pct * 10_000)},
+            "drive_queue_depth": values["drive_queue_depth"],
+            "drive_write_cache": (None if kind == "md" and d.drive_write_cache == "default"
+                                  else values["drive_write_cache"] == "on"),
         }
 
     def title(self) -> str:
         """The design and the workload in one line (the head of ``raidlab sim``'s table)."""
-        return f"{self.design.label()} | {self.workload.describe() if self.workload is not None else 'idle'}"
+        return (f"{self.design.label()} | {self.design.write_cache_note()} | "
+                f"{self.workload.describe() if self.workload is not None else 'idle'}")
 
 
 def _checked(settings: Mapping[str, Any], keys: Tuple[str, ...], where: str) -> Dict[str, Any]:

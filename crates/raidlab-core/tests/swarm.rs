@@ -34,6 +34,36 @@ fn array(rng: &mut Prng, member_kib: u64) -> ArraySpec {
     ArraySpec { level, layout, chunk_kib, member_kib: vec![member_kib; devices] }
 }
 
+/// A hardware controller with random policies, firmware limits and ceilings (issue 20).
+fn hw_config(rng: &mut Prng) -> HwConfig {
+    use raidlab_core::sim::controller::{CommandOrder, MirrorReads, ReadAheadPolicy, WritePolicy};
+    let base = HwConfig { cache_bytes: (1 + rng.below(64)) << 20, bbu: rng.chance(0.7), read_ahead: rng.chance(0.5), ..HwConfig::default() };
+    if rng.chance(0.5) {
+        return base;
+    }
+    let high = pick(rng, &[0.0, 0.1, 0.5, 0.9]);
+    HwConfig {
+        write_policy: pick(rng, &[WritePolicy::WriteBack, WritePolicy::WriteThrough, WritePolicy::AlwaysWriteBack]),
+        read_ahead_policy: pick(rng, &[ReadAheadPolicy::None, ReadAheadPolicy::Always, ReadAheadPolicy::Adaptive]),
+        mirror_reads: pick(rng, &[MirrorReads::Nearest, MirrorReads::Primary, MirrorReads::RoundRobin, MirrorReads::LeastOutstanding]),
+        destage_start_fraction: high,
+        destage_stop_fraction: high * pick(rng, &[0.0, 0.5, 1.0]),
+        commands_per_drive: pick(rng, &[0, 1, 2, 8]),
+        commands_total: pick(rng, &[0, 1, 4, 16]),
+        command_order: pick(rng, &[CommandOrder::Fifo, CommandOrder::Elevator]),
+        host_queue_depth: pick(rng, &[0, 1, 8, 64]),
+        command_iops: pick(rng, &[0, 2_000, 100_000]),
+        host_link_bytes_per_second: pick(rng, &[0, 200_000_000]),
+        channels: pick(rng, &[0, 1, 2]),
+        channel_bytes_per_second: pick(rng, &[0, 320_000_000]),
+        xor_bytes_per_second: pick(rng, &[0, 300_000_000]),
+        cache_memory_bytes_per_second: pick(rng, &[0, 800_000_000]),
+        // (A write must fit the write share: 8 MiB × 0.1 holds the largest block here.)
+        read_cache_fraction: if base.cache_bytes >= 8 << 20 { pick(rng, &[0.0, 0.3, 0.9]) } else { 0.0 },
+        ..base
+    }
+}
+
 fn job(rng: &mut Prng) -> Job {
     let block = 512 * (1 + rng.below(256));
     let sysbench = rng.chance(0.3);
@@ -125,7 +155,7 @@ fn run_one(seed: u64) {
     let failed: Vec<u32> = if rng.chance(0.3) { vec![rng.below(array.devices() as u64) as u32] } else { vec![] };
     let failed = if array.loses_data(&failed) { vec![] } else { failed };
     let controller = if rng.chance(0.3) {
-        ControllerConfig::Hardware(HwConfig { cache_bytes: (1 + rng.below(64)) << 20, bbu: rng.chance(0.7), read_ahead: rng.chance(0.5), ..HwConfig::default() })
+        ControllerConfig::Hardware(hw_config(&mut rng))
     } else {
         ControllerConfig::Md(MdConfig { stripe_cache_entries: pick(&mut rng, &[17, 64, 256]), ..MdConfig::default() })
     };
@@ -145,12 +175,21 @@ fn run_one(seed: u64) {
         max_events: 300_000,
         timeline,
         rebuild,
+        queues: Default::default(),
     };
     let write_cache = matches!(config.controller, ControllerConfig::Hardware(_)).then_some(false);
     let drives = (0..array.devices()).map(|i| drive.build(Prng::derive(seed, "drive", i as u64), write_cache)).collect();
     // A battery-backed controller cache may absorb every write of a short run.
     let absorbs_writes = matches!(config.controller, ControllerConfig::Hardware(HwConfig { bbu: true, .. }));
-    let result = Simulation::new(config, drives).unwrap_or_else(|e| panic!("seed {seed}: {e}")).run();
+    let mut sim = Simulation::new(config, drives).unwrap_or_else(|e| panic!("seed {seed}: {e}"));
+    // Step through the run checking the queues and the controller's state (issue 20).
+    let mut until = 0;
+    while !sim.finished() {
+        until += 100_000_000;
+        sim.run_until(until);
+        sim.check();
+    }
+    let result = sim.finish();
     for job in &result.jobs {
         assert_eq!(job.read.latency.count(), job.read.ios, "seed {seed}");
         assert_eq!(job.write.latency.count(), job.write.ios, "seed {seed}");

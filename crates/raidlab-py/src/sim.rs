@@ -11,10 +11,12 @@ use raidlab_core::layout::{mdadm, ArraySpec, Layout, Level};
 use raidlab_core::plan::{ReadBalance, RmwLevel};
 use raidlab_core::rng::Prng;
 use raidlab_core::sim::engine::{
-    ArrayEvent, ArrayEventKind, ControllerConfig, DirectionStats, HwConfig, MdConfig, RebuildConfig, SimConfig,
+    ArrayEvent, ArrayEventKind, ControllerConfig, DirectionStats, HwConfig, MdConfig, QueueDepths, RebuildConfig, SimConfig,
     SimResult, Simulation, MAX_SIM_TIME_NS,
 };
+use raidlab_core::sim::controller::{CommandOrder, MirrorReads, ReadAheadPolicy, WritePolicy};
 use raidlab_core::sim::histogram::Histogram;
+use raidlab_core::sim::steady::{SteadyMetric, SteadyState};
 use raidlab_core::sim::sched::{QueueLimits, SchedulerKind};
 use raidlab_core::sim::workload::{Cursor, Distribution, FsyncScope, Job, MixChoice, Workload};
 
@@ -69,6 +71,32 @@ fn job_from(dict: &Bound<'_, PyDict>, sysbench: bool) -> PyResult<Job> {
         total_ios: field(dict, "total_ios")?,
         io_bytes: field(dict, "io_bytes")?,
         block_align_bytes: field(dict, "block_align_bytes")?,
+        steady: steady_from(dict)?,
+    })
+}
+
+/// fio's `ss`/`ss_dur`/`ss_ramp`, as the workload dict carries them (optional `steady_state`:
+/// {"metric", "limit", "percent", "duration_ns", "ramp_ns"}).
+fn steady_from(dict: &Bound<'_, PyDict>) -> PyResult<SteadyState> {
+    let Some(ss) = dict.get_item("steady_state")? else { return Ok(SteadyState::default()) };
+    if ss.is_none() {
+        return Ok(SteadyState::default());
+    }
+    let ss = ss.downcast_into::<PyDict>().map_err(|_| config_error("'steady_state' must be a dict".into()))?;
+    let metric: String = field(&ss, "metric")?;
+    let metric = match metric.as_str() {
+        "iops" => SteadyMetric::Iops,
+        "iops_slope" => SteadyMetric::IopsSlope,
+        "bw" => SteadyMetric::Bw,
+        "bw_slope" => SteadyMetric::BwSlope,
+        other => return Err(config_error(format!("unknown steady-state metric '{other}'"))),
+    };
+    Ok(SteadyState {
+        metric,
+        limit: field(&ss, "limit")?,
+        percent: field(&ss, "percent")?,
+        duration_ns: field(&ss, "duration_ns")?,
+        ramp_ns: field(&ss, "ramp_ns")?,
     })
 }
 
@@ -143,15 +171,83 @@ fn controller_from(dict: &Bound<'_, PyDict>) -> PyResult<ControllerConfig> {
             if cache_mib > 1 << 20 {
                 return Err(config_error(format!("controller cache of {cache_mib} MiB is beyond 1 TiB")));
             }
-            Ok(ControllerConfig::Hardware(HwConfig {
+            let mut hw = HwConfig {
                 cache_bytes: cache_mib << 20,
                 bbu: field(dict, "bbu")?,
                 read_ahead: field(dict, "read_ahead")?,
                 ..HwConfig::default()
-            }))
+            };
+            if let Some(params) = dict.get_item("hw")? {
+                let params = params.downcast_into::<PyDict>().map_err(|_| config_error("'hw' must be a dict".into()))?;
+                hw_params(&params, &mut hw)?;
+            }
+            hw.validate().map_err(errors::to_py)?;
+            Ok(ControllerConfig::Hardware(hw))
         }
         other => Err(config_error(format!("unknown controller '{other}': expected md or hw"))),
     }
+}
+
+/// A controller's parameters beyond cache/BBU/read-ahead (issue 20), each optional: names as
+/// python/raidlab/controllers.py declares them (which also checks their ranges).
+fn hw_params(dict: &Bound<'_, PyDict>, hw: &mut HwConfig) -> PyResult<()> {
+    fn opt<'py, T: FromPyObject<'py>>(dict: &Bound<'py, PyDict>, key: &str) -> PyResult<Option<T>> {
+        dict.get_item(key)?.map(|_| field(dict, key)).transpose()
+    }
+    let choice = |key: &str, value: Option<String>, names: &[&str]| -> PyResult<Option<usize>> {
+        value
+            .map(|v| names.iter().position(|n| *n == v).ok_or_else(|| config_error(format!("{key} '{v}': expected one of {}", names.join(", ")))))
+            .transpose()
+    };
+    if let Some(i) = choice("write_policy", opt(dict, "write_policy")?, &["write-back", "write-through", "always-write-back"])? {
+        hw.write_policy = [WritePolicy::WriteBack, WritePolicy::WriteThrough, WritePolicy::AlwaysWriteBack][i];
+    }
+    if let Some(i) = choice("read_ahead_policy", opt(dict, "read_ahead_policy")?, &["none", "always", "adaptive"])? {
+        hw.read_ahead_policy = [ReadAheadPolicy::None, ReadAheadPolicy::Always, ReadAheadPolicy::Adaptive][i];
+    }
+    if let Some(i) = choice("mirror_reads", opt(dict, "mirror_reads")?, &["nearest", "primary", "round-robin", "least-outstanding"])? {
+        hw.mirror_reads = [MirrorReads::Nearest, MirrorReads::Primary, MirrorReads::RoundRobin, MirrorReads::LeastOutstanding][i];
+    }
+    if let Some(i) = choice("command_order", opt(dict, "command_order")?, &["fifo", "elevator"])? {
+        hw.command_order = [CommandOrder::Fifo, CommandOrder::Elevator][i];
+    }
+    let pct = |v: Option<f64>| v.map(|p| p / 100.0);
+    if let Some(v) = pct(opt(dict, "destage_high_pct")?) {
+        hw.destage_start_fraction = v;
+    }
+    if let Some(v) = pct(opt(dict, "destage_low_pct")?) {
+        hw.destage_stop_fraction = v;
+    }
+    if let Some(v) = pct(opt(dict, "read_cache_pct")?) {
+        hw.read_cache_fraction = v;
+    }
+    let mb = |v: Option<f64>| v.map(|m| (m * 1e6).round() as u64);
+    macro_rules! set {
+        ($key:literal, $field:ident) => {
+            if let Some(v) = opt(dict, $key)? {
+                hw.$field = v;
+            }
+        };
+        ($key:literal, $field:ident, mb) => {
+            if let Some(v) = mb(opt(dict, $key)?) {
+                hw.$field = v;
+            }
+        };
+    }
+    set!("command_overhead_us", command_overhead_ns);
+    hw.command_overhead_ns *= if dict.get_item("command_overhead_us")?.is_some() { 1000 } else { 1 };
+    set!("destage_concurrency", destage_concurrency);
+    set!("commands_per_drive", commands_per_drive);
+    set!("commands_total", commands_total);
+    set!("host_queue_depth", host_queue_depth);
+    set!("command_iops", command_iops);
+    set!("channels", channels);
+    set!("cache_copy_mb_s", cache_bytes_per_second, mb);
+    set!("host_link_mb_s", host_link_bytes_per_second, mb);
+    set!("channel_mb_s", channel_bytes_per_second, mb);
+    set!("xor_mb_s", xor_bytes_per_second, mb);
+    set!("cache_memory_mb_s", cache_memory_bytes_per_second, mb);
+    Ok(())
 }
 
 fn timeline_from(config: &Bound<'_, PyDict>) -> PyResult<Vec<ArrayEvent>> {
@@ -227,10 +323,12 @@ fn build(config: &Bound<'_, PyDict>) -> PyResult<Simulation> {
     if nr_requests == 0 || max_sectors_kb < 4 {
         return Err(config_error("nr_requests must be at least 1 and max_sectors_kb at least 4".into()));
     }
-    let write_cache = match controller {
-        // Controllers switch the drives' own write caches off (they would be volatile behind a BBU).
-        ControllerConfig::Hardware(_) => Some(false),
-        ControllerConfig::Md(_) => None,
+    let write_cache = match (controller, config.get_item("drive_write_cache")?) {
+        // `--drive-write-cache on|off` decides; unset, controllers switch the drives' own write
+        // caches off (they would be volatile behind a BBU) and md leaves the drive's default.
+        (_, Some(on)) if !on.is_none() => Some(on.extract::<bool>().map_err(|_| config_error("drive_write_cache must be true or false".into()))?),
+        (ControllerConfig::Hardware(_), _) => Some(false),
+        (ControllerConfig::Md(_), _) => None,
     };
     let drives = (0..devices)
         .map(|index| drive.build(Prng::derive(seed, "drive", index as u64), write_cache))
@@ -253,6 +351,7 @@ fn build(config: &Bound<'_, PyDict>) -> PyResult<Simulation> {
         max_events: field(config, "max_events")?,
         timeline: timeline_from(config)?,
         rebuild: rebuild_from(config)?,
+        queues: QueueDepths { drive_queue_depth: config.get_item("drive_queue_depth")?.map(|v| v.extract()).transpose()?.unwrap_or(0) },
     };
     for event in &sim_config.timeline {
         let (ArrayEventKind::Fail(member) | ArrayEventKind::Replace(member)) = event.kind;
@@ -316,6 +415,7 @@ fn timeline_dicts<'py>(py: Python<'py>, result: &SimResult, dict: &Bound<'py, Py
         entry.set_item("done_sectors", rebuild.done_sectors)?;
         entry.set_item("total_sectors", rebuild.total_sectors)?;
         entry.set_item("start_sector", rebuild.start_sector)?;
+        entry.set_item("estimated_duration_ns", rebuild.estimated_duration_ns)?;
         rebuilds.append(entry)?;
     }
     dict.set_item("rebuilds", rebuilds)?;
@@ -370,6 +470,7 @@ fn result_dict<'py>(py: Python<'py>, result: &SimResult) -> PyResult<Bound<'py, 
     dict.set_item("end_ns", result.end_ns)?;
     dict.set_item("events", result.events)?;
     dict.set_item("truncated", result.truncated.clone())?;
+    dict.set_item("steady_state_ns", result.steady_state_ns)?;
     dict.set_item("seed", result.seed)?;
     timeline_dicts(py, result, &dict)?;
     Ok(dict)

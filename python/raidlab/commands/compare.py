@@ -119,11 +119,13 @@ def compare_command(designs_file, fio_job, sysbench, preset, states, runtime_s, 
     else:
         rows = compare(designs, cases, chosen, seed, runtime_s, jobs=jobs or cpu_count(), ray=ray)
     _emit_notes(rows)
+    from raidlab.report import steady
+
     if json_out:
         docs = [{"design": r.design, "controller": r.resolved.controller, "chunk_kib": r.resolved.chunk_kib,
                  "state": r.state, "workload": r.case, "capacity_bytes": r.capacity_bytes,
                  "document": r.document} for r in rows]
-        write_output(json_out, json.dumps({"raidlab": {"version": _core.__version__, "seed": seed}, "runs": docs}, indent=2))
+        write_output(json_out, json.dumps({"raidlab": {"version": _core.__version__, "seed": seed, "figures": steady.NOTE}, "runs": docs}, indent=2))
     if csv_out:
         write_output(csv_out, _csv(rows))
     if html_out:
@@ -145,3 +147,4 @@ def compare_command(designs_file, fio_job, sysbench, preset, states, runtime_s, 
     click.echo("")
     for line in verdicts(rows):
         click.echo(line)
+    click.echo(steady.NOTE + ".")

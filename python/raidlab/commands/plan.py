@@ -92,6 +92,9 @@ def render_text(result: PlanResult, top: int) -> str:
         lines.append(table.render(headers, [_row(result.winner, priced, result.winner)]))
     lines += ["", "Why:"] + [f"  {line}" for line in doc["explanation"]]
     lines += ["", f"Setup for {doc['winner']}:"] + [f"  {line}" for line in setup_mod.render(doc["setup"])]
+    from raidlab.report import steady
+
+    lines.append(steady.NOTE + ".")  # issue 20: the simulated figures are steady-state ones
     return "\n".join(lines)
 
 

@@ -20,6 +20,7 @@ from raidlab.report import html as html_report
 from raidlab.report import sysbench_text, table
 from raidlab.report import timeline as timeline_report
 from raidlab import notes as run_notes
+from raidlab.controllers import click_type as controller_type
 from raidlab.drives import DRIVE_FORMS
 from raidlab.run import DEFAULTS, build_run, cli_type
 from raidlab.sim import parse_events, run_spec
@@ -57,8 +58,15 @@ def _progress(enabled: bool):
               show_default=True, help="Chunk size in KiB (power of two).")
 @click.option("--drive", default=DEFAULTS["drive"], show_default=True, metavar="PRESET|FILE.toml|FILE.parv",
               help=f"Drive model: {DRIVE_FORMS}.")
-@click.option("--controller", type=cli_type("controller"), default=DEFAULTS["controller"], show_default=True,
-              help="Linux md, or a hardware RAID controller.")
+@click.option("--controller", type=controller_type(), default=DEFAULTS["controller"], show_default=True,
+              metavar="NAME|FILE.toml",
+              help="md, hw (generic hardware RAID), a preset from 'raidlab controllers', or a controller FILE.toml.")
+@click.option("--controller-opt", "controller_opts", multiple=True, metavar="KEY=VALUE",
+              help="Set one controller parameter (raidlab controllers --params); repeatable.")
+@click.option("--drive-queue-depth", type=cli_type("drive_queue_depth"), default=DEFAULTS["drive_queue_depth"],
+              show_default=True, help="Commands each drive accepts (TCQ/NCQ); 0: the drive's own.")
+@click.option("--drive-write-cache", type=cli_type("drive_write_cache"), default=DEFAULTS["drive_write_cache"],
+              show_default=True, help="The drives' write caches (default: off behind a controller).")
 @click.option("--cache-mib", type=cli_type("cache_mib"), default=DEFAULTS["cache_mib"], show_default=True,
               help="Hardware controller cache in MiB.")
 @click.option("--bbu/--no-bbu", default=DEFAULTS["bbu"], show_default=True,
@@ -79,7 +87,8 @@ def _progress(enabled: bool):
               default=DEFAULTS["preread_bypass_threshold"], show_default=True,
               help="md raid5/6 full-stripe writes that may pass a head waiting to pre-read.")
 @click.option("--nr-requests", type=cli_type("nr_requests"), default=DEFAULTS["nr_requests"],
-              show_default=True, help="Block-layer queue size per member.")
+              show_default=True, help="Block-layer queue size (queued and at the driver): per member "
+                                      "under md, on the logical drive behind a controller.")
 @click.option("--max-sectors-kb", type=cli_type("max_sectors_kb"), default=DEFAULTS["max_sectors_kb"],
               show_default=True, help="Largest merged request per member, KiB.")
 @click.option("--failed", metavar="K[,K...]", help="Start degraded: failed member indices (from 0).")
@@ -110,7 +119,8 @@ def _progress(enabled: bool):
 @click.option("--html", "html_out", metavar="PATH",
               help="Also write a self-contained HTML report with charts to PATH.")
 @writes_files(json_out="file", html_out="file", png_dir="dir", log_prefix="log-prefix")
-def sim_command(level, devices, layout, chunk_kib, drive, controller, cache_mib, bbu, read_ahead,
+def sim_command(level, devices, layout, chunk_kib, drive, controller, controller_opts, drive_queue_depth,
+                drive_write_cache, cache_mib, bbu, read_ahead,
                 scheduler, stripe_cache_size, rmw_level, group_thread_cnt, skip_copy, preread_bypass_threshold, nr_requests, max_sectors_kb, failed,
                 fio_job, sysbench, preset, runtime_s, seed, max_time_s, fail_at, replace_at, spare,
                 speed_limit_min, speed_limit_max, rebuild_priority, log_prefix, png_dir, json_out, html_out) -> None:
@@ -132,7 +142,8 @@ def sim_command(level, devices, layout, chunk_kib, drive, controller, cache_mib,
         "fio": fio_job, "sysbench": sysbench, "preset": preset, "runtime_s": runtime_s, "seed": seed,
         "max_time_s": max_time_s, "timeline": timeline, "spare": spare,
         "speed_limit_min": speed_limit_min, "speed_limit_max": speed_limit_max,
-        "rebuild_priority": rebuild_priority})
+        "rebuild_priority": rebuild_priority, "controller_opts": controller_opts,
+        "drive_queue_depth": drive_queue_depth, "drive_write_cache": drive_write_cache})
     workload = spec.workload
     bar, step = _progress(progress.wanted(json_out is not None))
     try:
@@ -173,6 +184,39 @@ def _parameters(kind: str, as_json: bool) -> None:
         return
     rows = [[name, unit, f"{default:g}", f"{low:g}..{high:g}", doc] for name, unit, default, low, high, doc in declared]
     click.echo(table.render(["parameter", "unit", "default", "range", "meaning"], rows))
+
+
+@click.command("controllers")
+@click.option("--params", "params", is_flag=True, help="List the parameters a controller FILE.toml or "
+                                                      "--controller-opt may set.")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+def controllers_command(params: bool, as_json: bool) -> None:
+    """List the RAID controllers: md, hw and presets of real ones, every parameter with its source."""
+    from raidlab import controllers
+
+    if params:
+        rows = [{"name": p.name, "unit": p.unit, "default": p.default,
+                 "range": list(p.choices) if p.choices else ([p.low, p.high] if p.low is not None else None),
+                 "doc": p.doc} for p in controllers.PARAMS]
+        if as_json:
+            click.echo(json.dumps(rows, indent=2))
+            return
+        click.echo(table.render(["parameter", "unit", "hw", "range", "meaning"],
+                                [[r["name"], r["unit"], str(r["default"]),
+                                  "/".join(map(str, r["range"])) if r["range"] and isinstance(r["range"][0], str)
+                                  else (f"{r['range'][0]:g}..{r['range'][1]:g}" if r["range"] else "-"), r["doc"]]
+                                 for r in rows]))
+        return
+    listing = controllers.listing()
+    if as_json:
+        click.echo(json.dumps(listing, indent=2))
+        return
+    click.echo(table.render(["name", "description"], [[c["name"], c["description"]] for c in listing]))
+    for c in listing[2:]:
+        click.echo("")
+        click.echo(f"{c['name']}:")
+        for name, p in c["params"].items():
+            click.echo(f"  {name} = {p['value']}{(' ' + p['unit']) if p['unit'] and p['unit'] != 'bool' else ''}: {p['source']}")
 
 
 @click.command("drives")

@@ -48,8 +48,9 @@ def _p99_ns(stats: Dict[str, Any]) -> Optional[int]:
 
 
 def metrics(document: Dict[str, Any]) -> Dict[str, Any]:
-    """Totals over all jobs: IOPS and MiB/s (reads + writes), and the worst data-I/O p99 (the
-    larger of the read and write p99 of any job: a DBA's target holds for both)."""
+    """Totals over all jobs: IOPS and MiB/s (reads + writes) at steady state when the run
+    reaches one (report.steady; ``steady_from_s``), and the worst data-I/O p99 (the larger of
+    the read and write p99 of any job: a DBA's target holds for both)."""
     iops = 0.0
     bw = 0
     p99s = []
@@ -61,8 +62,12 @@ def metrics(document: Dict[str, Any]) -> Dict[str, Any]:
             p99 = _p99_ns(stats)
             if p99 is not None:
                 p99s.append(p99)
-    return {"iops": round(iops, 1), "mib_s": round(bw / 2**20, 2),
-            "p99_ms": round(max(p99s) / 1e6, 3) if p99s else None}
+    from raidlab.report import steady
+
+    # Steady-state figures when the run settles (issue 20; report.steady says how).
+    figures = steady.scale(document, iops, bw / 2**20)
+    return {"iops": round(figures["iops"], 1), "mib_s": round(figures["mib_s"], 2),
+            "p99_ms": round(max(p99s) / 1e6, 3) if p99s else None, "steady_from_s": figures["steady_from_s"]}
 
 
 def _spec(task: Dict[str, Any], workload: Optional[Workload], failed, spare: bool, rebuild_start_pct: float = 0.0):

@@ -8,7 +8,7 @@ Field meanings follow fio's ``stat.c`` (``show_thread_status_json``): ``bw`` in 
 
 from __future__ import annotations
 
-from typing import Any, Dict, List
+from typing import Any, Dict, List, Optional
 
 #: fio's default ``percentile_list``.
 FIO_PERCENTILES = (1.0, 5.0, 10.0, 20.0, 30.0, 40.0, 50.0, 60.0, 70.0, 80.0, 90.0, 95.0,
@@ -106,5 +106,32 @@ def document(result: Dict[str, Any], raidlab_block: Dict[str, Any]) -> Dict[str,
         "rebuild": timeline.rebuild(result),
         "data_loss": timeline.data_loss(result),
         "timeline": timeline.series(result),
+        "steady_state": _steady_state(result, raidlab_block),
         "raidlab": raidlab_block,
     }
+
+
+def _steady_state(result: Dict[str, Any], raidlab_block: Dict[str, Any]) -> Optional[Dict[str, Any]]:
+    """When the run reached steady state (issue 20): fio's own criterion (the job's ``ss``; the
+    run ended there) or, without one, report.steady's default; the timeline before ``from_s``
+    is the warm-up."""
+    from raidlab.report import steady, timeline
+
+    jobs = ((raidlab_block.get("config") or {}).get("workload") or {}).get("jobs") or []
+    # Only the whole seconds the workload ran in count (a rebuild may run on after it).
+    end_s = max((job["ramp_ns"] + job["runtime_ns"] for job in result["jobs"]), default=0) / 1e9
+    series = [point for point in timeline.series(result) if point["t_s"] + 1 <= end_s + 1e-9]
+    fio_ss = next((job["steady_state"] for job in jobs if job.get("steady_state")), None)
+    if fio_ss is not None:
+        at_ns = result.get("steady_state_ns")
+        limit = f"{fio_ss['limit']:g}{'%' if fio_ss['percent'] else ''}"
+        section = {"ss": f"{fio_ss['metric']}:{limit}", "ss_dur_s": fio_ss["duration_ns"] / 1e9,
+                   "ss_ramp_s": fio_ss["ramp_ns"] / 1e9, "attained": at_ns is not None,
+                   "attained_s": None if at_ns is None else at_ns / 1e9, "from_s": None, "iops": None}
+        if at_ns is not None:
+            section["from_s"] = max(float(int(at_ns / 1e9 - fio_ss["duration_ns"] / 1e9)), 0.0)
+            window = [p["read_iops"] + p["write_iops"] for p in series if p["t_s"] >= section["from_s"]]
+            section["iops"] = sum(window) / len(window) if window else None
+        return section
+    found = steady.steady_state({"timeline": series})
+    return None if found is None else {**found, "attained": True}

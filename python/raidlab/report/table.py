@@ -96,7 +96,9 @@ def bad_days(document: Dict[str, Any]) -> List[str]:
         if rebuild["extrapolated"]:
             hours = rebuild["duration_s"] / 3600 if rebuild["duration_s"] else float("inf")
             state = (f"{rebuild['progress_pct']:.1f}% done when the run ended; full rebuild of "
-                     f"{rebuild['member_bytes'] / 1e9:.0f} GB extrapolated at this rate: {hours:.2f} h")
+                     f"{rebuild['member_bytes'] / 1e9:.0f} GB extrapolated "
+                     f"{'over the zones at their rates' if rebuild.get('extrapolated_by') == 'zone rates' else 'at this rate'}"
+                     f": {hours:.2f} h")
         else:
             state = f"finished at {rebuild['end_s']:.1f} s, took {rebuild['duration_s']:.1f} s"
         lines += ["", f"rebuild of member{rebuild['member']}: started {rebuild['start_s']:.1f} s, "

@@ -14,10 +14,17 @@ LOG_NAMES = ("iops", "clat", "clat_p99", "rebuild")
 
 
 def phases(result: Dict[str, Any]) -> List[Dict[str, Any]]:
-    """``[{"name", "start_s", "end_s", "read", "write"}]`` with fio's per-direction objects."""
+    """``[{"name", "start_s", "end_s", "read", "write"}]`` with fio's per-direction objects.
+
+    A phase's rates are over the time the workload ran in it (issue 20): a workload that ended
+    before the phase did (a rebuild simulated on after the last job finished) is not divided
+    by the idle rest."""
     shown = []
+    jobs = result.get("jobs") or []
+    workload_end = max((job["ramp_ns"] + job["runtime_ns"] for job in jobs), default=None)
     for phase in result["phases"]:
-        runtime = phase["end_ns"] - phase["start_ns"]
+        end = phase["end_ns"] if workload_end is None else min(phase["end_ns"], max(workload_end, phase["start_ns"]))
+        runtime = end - phase["start_ns"]
         shown.append({
             "name": phase["name"],
             "start_s": phase["start_ns"] / 1e9,
@@ -41,6 +48,11 @@ def rebuild(result: Dict[str, Any]) -> Optional[Dict[str, Any]]:
     total_kib = (first["total_sectors"] - start_sector) * SECTOR_BYTES / 1024
     finished = first["end_ns"] is not None
     duration_s = elapsed_s if finished else (total_kib / rate_kib_s if rate_kib_s > 0 else None)
+    by_zones = not finished and first.get("estimated_duration_ns") is not None
+    if by_zones:
+        # The rate over the zones done, carried over the zones left at their own rates
+        # (inner zones are slower; a straight extrapolation of the outer rate is short).
+        duration_s = first["estimated_duration_ns"] / 1e9
     return {
         "member": first["member"],
         "start_s": first["start_ns"] / 1e9,
@@ -50,6 +62,7 @@ def rebuild(result: Dict[str, Any]) -> Optional[Dict[str, Any]]:
         "progress_pct": 100.0 * (start_sector + first["done_sectors"]) / max(first["total_sectors"], 1),
         "member_bytes": first["total_sectors"] * SECTOR_BYTES,
         "extrapolated": not finished,
+        "extrapolated_by": None if finished else ("zone rates" if by_zones else "average rate"),
     }
 
 

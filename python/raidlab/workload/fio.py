@@ -41,7 +41,8 @@ from __future__ import annotations
 import os
 import re
 from dataclasses import dataclass
-from typing import Dict, List, Optional, Sequence, Tuple, Union
+import math
+from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 
 from raidlab.workload.spec import SECTOR_BYTES, Distribution, Job, Workload, WorkloadError
 from raidlab.workload.units import (
@@ -103,6 +104,10 @@ SUPPORTED_OPTIONS = (
     "buffered",
     "kb_base",
     "name",
+    # issue 20: steady state (fio steadystate.c)
+    "ss",
+    "ss_dur",
+    "ss_ramp",
 )
 
 #: Options accepted without effect: they change naming, reporting, data contents or seeding,
@@ -533,7 +538,9 @@ class _JobBuilder:
                 shown = "" if raw.strip().isdigit() else f" ({number} bytes)"
                 _sector_multiple(option, raw, number, kb, shown)
             self._set(key, number, option)
-        elif key in ("runtime", "ramp_time"):
+        elif key == "ss":
+            self._set(key, _parse_steady(option, raw, where), option)
+        elif key in ("runtime", "ramp_time", "ss_dur", "ss_ramp"):
             try:
                 self._set(key, fio_time_ns(option.name, raw), option)
             except WorkloadError as error:
@@ -584,6 +591,19 @@ class _JobBuilder:
                 "raidlab models one value for both directions (split the job in two)"
             )
         return chosen[0]
+
+    def _steady(self):
+        """fio's ss/ss_dur/ss_ramp as the spec holds them (None without ss)."""
+        ss = self.get("ss")
+        if ss is None:
+            if self.get("ss_dur") is not None or self.get("ss_ramp") is not None:
+                raise self.fail("ss_dur and ss_ramp need ss (e.g. ss=iops_slope:0.1%)")
+            return None
+        duration = self.get("ss_dur")
+        if not duration or duration < 1_000_000_000:
+            raise self.fail("ss needs ss_dur of at least 1 s (the window it judges), e.g. ss_dur=60")
+        metric, limit, percent = ss
+        return (metric, limit, percent, duration, self.get("ss_ramp", 0))
 
     def build(self) -> Job:
         rw = self.get("rw", "read")
@@ -712,9 +732,28 @@ class _JobBuilder:
                 io_bytes=self.get("io_size", 0),
                 direct=direct,
                 block_align_bytes=align,
+                steady_state=self._steady(),
             )
         except WorkloadError as error:
             raise WorkloadError(f"fio {error}") from None
+
+
+def _parse_steady(option: Any, raw: str, where: str) -> Tuple[str, float, bool]:
+    """``ss=METRIC:LIMIT[%]`` (fio steadystate.c: iops, iops_slope, bw, bw_slope)."""
+    metric, sep, limit = raw.strip().partition(":")
+    metric = metric.strip().lower()
+    if not sep or metric not in ("iops", "iops_slope", "bw", "bw_slope"):
+        raise WorkloadError(f"{where}: ss={show(raw)} must be iops, iops_slope, bw or bw_slope, a colon and "
+                            "a limit, e.g. ss=iops_slope:0.1%")
+    limit = limit.strip()
+    percent = limit.endswith("%")
+    try:
+        value = float(limit[:-1] if percent else limit)
+    except ValueError:
+        value = math.nan
+    if not math.isfinite(value) or value < 0:
+        raise WorkloadError(f"{where}: ss={show(raw)}: the limit must be a number >= 0 (with % for a share)")
+    return metric, value, percent
 
 
 def _as_text(text: Union[str, bytes], what: str) -> str:
@@ -849,6 +888,12 @@ def _render_job(job: Job) -> List[str]:
         lines.append(f"ramp_time={_time_text(job, 'ramp_ns', job.ramp_ns)}")
     if job.number_ios:
         lines.append(f"number_ios={job.number_ios}")
+    if job.steady_state is not None:
+        metric, limit, percent, duration_ns, ramp_ns = job.steady_state
+        lines.append(f"ss={metric}:{limit!r}{'%' if percent else ''}")
+        lines.append(f"ss_dur={_time_text(job, 'ss_dur', duration_ns)}")
+        if ramp_ns:
+            lines.append(f"ss_ramp={_time_text(job, 'ss_ramp', ramp_ns)}")
     dist = job.distribution
     if dist.kind != "uniform":
         lines.append(f"random_distribution={dist.kind}:{dist.value!r}")

@@ -51,7 +51,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field, replace
-from typing import Any, Dict, Mapping, Sequence, Tuple
+from typing import Any, Dict, Mapping, Optional, Sequence, Tuple
 
 __all__ = ["WorkloadError", "Distribution", "Job", "Workload", "SECTOR_BYTES"]
 
@@ -197,6 +197,21 @@ class Distribution:
         return f"normal σ={self.value:g}%"
 
 
+def _check_steady(job: str, steady: Any) -> None:
+    """fio's ss criterion: a metric, a finite limit >= 0, a window of at least 1 s."""
+    if not isinstance(steady, tuple) or len(steady) != 5:
+        _fail(job, "steady_state must be (metric, limit, percent, duration_ns, ramp_ns)")
+    metric, limit, percent, duration_ns, ramp_ns = steady
+    if metric not in ("iops", "iops_slope", "bw", "bw_slope"):
+        _fail(job, f"steady-state metric {metric!r} is not iops, iops_slope, bw or bw_slope")
+    if isinstance(limit, bool) or not isinstance(limit, (int, float)) or not math.isfinite(limit) or limit < 0:
+        _fail(job, f"steady-state limit {limit!r} must be a finite number >= 0")
+    if not isinstance(percent, bool):
+        _fail(job, "steady-state percent must be true or false")
+    _check_int(job, "ss_dur", duration_ns, 1_000_000_000, MAX_INT)
+    _check_int(job, "ss_ramp", ramp_ns, 0, MAX_INT)
+
+
 @dataclass(frozen=True)
 class Job:
     """One group of identical threads; every field is documented in the module docstring."""
@@ -226,12 +241,16 @@ class Job:
     io_bytes: int = 0
     direct: bool = False
     block_align_bytes: int = 0  # 0 here means "the smallest block size"; stored resolved
+    # issue 20: fio ss/ss_dur/ss_ramp as (metric, limit, percent, duration_ns, ramp_ns), or None
+    steady_state: Optional[Tuple[str, float, bool, int, int]] = None
 
     def __post_init__(self) -> None:
         if not isinstance(self.name, str) or not self.name or len(self.name) > 255:
             raise WorkloadError("a job needs a name of 1 to 255 characters")
         job = self.name
         _check_int(job, "threads", self.threads, 1, MAX_THREADS)
+        if self.steady_state is not None:
+            _check_steady(job, self.steady_state)
         _check_int(job, "iodepth", self.iodepth, 1, MAX_IODEPTH)
         object.__setattr__(self, "read_fraction", _check_fraction(job, "read_fraction", self.read_fraction))
         object.__setattr__(
@@ -321,6 +340,9 @@ class Job:
             "io_bytes": self.io_bytes,
             "direct": self.direct,
             "block_align_bytes": self.block_align_bytes,
+            # issue 20: only with fio's ss (the shape without it is unchanged)
+            **({} if self.steady_state is None else {"steady_state": dict(
+                zip(("metric", "limit", "percent", "duration_ns", "ramp_ns"), self.steady_state))}),
         }
 
     @classmethod
@@ -329,7 +351,7 @@ class Job:
         if not isinstance(data, Mapping):
             raise WorkloadError("a job must be an object")
         names = [f for f in cls.__dataclass_fields__]
-        missing = [name for name in names if name not in data]
+        missing = [name for name in names if name not in data and name != "steady_state"]
         extra = sorted(set(data) - set(names))
         if missing:
             raise WorkloadError(f"job is missing {', '.join(missing)}")
@@ -337,6 +359,12 @@ class Job:
             raise WorkloadError(f"job has unknown field(s) {', '.join(map(str, extra))}")
         values = dict(data)
         values["distribution"] = Distribution.from_dict(data["distribution"])
+        steady = data.get("steady_state")
+        if steady is not None:
+            if not isinstance(steady, Mapping) or set(steady) != {"metric", "limit", "percent", "duration_ns", "ramp_ns"}:
+                raise WorkloadError("steady_state must be {metric, limit, percent, duration_ns, ramp_ns}")
+            values["steady_state"] = (steady["metric"], steady["limit"], steady["percent"],
+                                      steady["duration_ns"], steady["ramp_ns"])
         sizes = data["block_sizes"]
         if isinstance(sizes, (str, bytes)) or not isinstance(sizes, Sequence):
             raise WorkloadError("block_sizes must be a list of [bytes, weight] pairs")

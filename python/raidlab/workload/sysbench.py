@@ -10,10 +10,14 @@ command line (``sysbench fileio --file-test-mode=rndrw run``, or the 0.4 form
 stand alone (``--file-fsync-all``) or take on/off/true/false/1/0. ``-`` and ``_`` are the same
 inside names (``opt_name_cmp``). The last occurrence of an option wins.
 
-The 0.4 spellings ``--num-threads``, ``--max-requests``, ``--max-time`` (and ``--tx-rate``) are
-read as 1.0.20 reads them: deprecated aliases that win when set (``--num-threads`` only when
-above 1, the others when above 0), with 1.0.20's defaults (``--time=10``, ``--events=0``), not
-0.4's (``--max-requests=10000``, ``--max-time=0``).
+A command in sysbench 0.4's spelling (``--test=fileio``, or ``--num-threads``/``--max-requests``/
+``--max-time`` without any of 1.0's ``--threads``/``--events``/``--time``) is read as sysbench 0.4
+ran it: 0.4's defaults, ``--max-requests=10000`` and ``--max-time=0`` (no time limit; sysbench
+0.4.12 ``sysbench/sysbench.c`` ``args[]``: ``{"max-requests", ..., "10000"}``, ``{"max-time",
+..., "0"}``), so a pasted 0.4 benchmark runs its requests to the end (issue 20). A command that
+mixes the spellings is read as 1.0.20 reads it: the 0.4 names are deprecated aliases that win
+when set (``--num-threads`` only when above 1, the others when above 0), with 1.0.20's defaults
+(``--time=10``, ``--events=0``).
 
 How the spec models a run (§1.3, ``file_get_seq_request`` / ``file_get_rnd_request``):
 
@@ -245,7 +249,15 @@ def parse_sysbench(text: Union[str, bytes, Sequence[str]]) -> Workload:
 
     notes: List[str] = []
     deprecated = [name for name in ("num-threads", "max-requests", "max-time", "tx-rate") if name in values]
-    if deprecated:
+    dialect_04 = ("test" in values or bool(deprecated)) and not any(
+        name in values for name in ("threads", "events", "time", "rate"))
+    if dialect_04:
+        notes.append("read " + ", ".join(f"--{name}" for name in deprecated or ["test"])
+                     + " as sysbench 0.4 does, with 0.4's defaults --max-requests=10000 and --max-time=0 "
+                     "(no time limit)")
+        values.setdefault("max-requests", "10000")
+        values.setdefault("time", "0")
+    elif deprecated:
         notes.append(
             "read " + ", ".join(f"--{name}" for name in deprecated) + " as sysbench 1.0.20 does "
             "(deprecated aliases with 1.0 defaults: --time=10, --events=0)"

@@ -14,6 +14,11 @@ pub enum ReadBalance {
     Md,
     /// Always the first live copy (md's choice while a resync runs past the request).
     First,
+    /// A hardware controller alternating between the live copies.
+    RoundRobin,
+    /// A hardware controller reading from the copy with the fewest commands outstanding
+    /// (ties: the first).
+    LeastOutstanding,
 }
 
 /// Per-member state md's read balancing looks at.
@@ -28,6 +33,8 @@ pub struct MirrorState {
     pub pending: Vec<u32>,
     /// Members that are not rotational (SSDs).
     pub nonrotational: Vec<bool>,
+    /// Reads issued so far (round robin's turn).
+    pub reads_issued: u64,
 }
 
 impl MirrorState {
@@ -39,6 +46,7 @@ impl MirrorState {
             next_sequential_sector: vec![u64::MAX; devices],
             pending: vec![0; devices],
             nonrotational: vec![false; devices],
+            reads_issued: 0,
         }
     }
 
@@ -47,6 +55,7 @@ impl MirrorState {
         let m = member as usize;
         self.pending[m] += 1;
         self.next_sequential_sector[m] = sector + sectors;
+        self.reads_issued += 1;
     }
 
     /// Records a write or sync I/O issued to `member`: md counts it in `nr_pending` but it does
@@ -81,8 +90,22 @@ impl MirrorState {
     ) -> Option<Location> {
         assert!(sectors > 0);
         let live = copies.iter().copied().filter(|l| failed_mask & (1 << l.member) == 0);
-        if self.policy == ReadBalance::First {
-            return live.into_iter().next();
+        match self.policy {
+            ReadBalance::First => return live.into_iter().next(),
+            ReadBalance::RoundRobin => {
+                let count = live.clone().count() as u64;
+                return if count == 0 { None } else { live.clone().nth((self.reads_issued % count) as usize) };
+            }
+            ReadBalance::LeastOutstanding => {
+                let mut best: Option<Location> = None;
+                for location in live {
+                    if best.is_none_or(|b| self.pending[location.member as usize] < self.pending[b.member as usize]) {
+                        best = Some(location);
+                    }
+                }
+                return best;
+            }
+            ReadBalance::Md => {}
         }
         match raid10 {
             Some(layout) => self.choose_raid10(live, layout),

@@ -2,9 +2,11 @@
 
 pub mod engine;
 pub mod histogram;
+pub mod controller;
 pub mod md;
 pub mod offsets;
 pub mod sched;
+pub mod steady;
 pub mod workload;
 
 // Simulated time and the PRNG live below `sim/` (`crate::time`, `crate::rng`): `device/` uses them too.

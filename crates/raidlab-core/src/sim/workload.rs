@@ -75,6 +75,10 @@ pub struct Job {
     /// Per-thread cap on bytes (0 = none; without time_based a job stops after `size` bytes).
     pub io_bytes: u64,
     pub block_align_bytes: u64,
+
+    // ---- issue 20 ----
+    /// fio `ss`, `ss_dur`, `ss_ramp`: end the run once steady state is reached.
+    pub steady: crate::sim::steady::SteadyState,
 }
 
 impl Default for Job {
@@ -106,6 +110,7 @@ impl Default for Job {
             total_ios: 0,
             io_bytes: 0,
             block_align_bytes: 4096,
+            steady: Default::default(),
         }
     }
 }

@@ -198,6 +198,7 @@ pub fn base_config(case: &Value, workload: Workload) -> SimConfig {
         max_events: 200_000_000,
         timeline: vec![],
         rebuild: RebuildConfig::default(),
+        queues: Default::default(),
     }
 }
 

@@ -741,8 +741,12 @@ fn zone_sparing(z: &mut Reader<'_>, index: usize, warnings: &mut Vec<String>) ->
                 _ => return Err(at(&f.pos, format!("zone {index}: slips must be whole non-negative numbers, found {}", show(item)))),
             }
         }
-        if slips.windows(2).any(|w| w[0] >= w[1]) {
-            return Err(at(&f.pos, format!("zone {index}: slips must be strictly increasing")));
+        // In any order, as DiskSim takes them (its own atlas_III lists some out of order);
+        // the layout counts them in the file's order as DiskSim does (hdd/geometry.rs).
+        let mut sorted = slips.clone();
+        sorted.sort_unstable();
+        if sorted.windows(2).any(|w| w[0] == w[1]) {
+            return Err(at(&f.pos, format!("zone {index}: a slip is listed twice")));
         }
     }
     if let Some(f) = z.find("defects") {

@@ -62,7 +62,8 @@ pub struct Sparing {
     /// DiskSim's "Empty space at zone front": skipped before the zone's first LBN, in physical
     /// sectors, except with `PerTrack` where DiskSim counts it in LBNs (mapped sectors).
     pub deadspace: u64,
-    /// Slipped defects, strictly increasing (units as `SpareScheme` says).
+    /// Slipped defects (units as `SpareScheme` says), in the model file's order: DiskSim counts
+    /// them in that order, which matters only when it is not ascending.
     pub slips: Vec<u64>,
     /// DiskSim's "LBN-to-PBN mapping scheme" 1: on odd cylinders counted from the zone's first
     /// the surfaces are used in reverse order, so a cylinder switch stays on the same surface.
@@ -180,7 +181,11 @@ struct Spared {
     lbns: u64,
     /// LBNs per track (`PerTrack`), else sectors per track.
     lbns_per_track: u64,
+    /// The slips in ascending order.
     slips: Vec<u64>,
+    /// The slips in the model file's order when that is not ascending (DiskSim's own
+    /// validated atlas_III lists them so): DiskSim counts them in that order.
+    in_order: Option<Vec<u64>>,
     /// Physical sectors (zone-relative) of the zone's first and last LBNs.
     first_physical: u64,
     last_physical: u64,
@@ -196,25 +201,36 @@ impl Spared {
     fn new(zone: &Zone, surfaces: u32) -> Spared {
         let sp = &zone.spec.sparing;
         let spt = zone.spec.sectors_per_track as u64;
-        let shifted: Vec<u64> = sp.slips.iter().enumerate().map(|(i, s)| s - i as u64).collect();
-        let physical = |at: u64| at + shifted.partition_point(|&s| s <= at) as u64;
+        let mut slips = sp.slips.clone();
+        slips.sort_unstable();
+        let in_order = (slips != sp.slips).then(|| sp.slips.clone());
+        let shifted: Vec<u64> = slips.iter().enumerate().map(|(i, s)| s - i as u64).collect();
         let last = (sp.deadspace + zone.sectors).max(1) - 1;
-        Spared {
-            first_physical: physical(sp.deadspace),
-            last_physical: physical(last),
+        let mut spared = Spared {
+            first_physical: 0,
+            last_physical: 0,
             scheme: sp.scheme,
             deadspace: sp.deadspace,
             lbns: zone.sectors,
             lbns_per_track: if sp.scheme == SpareScheme::PerTrack { spt - sp.spares } else { spt },
-            slips: sp.slips.clone(),
+            slips,
+            in_order,
             shifted,
             reverse: sp.reverse_odd_cylinders && surfaces > 1,
-        }
+        };
+        spared.first_physical = sp.deadspace + spared.slips_before(sp.deadspace) as u64;
+        spared.last_physical = last + spared.slips_before(last) as u64;
+        spared
     }
 
-    /// Slips counted for an unslipped position `at` (see `shifted`).
+    /// Slips counted for an unslipped position `at` (see `shifted`). Unsorted slips are
+    /// counted as DiskSim's `g1_ltop_sectperzonespare` loop does, in the file's order: a slip
+    /// counts if it is at or before `at` plus the slips counted before it.
     fn slips_before(&self, at: u64) -> usize {
-        self.shifted.partition_point(|&s| s <= at)
+        match &self.in_order {
+            None => self.shifted.partition_point(|&s| s <= at),
+            Some(order) => order.iter().fold(0, |k, &slip| if slip <= at + k as u64 { k + 1 } else { k }),
+        }
     }
 
     /// Where zone-relative LBN `rel` lies, per DiskSim's `layout_g1.c` (`g1_ltop_*` for each
@@ -246,8 +262,11 @@ impl Spared {
         let first = (track * spt).max(self.first_physical);
         let last = ((track + 1) * spt - 1).min(self.last_physical);
         let index = physical - first - self.slips_in(first, physical);
-        let left = last + 1 - physical - self.slips_in(physical, last + 1);
-        let gap = self.slips.get(k).map_or(u64::MAX, |s| s - physical);
+        // (Unsorted slips may put an LBN on a slipped sector, as DiskSim's loop does: it keeps
+        // at least itself.)
+        let left = (last + 1).saturating_sub(physical + self.slips_in(physical, last + 1)).max(1);
+        let next = self.slips.partition_point(|&s| s <= physical);
+        let gap = self.slips.get(next).map_or(u64::MAX, |s| s - physical);
         Placed { track, sector, index, left, run: left.min(gap) }
     }
 
@@ -580,14 +599,18 @@ pub fn zone_lbns(index: usize, spec: &ZoneSpec, surfaces: u32) -> Result<u64> {
     let spt = spec.sectors_per_track as u64;
     let sp = &spec.sparing;
     let bad = |what: String| Err(Error::device(format!("zone {index}: {what}")));
-    if sp.slips.windows(2).any(|w| w[0] >= w[1]) {
-        return bad("slips must be strictly increasing".into());
+    // DiskSim takes slips in any order (its validated atlas_III lists some out of order) and
+    // counts them in that order; a slip listed twice is refused.
+    let mut sorted = sp.slips.clone();
+    sorted.sort_unstable();
+    if sorted.windows(2).any(|w| w[0] == w[1]) {
+        return bad("a slip is listed twice".into());
     }
     let (limit, unit) = match sp.scheme {
         SpareScheme::Tracks => (tracks, "tracks"),
         _ => (tracks * spt, "sectors"),
     };
-    if let Some(&last) = sp.slips.last().filter(|&&s| s >= limit) {
+    if let Some(&last) = sorted.last().filter(|&&s| s >= limit) {
         return bad(format!("slip {last} lies beyond the zone's {limit} {unit}"));
     }
     let slips = sp.slips.len() as u64;
@@ -598,7 +621,7 @@ pub fn zone_lbns(index: usize, spec: &ZoneSpec, surfaces: u32) -> Result<u64> {
         SpareScheme::Tracks | SpareScheme::Zone if slips > sp.spares => {
             return bad(format!("{slips} slips exceed the {} spares", sp.spares));
         }
-        SpareScheme::PerTrack => check_per_track(sp, spt).map_err(|e| Error::device(format!("zone {index}: {e}")))?,
+        SpareScheme::PerTrack => check_per_track(&sorted, sp.spares, spt).map_err(|e| Error::device(format!("zone {index}: {e}")))?,
         _ => {}
     }
     match sp.lbns(tracks, spt) {
@@ -612,16 +635,16 @@ pub fn zone_lbns(index: usize, spec: &ZoneSpec, surfaces: u32) -> Result<u64> {
 
 /// Per-track sparing: fewer spares than sectors on a track, and no more slips on a track than
 /// it has spares (DiskSim's `g1_ltop_sectpertrackspare` assumes both).
-fn check_per_track(sp: &Sparing, spt: u64) -> std::result::Result<(), String> {
-    if sp.spares >= spt {
-        return Err(format!("{} spares per track leave no sector of {spt} for data", sp.spares));
+fn check_per_track(slips: &[u64], spares: u64, spt: u64) -> std::result::Result<(), String> {
+    if spares >= spt {
+        return Err(format!("{spares} spares per track leave no sector of {spt} for data"));
     }
     let mut i = 0;
-    while i < sp.slips.len() {
-        let track = sp.slips[i] / spt;
-        let n = sp.slips[i..].iter().take_while(|&&s| s / spt == track).count();
-        if n as u64 > sp.spares {
-            return Err(format!("track {track} has {n} slips but {} spares", sp.spares));
+    while i < slips.len() {
+        let track = slips[i] / spt;
+        let n = slips[i..].iter().take_while(|&&s| s / spt == track).count();
+        if n as u64 > spares {
+            return Err(format!("track {track} has {n} slips but {spares} spares"));
         }
         i += n;
     }
@@ -981,7 +1004,7 @@ mod tests {
         let ok = zone(Sparing::default());
         let cases = [
             (Sparing { scheme: SpareScheme::Zone, spares: 1, slips: vec![3, 4], ..Default::default() }, "2 slips exceed the 1 spares"),
-            (Sparing { scheme: SpareScheme::Zone, spares: 2, slips: vec![4, 3], ..Default::default() }, "strictly increasing"),
+            (Sparing { scheme: SpareScheme::Zone, spares: 2, slips: vec![4, 4], ..Default::default() }, "listed twice"),
             (Sparing { scheme: SpareScheme::Zone, spares: 2, slips: vec![40], ..Default::default() }, "slip 40 lies beyond the zone's 40 sectors"),
             (Sparing { scheme: SpareScheme::Tracks, spares: 1, slips: vec![4], ..Default::default() }, "slip 4 lies beyond the zone's 4 tracks"),
             (Sparing { scheme: SpareScheme::PerTrack, spares: 1, slips: vec![11, 12], ..Default::default() }, "track 1 has 2 slips but 1 spares"),

@@ -42,36 +42,8 @@ impl Default for MdConfig {
     }
 }
 
-/// A hardware RAID controller with an optional battery-backed write-back cache.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct HwConfig {
-    pub cache_bytes: u64,
-    /// With a BBU the cache runs write-back; without one, write-through.
-    pub bbu: bool,
-    pub read_ahead: bool,
-    /// Controller firmware time per host command.
-    pub command_overhead_ns: Nanos,
-    /// Host-to-cache copy rate.
-    pub cache_bytes_per_second: u64,
-    /// Destaging starts when dirty data exceeds this fraction of the cache.
-    pub destage_start_fraction: f64,
-    /// Destage operations the controller keeps in flight.
-    pub destage_concurrency: u32,
-}
-
-impl Default for HwConfig {
-    fn default() -> HwConfig {
-        HwConfig {
-            cache_bytes: 256 << 20,
-            bbu: true,
-            read_ahead: false,
-            command_overhead_ns: 30_000,
-            cache_bytes_per_second: 1_000_000_000,
-            destage_start_fraction: 0.10,
-            destage_concurrency: 16,
-        }
-    }
-}
+/// A hardware RAID controller: its settings live in its own room (`sim::controller`).
+pub use crate::sim::controller::config::HwConfig;
 
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum ControllerConfig {
@@ -102,6 +74,17 @@ pub struct SimConfig {
     /// Failures and replacements during the run, in time order.
     pub timeline: Vec<ArrayEvent>,
     pub rebuild: RebuildConfig,
+
+    // ---- issue 20: command queues below the scheduler ----
+    pub queues: QueueDepths,
+}
+
+/// Command queue depths below the host's scheduler.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct QueueDepths {
+    /// Commands each drive accepts (its TCQ/NCQ depth; `--drive-queue-depth`); 0 = the drive
+    /// model's own. Behind md this is the member's SCSI `queue_depth` as well.
+    pub drive_queue_depth: u32,
 }
 
 /// Something that happens to the array at a point in simulated time.

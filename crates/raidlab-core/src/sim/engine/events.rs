@@ -21,6 +21,12 @@ pub enum Event {
     Raid5d,
     /// raid5d's pass finished handling its heads: their member I/O leaves md.
     Raid5dDone,
+    /// The host queue on a controller's logical drive asked to be polled (CFQ idling ended).
+    ArrayQueueTimer,
+    /// A block's data has crossed a controller's shared device bus.
+    BlockDone { block: u64 },
+    /// A controller's destage finished its parity work (XOR engine, cache memory).
+    DestageDone { destage: u64 },
 }
 
 /// A min-heap of events keyed by `(time, sequence)` packed into one `u128`, so each comparison

@@ -63,13 +63,19 @@ pub struct Member {
     pub done: Vec<u64>,
     /// Requests beyond `nr_requests`, waiting (unsorted, unmerged) to enter the scheduler.
     overflow: std::collections::VecDeque<BlockRequest>,
+    /// `nr_requests` bounds the requests in the scheduler *and* at the driver: a request holds
+    /// its tag (blk-mq: the scheduler tag from `blk_mq_get_request` until
+    /// `blk_mq_free_request` at completion) while queued and while the drive has it.
     nr_requests: usize,
 }
 
 impl Member {
-    pub fn new(scheduler: AnyScheduler, drive: AnyDrive, lba_offset: u64, nr_requests: u32) -> Member {
+    /// `depth_cap` (0: none) limits the commands the drive is given below its own queue depth
+    /// (the SCSI device `queue_depth`, or a controller's commands per drive).
+    pub fn new(scheduler: AnyScheduler, drive: AnyDrive, lba_offset: u64, nr_requests: u32, depth_cap: u32) -> Member {
         assert!(nr_requests >= 1, "nr_requests");
-        let depth = drive.queue_depth();
+        let own = drive.queue_depth();
+        let depth = if depth_cap > 0 { own.min(depth_cap) } else { own };
         assert!(depth >= 1, "drive queue depth");
         Member {
             scheduler,
@@ -113,7 +119,10 @@ impl Member {
             }
             Op::Flush => self.stats.flush_ios += 1,
         }
-        if self.scheduler.queued() >= self.nr_requests || !self.overflow.is_empty() {
+        // Tags held before this request: every request inserted and not completed, less those
+        // still waiting for a tag.
+        let tagged = self.outstanding as usize - 1 - self.overflow.len();
+        if tagged >= self.nr_requests || !self.overflow.is_empty() {
             self.overflow.push_back(request);
         } else {
             self.scheduler.insert(now, request);
@@ -121,16 +130,17 @@ impl Member {
     }
 
     fn refill(&mut self, now: Nanos) {
-        while !self.overflow.is_empty() && self.scheduler.queued() < self.nr_requests {
+        while !self.overflow.is_empty() && (self.outstanding as usize - self.overflow.len()) < self.nr_requests {
             let Some(request) = self.overflow.pop_front() else { return };
             self.scheduler.insert(now, request);
         }
     }
 
-    /// Moves requests from the scheduler into free drive slots.
-    pub fn dispatch(&mut self, now: Nanos) {
+    /// Moves requests from the scheduler into free drive slots, at most `budget` commands
+    /// (a controller's total; decremented per command).
+    pub fn dispatch(&mut self, now: Nanos, budget: &mut u32) {
         self.refill(now);
-        while self.in_drive < self.depth {
+        while self.in_drive < self.depth && *budget > 0 {
             self.merged.clear();
             let Some(dispatch) = self.scheduler.dispatch(now, &mut self.merged) else { break };
             assert!(!self.merged.is_empty(), "a dispatch covers at least one request");
@@ -143,6 +153,7 @@ impl Member {
             let slot = self.free_slots.pop().expect("a free slot below depth");
             self.slots[slot as usize].set(&self.merged);
             self.in_drive += 1;
+            *budget -= 1;
             let command = Command {
                 id: slot as u64,
                 op: dispatch.op,
@@ -181,6 +192,23 @@ impl Member {
             self.in_drive -= 1;
         }
         self.done.len()
+    }
+
+    /// Whether requests wait in the scheduler or for a tag.
+    pub fn has_waiting(&self) -> bool {
+        self.scheduler.queued() > 0 || !self.overflow.is_empty()
+    }
+
+    /// Commands the drive has now.
+    pub fn in_drive(&self) -> u32 {
+        self.in_drive
+    }
+
+    /// Checks the queue bookkeeping: tags within `nr_requests`, commands within the depth.
+    pub fn check(&self) {
+        assert!(self.in_drive <= self.depth, "more commands than the drive's depth");
+        assert!(self.outstanding as usize >= self.overflow.len(), "requests counted");
+        assert!(self.outstanding as usize - self.overflow.len() <= self.nr_requests, "more tags than nr_requests");
     }
 
     pub fn finish(&mut self, now: Nanos) {

@@ -2,17 +2,18 @@
 //! hardware controller), whose plans become block requests in each member's scheduler and
 //! commands to each drive. Time is integer nanoseconds; events are ordered by (time, sequence).
 
-mod cache;
+mod array_queue;
 pub mod config;
 mod events;
 mod host;
+mod hw;
 mod members;
 mod rebuild;
 mod results;
 mod slab;
 mod stripes;
 
-pub use config::{ArrayEvent, ArrayEventKind, ControllerConfig, HwConfig, MdConfig, RebuildConfig, SimConfig, MAX_SIM_TIME_NS};
+pub use config::{ArrayEvent, ArrayEventKind, ControllerConfig, HwConfig, MdConfig, QueueDepths, RebuildConfig, SimConfig, MAX_SIM_TIME_NS};
 pub use host::HostOp;
 pub use members::MemberStats;
 pub use results::{DataLoss, DirectionStats, JobResult, PhaseResult, RebuildResult, SeriesPoint, SimResult};
@@ -26,7 +27,8 @@ use crate::sim::offsets::Region;
 use crate::sim::sched::{self, BlockRequest, Scheduler};
 use crate::time::Nanos;
 use crate::SECTOR_BYTES;
-use cache::WriteCache;
+use crate::sim::controller::{CommandOrder, Controller, MirrorReads};
+use array_queue::ArrayQueue;
 use events::{Event, EventQueue};
 use host::{HostIntent, JobState};
 use members::Member;
@@ -105,7 +107,11 @@ pub struct Simulation {
     blocks: Slab<BlockRef>,
     stripe_heads_free: u32,
     stripe_waiters: VecDeque<u32>,
-    cache: Option<WriteCache>,
+    /// A hardware RAID controller (sim/controller) and the host's queue on its logical drive.
+    controller: Option<Controller>,
+    array_queue: Option<ArrayQueue>,
+    /// Host I/O ids the array queue released (reused).
+    host_dispatch: Vec<u64>,
     /// md's raid4/5/6 stripe cache: every host write of a parity array goes through it.
     stripes: Option<StripeCache>,
     raid5d_pending: bool,
@@ -124,6 +130,8 @@ pub struct Simulation {
     foreground_sectors: u64,
     /// Non-rebuild member commands completed (a controller's rebuild share).
     foreground_ios: u64,
+    /// fio's steady-state criterion (the first job's that sets one): the run ends once met.
+    steady: crate::sim::steady::SteadyState,
 }
 
 impl Simulation {
@@ -144,7 +152,12 @@ impl Simulation {
         }
         let (rmw_level, read_balance) = match config.controller {
             ControllerConfig::Md(md) => (md.rmw_level, md.read_balance),
-            ControllerConfig::Hardware(_) => (RmwLevel::Enable, crate::plan::ReadBalance::Md),
+            ControllerConfig::Hardware(hw) => (RmwLevel::Enable, match hw.mirror_reads {
+                MirrorReads::Nearest => crate::plan::ReadBalance::Md,
+                MirrorReads::Primary => crate::plan::ReadBalance::First,
+                MirrorReads::RoundRobin => crate::plan::ReadBalance::RoundRobin,
+                MirrorReads::LeastOutstanding => crate::plan::ReadBalance::LeastOutstanding,
+            }),
         };
         let mut mirrors = MirrorState::new(array.devices(), read_balance);
         for (member, drive) in drives.iter().enumerate() {
@@ -162,9 +175,22 @@ impl Simulation {
             ControllerConfig::Md(md) if is_parity(&array) => md.stripe_cache_entries,
             _ => u32::MAX,
         };
-        let cache = match config.controller {
-            ControllerConfig::Hardware(hw) => Some(WriteCache::new(hw, &array)),
-            ControllerConfig::Md(_) => None,
+        let (controller, array_queue) = match config.controller {
+            ControllerConfig::Hardware(hw) => {
+                hw.validate()?;
+                let controller = Controller::new(hw, &array);
+                let largest = config.workload.jobs.iter().flat_map(|j| j.block_sizes.iter().map(|b| b.0)).max().unwrap_or(0);
+                // A write is taken whole: it must fit the write share (pages it may straddle too).
+                if hw.write_back() && largest + 2 * crate::PAGE_SECTORS * SECTOR_BYTES > controller.cache.write_capacity() {
+                    return Err(config_error(format!(
+                        "the controller cache's write share ({} bytes) cannot take a {largest}-byte write; give a larger cache or a smaller read share",
+                        controller.cache.write_capacity()
+                    )));
+                }
+                let queue = ArrayQueue::new(config.scheduler, config.queue_limits, hw.host_queue_depth);
+                (Some(controller), Some(queue))
+            }
+            ControllerConfig::Md(_) => (None, None),
         };
         let stripes = match config.controller {
             ControllerConfig::Md(md) if is_parity(&array) => {
@@ -196,7 +222,9 @@ impl Simulation {
             blocks: Slab::with_capacity(16384),
             stripe_heads_free,
             stripe_waiters: VecDeque::new(),
-            cache,
+            controller,
+            array_queue,
+            host_dispatch: Vec::new(),
             stripes,
             raid5d_pending: false,
             raid5d: Raid5dThreads::new(match config.controller {
@@ -214,6 +242,7 @@ impl Simulation {
             rebuild: None,
             foreground_sectors: 0,
             foreground_ios: 0,
+            steady: config.workload.jobs.iter().map(|j| j.steady).find(|s| s.enabled()).unwrap_or_default(),
             config,
         })
     }
@@ -299,6 +328,9 @@ impl Simulation {
             Event::RebuildTimer => self.rebuild_timer(),
             Event::Raid5d => self.raid5d(),
             Event::Raid5dDone => self.raid5d_done(),
+            Event::ArrayQueueTimer => self.array_queue_timer(),
+            Event::BlockDone { block } => self.block_done(block),
+            Event::DestageDone { destage } => self.destage_done(destage),
         }
     }
 
@@ -344,8 +376,8 @@ impl Simulation {
         assert!(intent.op == HostOp::Flush || (sectors > 0 && intent.bytes % SECTOR_BYTES == 0));
         let io = HostIo { job, thread, op: intent.op, sector, sectors, issued_at: self.now };
         let id = self.host_ios.insert(io);
-        if self.cache.is_some() {
-            self.cache_submit(id);
+        if self.controller.is_some() {
+            self.array_queue_submit(id);
         } else if intent.op == HostOp::Write && self.stripes.is_some() {
             self.md_write(id);
         } else {
@@ -522,6 +554,7 @@ impl Simulation {
             self.start_stripe_waiters();
         }
         match op.owner {
+            Owner::Host(host_io) if self.controller.is_some() => self.controller_host_done(host_io),
             Owner::Host(host_io) => self.host_complete(host_io),
             Owner::Destage(destage) => self.cache_destaged(destage),
             Owner::Prefetch => {}
@@ -543,20 +576,33 @@ impl Simulation {
     fn host_complete(&mut self, id: u32) {
         let io = self.host_ios.remove(id);
         let pct = self.rebuild_pct();
+        let seconds = self.results.seconds();
         self.results.close_windows(self.now, pct);
+        if self.steady.enabled()
+            && self.results.seconds() > seconds
+            && self.results.steady_at.is_none()
+            && self.results.steady_check(&self.steady, self.now)
+        {
+            // fio ends a job that reached steady state (steadystate.c): the run stops here.
+            self.stop_ns = self.stop_ns.min(self.now);
+        }
         if self.now <= self.stop_ns {
             let bytes = io.sectors * SECTOR_BYTES;
             self.results.record(io.job, io.op, bytes, io.issued_at, self.now);
         }
         self.jobs[io.job as usize].completed(io.thread as usize, io.op);
+        if self.controller.is_some() {
+            self.array_queue_done(id, io.thread);
+        }
         self.issue(io.job, io.thread);
     }
 
     /// Dispatches what the member's scheduler releases and re-arms its wake-ups.
     fn kick(&mut self, member: u32) {
         let now = self.now;
+        let mut budget = self.command_budget();
         let m = &mut self.members[member as usize];
-        m.dispatch(now);
+        m.dispatch(now, &mut budget);
         let next = m.drive.next_event();
         if next != m.wake_at {
             if let Some(time) = next {
@@ -589,9 +635,46 @@ impl Simulation {
             // Read in place: completing a block never advances a drive (only this wake-up
             // does), so the member's list of finished ids stays as it is until the loop ends.
             let id = self.members[member as usize].done[index];
-            self.block_done(id);
+            if self.controller.is_some() {
+                self.controller_block_finished(member, id);
+            } else {
+                self.block_done(id);
+            }
         }
         self.kick(member);
+        // A controller's total command limit: commands freed here may start on other drives.
+        if count > 0 && self.controller.as_ref().is_some_and(|c| c.config.commands_total > 0) {
+            for other in 0..self.members.len() as u32 {
+                if other != member && self.members[other as usize].has_waiting() {
+                    self.kick(other);
+                }
+            }
+        }
+    }
+
+    /// Commands a controller's firmware may still start on the drives (`commands_total`).
+    fn command_budget(&mut self) -> u32 {
+        let Some(controller) = self.controller.as_mut() else { return u32::MAX };
+        if controller.config.commands_total == 0 {
+            return u32::MAX;
+        }
+        let out: u32 = self.members.iter().map(|m| m.in_drive()).sum();
+        controller.commands_out = out;
+        controller.config.commands_total.saturating_sub(out)
+    }
+
+    /// Checks the run's queues and the controller's state (tests call it between steps).
+    pub fn check(&mut self) {
+        for member in &self.members {
+            member.check();
+        }
+        self.command_budget();
+        if let Some(controller) = &self.controller {
+            controller.check();
+        }
+        if let Some(queue) = &self.array_queue {
+            queue.check();
+        }
     }
 
     /// Ends the run and returns the results.
@@ -602,8 +685,57 @@ impl Simulation {
         for member in &mut self.members {
             member.finish(end);
         }
+        self.estimate_rebuilds(end);
         let member_stats = self.members.iter().map(|m| m.stats.clone()).collect();
         self.results.finish(&self.config, end, member_stats, self.events.pushed(), self.truncated.take())
+    }
+}
+
+impl Simulation {
+    /// Extrapolates each unfinished rebuild over the rebuilt drive's zones: time per sector
+    /// goes as 1 / sectors per track (one revolution reads a track), so the rate measured over
+    /// the outer zones done is carried to each zone still to come, capped at md's
+    /// `speed_limit_max`. A rebuild md held at `speed_limit_min` (foreground I/O: the measured
+    /// rate within a quarter of it) runs at that limit whatever the zone: no estimate here.
+    fn estimate_rebuilds(&mut self, end: Nanos) {
+        let limits = self.config.rebuild;
+        let md = matches!(self.config.controller, ControllerConfig::Md(_));
+        for index in 0..self.results.rebuilds.len() {
+            let rebuild = &self.results.rebuilds[index];
+            if rebuild.end_ns.is_some() || rebuild.done_sectors == 0 {
+                continue;
+            }
+            let elapsed = end.saturating_sub(rebuild.start_ns) as f64;
+            let member = &self.members[rebuild.member as usize];
+            let AnyDrive::Hdd(hdd) = &member.drive else { continue };
+            let sectors_per_ns = rebuild.done_sectors as f64 / elapsed.max(1.0);
+            let min_limit = limits.speed_limit_min_kib_s as f64 * 2.0 / 1e9;
+            if md && sectors_per_ns <= 1.25 * min_limit {
+                continue;
+            }
+            let floor_ns = if md { 1e9 / (limits.speed_limit_max_kib_s as f64 * 2.0) } else { 0.0 };
+            // (A rebuild started part-way, `start_sector`, has done the sectors after it.)
+            let (offset, total) = (member.lba_offset, rebuild.total_sectors);
+            let (start, done) = (rebuild.start_sector, rebuild.start_sector + rebuild.done_sectors);
+            // Sectors of [from, to) (member sectors) in each zone, with the zone's sectors per track.
+            let spans = |from: u64, to: u64| -> Vec<(f64, f64)> {
+                hdd.geometry()
+                    .zones()
+                    .iter()
+                    .map(|z| {
+                        let (a, b) = (z.first_lba.max(offset + from), (z.first_lba + z.sectors).min(offset + to));
+                        (b.saturating_sub(a) as f64, z.spec.sectors_per_track as f64)
+                    })
+                    .collect()
+            };
+            let work_done: f64 = spans(start, done).iter().map(|&(n, spt)| n / spt).sum();
+            if work_done <= 0.0 {
+                continue;
+            }
+            let ns_per_work = elapsed / work_done;
+            let left: f64 = spans(done, total).iter().map(|&(n, spt)| n * (ns_per_work / spt).max(floor_ns)).sum();
+            self.results.rebuilds[index].estimated_duration_ns = Some((elapsed + left).round() as Nanos);
+        }
     }
 }
 
@@ -624,8 +756,28 @@ fn build_members(config: &SimConfig, drives: Vec<Box<dyn Drive>>) -> Vec<Member>
             if let AnyDrive::Hdd(hdd) = &mut drive {
                 hdd.share_seek_table(&mut seek_tables);
             }
-            let scheduler = sched::AnyScheduler::new(config.scheduler, config.queue_limits);
-            Member::new(scheduler, drive, config.data_offset_sectors, config.queue_limits.nr_requests)
+            let (scheduler, nr_requests, depth_cap) = match config.controller {
+                ControllerConfig::Md(_) => (
+                    sched::AnyScheduler::new(config.scheduler, config.queue_limits),
+                    config.queue_limits.nr_requests,
+                    config.queues.drive_queue_depth,
+                ),
+                // Behind a controller the host's scheduler runs on the logical drive
+                // (array_queue.rs); each drive's waiting commands are the firmware's, in its
+                // order, with no host tag limit; it keeps `commands_per_drive` on the drive.
+                ControllerConfig::Hardware(hw) => {
+                    let order = match hw.command_order {
+                        CommandOrder::Fifo => sched::SchedulerKind::None,
+                        CommandOrder::Elevator => sched::SchedulerKind::mq_deadline_default(),
+                    };
+                    let cap = match (hw.commands_per_drive, config.queues.drive_queue_depth) {
+                        (0, d) | (d, 0) => d,
+                        (c, d) => c.min(d),
+                    };
+                    (sched::AnyScheduler::new(order, config.queue_limits), 1 << 30, cap)
+                }
+            };
+            Member::new(scheduler, drive, config.data_offset_sectors, nr_requests, depth_cap)
         })
         .collect()
 }

@@ -165,6 +165,7 @@ impl Simulation {
             done_sectors: 0,
             total_sectors: end_sector,
             start_sector,
+            estimated_duration_ns: None,
         });
         self.planner.set_recovering(Some((member, start_sector)));
         self.rebuild = Some(RebuildState {

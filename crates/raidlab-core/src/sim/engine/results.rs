@@ -67,6 +67,8 @@ pub struct SeriesPoint {
     pub latency_ns_p50: Nanos,
     pub latency_ns_p99: Nanos,
     pub rebuild_pct: f64,
+    /// Bytes read and written in the second (steady-state bandwidth).
+    pub bytes: u64,
 }
 
 /// A rebuild (md recovery) of one member.
@@ -81,6 +83,10 @@ pub struct RebuildResult {
     pub total_sectors: u64,
     /// Where the rebuild started (`RebuildConfig::start_ppm`; 0 for a whole rebuild).
     pub start_sector: u64,
+    /// An unfinished rebuild's whole duration, extrapolated with the rebuilt drive's zone
+    /// rates (issue 20): the sectors left weigh by their zone's time per sector, so the slower
+    /// inner zones count as they will run. `None` when finished or the drive has no zones.
+    pub estimated_duration_ns: Option<Nanos>,
 }
 
 /// The array lost data: when, and which members were failed.
@@ -103,6 +109,8 @@ pub struct SimResult {
     /// Set when the run stopped at a bound before the workload ended.
     pub truncated: Option<String>,
     pub seed: u64,
+    /// When fio's steady-state criterion (`ss`) was met and the run ended (issue 20).
+    pub steady_state_ns: Option<Nanos>,
 }
 
 pub struct Recorder {
@@ -117,6 +125,8 @@ pub struct Recorder {
     last_completion: Vec<Nanos>,
     phases: Vec<PhaseResult>,
     series: Vec<SeriesPoint>,
+    /// When steady state was reached (fio `ss`).
+    pub steady_at: Option<Nanos>,
     window_latencies: Vec<Nanos>,
     window: SeriesPoint,
     pub rebuilds: Vec<RebuildResult>,
@@ -124,7 +134,7 @@ pub struct Recorder {
 }
 
 fn empty_window(start_ns: Nanos) -> SeriesPoint {
-    SeriesPoint { start_ns, read_ios: 0, write_ios: 0, latency_ns_p50: 0, latency_ns_p99: 0, rebuild_pct: 0.0 }
+    SeriesPoint { start_ns, read_ios: 0, write_ios: 0, latency_ns_p50: 0, latency_ns_p99: 0, rebuild_pct: 0.0, bytes: 0 }
 }
 
 impl Recorder {
@@ -149,6 +159,7 @@ impl Recorder {
             jobs,
             phases: vec![first],
             series: Vec::new(),
+            steady_at: None,
             window_latencies: Vec::new(),
             window: empty_window(0),
             rebuilds: Vec::new(),
@@ -194,16 +205,39 @@ impl Recorder {
             HostOp::Read => {
                 read.record(bytes, latency);
                 self.window.read_ios += 1;
+                self.window.bytes += bytes;
             }
             HostOp::Write => {
                 write.record(bytes, latency);
                 self.window.write_ios += 1;
+                self.window.bytes += bytes;
             }
             HostOp::Flush => result.flush.record(bytes, latency),
         }
         if op != HostOp::Flush {
             self.window_latencies.push(latency);
         }
+    }
+
+    /// Seconds recorded in the series so far.
+    pub fn seconds(&self) -> usize {
+        self.series.len()
+    }
+
+    /// Checks fio's steady-state criterion on the seconds after its ramp; records `now` as the
+    /// time it was met.
+    pub fn steady_check(&mut self, ss: &crate::sim::steady::SteadyState, now: Nanos) -> bool {
+        let window: Vec<f64> = self
+            .series
+            .iter()
+            .filter(|p| p.start_ns >= ss.ramp_ns)
+            .map(|p| if ss.bandwidth() { p.bytes as f64 } else { (p.read_ios + p.write_ios) as f64 })
+            .collect();
+        let attained = ss.attained(&window);
+        if attained {
+            self.steady_at = Some(now);
+        }
+        attained
     }
 
     /// Closes every 1 s window that ended by `now`, stamping the rebuild progress.
@@ -249,6 +283,7 @@ impl Recorder {
             events,
             truncated,
             seed: config.seed,
+            steady_state_ns: self.steady_at,
         }
     }
 }

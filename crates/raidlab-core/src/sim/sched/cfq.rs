@@ -22,6 +22,15 @@
 //! - `quantum` (`cfq_may_dispatch`): with other queues waiting, the active queue may have at most
 //!   `quantum` requests in flight; the sole busy queue is not limited ("Sole queue user, no
 //!   limit").
+//! - Seeky queues (`cfq_update_io_seektime`, `CIC_SEEKY`): each sync queue keeps a weighted
+//!   mean of the distance from its last request's end to its next request's start (samples and
+//!   total decay by 7/8 per request, as the kernel's fixed-point means do; the distance clamped
+//!   to 4 × mean + 2 Mi sectors for the first samples, + 128 Ki after). With more than 80
+//!   samples' weight and a mean beyond 8 Ki sectors the queue is seeky and gets no idle window
+//!   (`cfq_update_idle_window`: `sample_valid(seek_samples) && CIC_SEEKY(cic)` → `enable_idle
+//!   = 0`, as from 2.6.33; 2.6.2x required `hw_tag` too, which a RAID controller's logical
+//!   drive has). Many random readers on one array device therefore share it instead of each
+//!   holding it idle in turn: CFQ stays near deadline there.
 //! - Flushes bypass the elevator (block/blk-flush.c; the legacy request queue's `queue_head`
 //!   is served before the elevator), so they dispatch first, even while idling.
 //!
@@ -33,7 +42,7 @@
 //!
 //! Not modelled: I/O priorities and classes, cgroups/groups and group idling, workload classes
 //! (sync-noidle/async shares, `target_latency`/`low_latency` slice scaling), the think-time and
-//! seekiness heuristics that turn idling off, close cooperators, `back_seek_max`/penalty,
+//! think-time heuristic that turns idling off, close cooperators, `back_seek_max`/penalty,
 //! `fifo_expire_sync`/`_async` checks, `slice_async_rq`, holding async dispatch while sync I/O is
 //! in flight, and starting a slice at the first completion (`slice_new`) rather than activation.
 
@@ -57,11 +66,45 @@ struct CfqQueue {
     in_flight: u32,
     /// On the round-robin ring (has requests and is not active).
     on_ring: bool,
+    /// Seek statistics (`cic->last_request_pos`, `seek_samples`, `seek_total`, `seek_mean`).
+    last_pos: u64,
+    seek_samples: u64,
+    seek_total: u64,
+    seek_mean: u64,
 }
+
+/// `CIC_SEEKY`: mean seek distance beyond 8 Ki sectors.
+const SEEKY_SECTORS: u64 = 8 * 1024;
 
 impl CfqQueue {
     fn new(sync: bool, thread: u32) -> CfqQueue {
-        CfqQueue { sorted: SortList::new(), sync, thread, in_flight: 0, on_ring: false }
+        CfqQueue {
+            sorted: SortList::new(),
+            sync,
+            thread,
+            in_flight: 0,
+            on_ring: false,
+            last_pos: 0,
+            seek_samples: 0,
+            seek_total: 0,
+            seek_mean: 0,
+        }
+    }
+
+    /// `cfq_update_io_seektime`: folds the distance to a new request into the mean.
+    fn seek_sample(&mut self, sector: u64, sectors: u32) {
+        let mut distance = sector.abs_diff(self.last_pos);
+        self.last_pos = sector + sectors as u64;
+        let clamp = if self.seek_samples <= 60 { 2 * 1024 * 1024 } else { 2 * 1024 * 64 };
+        distance = distance.min(self.seek_mean * 4 + clamp);
+        self.seek_samples = (7 * self.seek_samples + 256) / 8;
+        self.seek_total = (7 * self.seek_total + 256 * distance) / 8;
+        self.seek_mean = (self.seek_total + self.seek_samples / 2) / self.seek_samples;
+    }
+
+    /// `sample_valid(seek_samples) && CIC_SEEKY(cic)`.
+    fn seeky(&self) -> bool {
+        self.seek_samples > 80 && self.seek_mean > SEEKY_SECTORS
     }
 }
 
@@ -180,6 +223,12 @@ impl Cfq {
         }
     }
 
+    /// Whether the queue idles when it runs dry (`cfq_cfqq_idle_window`).
+    fn idles(&self, q: u32) -> bool {
+        let queue = &self.queues[q as usize];
+        queue.sync && self.slice_idle > 0 && !queue.seeky()
+    }
+
     fn dispatch_from(&mut self, q: u32, merged_ids: &mut Vec<u64>) -> Dispatch {
         let queue = &mut self.queues[q as usize];
         let (key, slot) = match queue.sorted.first_from((self.head, 0)) {
@@ -202,6 +251,9 @@ impl Scheduler for Cfq {
             Inserted::New(slot) => {
                 let seq = self.pool.node(slot).seq;
                 let queue = &mut self.queues[q as usize];
+                if queue.sync {
+                    queue.seek_sample(request.sector, request.sectors);
+                }
                 assert!(queue.sorted.insert((request.sector, seq), slot).is_none(), "duplicate sort key");
                 if !queue.on_ring && self.active != Some(q) {
                     queue.on_ring = true;
@@ -274,7 +326,7 @@ impl Scheduler for Cfq {
                 self.expire();
                 continue;
             }
-            if queue.sync && self.slice_idle > 0 && queue.in_flight > 0 {
+            if queue.in_flight > 0 && self.idles(active) {
                 // Wait for the in-flight requests; the last completion arms the idle timer.
                 return None;
             }
@@ -306,14 +358,8 @@ impl Scheduler for Cfq {
             "completion for queue {q} (thread {thread}, sync {sync}) with nothing in flight"
         );
         queue.in_flight -= 1;
-        if self.active == Some(q)
-            && queue.sync
-            && queue.in_flight == 0
-            && queue.sorted.is_empty()
-            && self.slice_idle > 0
-            && now < self.slice_end
-            && self.idle_until.is_none()
-        {
+        let dry = queue.in_flight == 0 && queue.sorted.is_empty();
+        if self.active == Some(q) && dry && now < self.slice_end && self.idle_until.is_none() && self.idles(q) {
             self.idle_until = Some(now + self.slice_idle);
         }
     }

@@ -1,0 +1,165 @@
+//! A hardware RAID controller's settings: its cache and policies, the commands it keeps
+//! outstanding, and the ceilings of its processor, buses, XOR engine and cache memory.
+//!
+//! Zero means "no limit" for every ceiling and command limit, so the generic controller (`hw`)
+//! keeps only its cache: presets (python/raidlab/controllers.py) set the rest, with sources.
+
+use crate::time::Nanos;
+
+/// What the controller does with host writes (LSI's "Write Policy").
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WritePolicy {
+    /// Write-back while a BBU protects the cache, write-through without one (LSI "Write Back";
+    /// the firmware falls back to write-through when the battery is missing or bad).
+    WriteBack,
+    /// Every write goes to the drives before it is acknowledged.
+    WriteThrough,
+    /// Write-back even without a BBU (LSI "Always Write Back", "write back without BBU").
+    AlwaysWriteBack,
+}
+
+/// When the controller reads ahead of host reads (LSI "Read Policy": No Read Ahead, Read
+/// Ahead, Adaptive Read Ahead).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ReadAheadPolicy {
+    None,
+    /// After every read that misses the cache, the rest of its row and the next.
+    Always,
+    /// Only after a read that follows the last one sequentially.
+    Adaptive,
+}
+
+/// Which copy of mirrored data (RAID1/10) a read goes to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MirrorReads {
+    /// md-like heuristics (sequential stickiness, then the idlest or nearest copy).
+    Nearest,
+    /// Always the primary (first live) copy.
+    Primary,
+    /// Alternate between the live copies.
+    RoundRobin,
+    /// The copy whose drive has the fewest commands outstanding.
+    LeastOutstanding,
+}
+
+/// How the controller orders commands waiting for a drive beyond those it keeps outstanding.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CommandOrder {
+    /// Arrival order (with merging of contiguous commands).
+    Fifo,
+    /// Elevator sorting (LSI MegaRAID manual: "elevator sorting and concatenation of requests
+    /// per SCSI channel").
+    Elevator,
+}
+
+/// A hardware RAID controller.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct HwConfig {
+    pub cache_bytes: u64,
+    /// With a BBU the cache runs write-back; without one, write-through.
+    pub bbu: bool,
+    pub read_ahead: bool,
+    /// Controller firmware time per host command.
+    pub command_overhead_ns: Nanos,
+    /// Host-to-cache copy rate.
+    pub cache_bytes_per_second: u64,
+    /// Destaging starts when dirty data exceeds this fraction of the cache (high watermark).
+    pub destage_start_fraction: f64,
+    /// Destage operations the controller keeps in flight.
+    pub destage_concurrency: u32,
+
+    // ---- issue 20: policies, firmware queues and ceilings (0 = no limit) ----
+    pub write_policy: WritePolicy,
+    /// Overrides `read_ahead` unless `None` (then `read_ahead` on means adaptive).
+    pub read_ahead_policy: ReadAheadPolicy,
+    pub mirror_reads: MirrorReads,
+    /// Once destaging, it goes on until dirty data is at or below this fraction (low
+    /// watermark); a low watermark above the high one acts as the high one.
+    pub destage_stop_fraction: f64,
+    /// Commands the firmware keeps outstanding on one drive (0: the drive's own queue depth).
+    pub commands_per_drive: u32,
+    /// Commands the firmware keeps outstanding on all drives together (0: no limit).
+    pub commands_total: u32,
+    pub command_order: CommandOrder,
+    /// The logical drive's queue depth the driver gives the host (SCSI `cmd_per_lun`).
+    pub host_queue_depth: u32,
+    /// Host commands the controller's processor handles per second.
+    pub command_iops: u64,
+    /// Host link (PCI-X / PCIe) bandwidth.
+    pub host_link_bytes_per_second: u64,
+    /// Device-side buses shared by the drives on them (parallel SCSI channels); 0 channels or 0
+    /// bandwidth: each drive has its own link (SAS/SATA lanes) and no shared bus.
+    pub channels: u32,
+    pub channel_bytes_per_second: u64,
+    /// Parity (XOR/P+Q) engine rate over the bytes it reads or writes.
+    pub xor_bytes_per_second: u64,
+    /// Cache memory bandwidth every byte through the cache uses.
+    pub cache_memory_bytes_per_second: u64,
+    /// Share of the cache holding data read from the drives (later reads of it hit); the rest
+    /// holds writes. At most 0.9 so writes keep room.
+    pub read_cache_fraction: f64,
+}
+
+impl Default for HwConfig {
+    fn default() -> HwConfig {
+        HwConfig {
+            cache_bytes: 256 << 20,
+            bbu: true,
+            read_ahead: false,
+            command_overhead_ns: 30_000,
+            cache_bytes_per_second: 1_000_000_000,
+            destage_start_fraction: 0.10,
+            destage_concurrency: 16,
+            write_policy: WritePolicy::WriteBack,
+            read_ahead_policy: ReadAheadPolicy::None,
+            mirror_reads: MirrorReads::Nearest,
+            destage_stop_fraction: 0.10,
+            commands_per_drive: 0,
+            commands_total: 0,
+            command_order: CommandOrder::Fifo,
+            host_queue_depth: 0,
+            command_iops: 0,
+            host_link_bytes_per_second: 0,
+            channels: 0,
+            channel_bytes_per_second: 0,
+            xor_bytes_per_second: 0,
+            cache_memory_bytes_per_second: 0,
+            read_cache_fraction: 0.0,
+        }
+    }
+}
+
+impl HwConfig {
+    /// Whether writes are acknowledged from the cache.
+    pub fn write_back(&self) -> bool {
+        self.cache_bytes > 0
+            && match self.write_policy {
+                WritePolicy::WriteBack => self.bbu,
+                WritePolicy::WriteThrough => false,
+                WritePolicy::AlwaysWriteBack => true,
+            }
+    }
+
+    /// The read-ahead in effect.
+    pub fn read_ahead_mode(&self) -> ReadAheadPolicy {
+        match (self.read_ahead_policy, self.read_ahead) {
+            (ReadAheadPolicy::None, true) => ReadAheadPolicy::Adaptive,
+            (policy, _) => policy,
+        }
+    }
+
+    /// Checks the fractions and the channel settings.
+    pub fn validate(&self) -> crate::error::Result<()> {
+        let bad = |m: String| Err(crate::error::Error::new(crate::error::ErrorKind::InvalidConfig, m));
+        if !(0.0..=1.0).contains(&self.destage_start_fraction) || !(0.0..=1.0).contains(&self.destage_stop_fraction) {
+            return bad("destage watermarks must be fractions of the cache, 0 to 1".into());
+        }
+        if !(0.0..=0.9).contains(&self.read_cache_fraction) {
+            return bad(format!("read cache share {} must be 0 to 0.9 of the cache", self.read_cache_fraction));
+        }
+        if self.destage_concurrency == 0 || self.cache_bytes_per_second == 0 {
+            return bad("destage_concurrency and the cache copy rate must be positive".into());
+        }
+        Ok(())
+    }
+}

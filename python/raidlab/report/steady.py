@@ -1,0 +1,68 @@
+"""Steady-state figures of a run (issue 20).
+
+fio's own criterion (``ss``, ``ss_dur``, ``ss_ramp``; fio steadystate.c) ends a job once met and
+the core stops the run there (crates/raidlab-core/src/sim/steady.rs); its section in the
+document says when. Runs without ``ss`` are judged here on their 1 s series with
+:data:`DEFAULT_CRITERION`, so ``compare`` and ``plan`` can report the rate after the warm-up
+(a controller's cache filling, a drive's write cache, an SSD running out of clean blocks)
+instead of averages the warm-up inflates, and say so.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Dict, List, Optional, Sequence
+
+#: fio-style criterion used when the workload sets none: the first 10 s window whose IOPS
+#: least-squares slope is within 1 % of the window's mean per second (fio: ss=iops_slope:1%,
+#: ss_dur=10). fio's documentation suggests 0.1 % over longer windows; 1 s samples of a
+#: simulated random workload carry a few per cent of counting noise, so 10 s at 1 % keeps false
+#: "not yet" answers rare while a cache filling (tens of per cent over seconds) is never steady.
+DEFAULT_WINDOW_S = 10
+DEFAULT_SLOPE_PCT = 1.0
+DEFAULT_CRITERION = f"iops_slope:{DEFAULT_SLOPE_PCT:g}% over {DEFAULT_WINDOW_S} s"
+
+
+def _slope_pct(values: Sequence[float]) -> Optional[float]:
+    n = len(values)
+    mean = sum(values) / n
+    if mean <= 0:
+        return None
+    x_mean = (n - 1) / 2
+    sxy = sum((i - x_mean) * (v - mean) for i, v in enumerate(values))
+    sxx = sum((i - x_mean) ** 2 for i in range(n))
+    return 100.0 * abs(sxy / sxx) / mean if sxx else 0.0
+
+
+def iops_series(document: Dict[str, Any]) -> List[float]:
+    """IOPS of each whole simulated second (reads and writes)."""
+    return [point["read_iops"] + point["write_iops"] for point in document.get("timeline") or []]
+
+
+def steady_state(document: Dict[str, Any], window_s: int = DEFAULT_WINDOW_S,
+                 slope_pct: float = DEFAULT_SLOPE_PCT) -> Optional[Dict[str, Any]]:
+    """``{"from_s", "iops", "criterion"}``: the rate from the start of the first window that
+    meets the criterion to the end of the run; None if no window does (or the run is shorter
+    than one)."""
+    series = iops_series(document)
+    for start in range(0, len(series) - window_s + 1):
+        slope = _slope_pct(series[start:start + window_s])
+        if slope is not None and slope <= slope_pct:
+            rest = series[start:]
+            return {"from_s": float(start), "iops": sum(rest) / len(rest), "criterion": DEFAULT_CRITERION}
+    return None
+
+
+def scale(document: Dict[str, Any], iops: float, mib_s: float) -> Dict[str, Any]:
+    """Whole-run IOPS and MiB/s replaced by their steady-state values when there is a steady
+    state (MiB/s scaled with IOPS: the block sizes do not change); ``steady_from_s`` says from
+    when (None: whole-run averages)."""
+    found = document.get("steady_state") if "steady_state" in document else steady_state(document)
+    if not found or not found.get("attained") or not found.get("iops") or iops <= 0:
+        return {"iops": iops, "mib_s": mib_s, "steady_from_s": None}
+    ratio = found["iops"] / iops
+    return {"iops": found["iops"], "mib_s": mib_s * ratio, "steady_from_s": found["from_s"]}
+
+
+NOTE = (f"IOPS and MiB/s are steady-state figures: from the first {DEFAULT_WINDOW_S} s window whose IOPS "
+        f"slope is within {DEFAULT_SLOPE_PCT:g}%/s of its mean (fio ss=iops_slope:{DEFAULT_SLOPE_PCT:g}%, "
+        f"ss_dur={DEFAULT_WINDOW_S}) to the end of the run; runs that never settle show whole-run averages")
