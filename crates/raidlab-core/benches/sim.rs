@@ -50,6 +50,7 @@ fn config(level: Level) -> (SimConfig, DriveChoice) {
         max_events: u64::MAX,
         timeline: vec![],
         rebuild: raidlab_core::sim::engine::RebuildConfig::default(),
+        page_cache: Default::default(),
     };
     (config, drive)
 }

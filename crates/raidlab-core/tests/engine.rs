@@ -56,6 +56,7 @@ fn config(level: Level, layout: Option<&str>, devices: usize, job: Job, controll
         max_events: 50_000_000,
         timeline: vec![],
         rebuild: raidlab_core::sim::engine::RebuildConfig::default(),
+        page_cache: Default::default(),
     }
 }
 

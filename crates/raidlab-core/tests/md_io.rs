@@ -230,6 +230,7 @@ fn pinned_run(level: Level, layout: Option<&str>, controller: ControllerConfig) 
         max_events: 50_000_000,
         timeline: vec![],
         rebuild: RebuildConfig::default(),
+        page_cache: Default::default(),
     };
     let drives = (0..6).map(|i| drive.build(Prng::derive(config.seed, "drive", i), None)).collect();
     fingerprint(&Simulation::new(config, drives).unwrap().run())

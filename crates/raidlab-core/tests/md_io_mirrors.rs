@@ -239,6 +239,7 @@ fn small_md(level: Level, layout: Option<&str>, devices: usize, member_kib: u64,
         max_events: 50_000_000,
         timeline: vec![],
         rebuild: RebuildConfig::default(),
+        page_cache: Default::default(),
     }
 }
 

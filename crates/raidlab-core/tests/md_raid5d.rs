@@ -29,6 +29,7 @@ fn run(preset: &str, level: Level, job: Job, md: MdConfig) -> SimResult {
         max_events: u64::MAX,
         timeline: vec![],
         rebuild: RebuildConfig::default(),
+        page_cache: Default::default(),
     };
     let drives = (0..DEVICES).map(|i| drive.build(Prng::derive(1, "drive", i as u64), None)).collect();
     Simulation::new(config, drives).unwrap().run()

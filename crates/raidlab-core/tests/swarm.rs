@@ -145,6 +145,7 @@ fn run_one(seed: u64) {
         max_events: 300_000,
         timeline,
         rebuild,
+        page_cache: Default::default(),
     };
     let write_cache = matches!(config.controller, ControllerConfig::Hardware(_)).then_some(false);
     let drives = (0..array.devices()).map(|i| drive.build(Prng::derive(seed, "drive", i as u64), write_cache)).collect();

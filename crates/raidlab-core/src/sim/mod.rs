@@ -4,6 +4,7 @@ pub mod engine;
 pub mod histogram;
 pub mod md;
 pub mod offsets;
+pub mod pagecache;
 pub mod sched;
 pub mod workload;
 

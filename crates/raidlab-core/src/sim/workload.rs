@@ -75,6 +75,14 @@ pub struct Job {
     /// Per-thread cap on bytes (0 = none; without time_based a job stops after `size` bytes).
     pub io_bytes: u64,
     pub block_align_bytes: u64,
+    // Buffered I/O (the page cache, `sim::pagecache`).
+    /// Through the host's page cache (fio `direct=0`, sysbench without O_DIRECT); false is
+    /// O_DIRECT. The core's default job is direct (its tests model the array); the Python front
+    /// end sets fio's own default, buffered.
+    pub buffered: bool,
+    /// The file's cached pages are dropped before the job starts (fio `invalidate=1`, its
+    /// default); false keeps them: the job starts with its region in the cache.
+    pub invalidate: bool,
 }
 
 impl Default for Job {
@@ -106,6 +114,8 @@ impl Default for Job {
             total_ios: 0,
             io_bytes: 0,
             block_align_bytes: 4096,
+            buffered: false,
+            invalidate: true,
         }
     }
 }

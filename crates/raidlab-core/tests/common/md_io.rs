@@ -194,6 +194,7 @@ pub fn base_config(case: &Value, workload: Workload) -> SimConfig {
         max_events: 200_000_000,
         timeline: vec![],
         rebuild: RebuildConfig::default(),
+        page_cache: Default::default(),
     }
 }
 

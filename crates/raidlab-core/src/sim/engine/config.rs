@@ -5,6 +5,7 @@ use crate::layout::ArraySpec;
 use crate::plan::{ReadBalance, RmwLevel};
 use crate::sim::md::stripe_cache::BYPASS_THRESHOLD;
 use crate::sim::md::Raid5dCpu;
+use crate::sim::pagecache::PageCacheConfig;
 use crate::sim::sched::{QueueLimits, SchedulerKind};
 use crate::sim::workload::Workload;
 use crate::time::Nanos;
@@ -102,6 +103,8 @@ pub struct SimConfig {
     /// Failures and replacements during the run, in time order.
     pub timeline: Vec<ArrayEvent>,
     pub rebuild: RebuildConfig,
+    /// The host's page cache, used by buffered jobs.
+    pub page_cache: PageCacheConfig,
 }
 
 /// Something that happens to the array at a point in simulated time.

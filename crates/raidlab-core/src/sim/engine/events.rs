@@ -21,6 +21,8 @@ pub enum Event {
     Raid5d,
     /// raid5d's pass finished handling its heads: their member I/O leaves md.
     Raid5dDone,
+    /// The page cache's flusher wakes (kupdate, every dirty_writeback_centisecs).
+    PageCacheTimer,
 }
 
 /// A min-heap of events keyed by `(time, sequence)` packed into one `u128`, so each comparison

@@ -2,6 +2,7 @@
 //! hardware controller), whose plans become block requests in each member's scheduler and
 //! commands to each drive. Time is integer nanoseconds; events are ordered by (time, sequence).
 
+mod buffered;
 mod cache;
 pub mod config;
 mod events;
@@ -31,7 +32,7 @@ use events::{Event, EventQueue};
 use host::{HostIntent, JobState};
 use members::Member;
 use slab::Slab;
-use std::collections::VecDeque;
+use std::collections::{HashMap, VecDeque};
 
 /// Who is waiting for an array operation.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -124,6 +125,11 @@ pub struct Simulation {
     foreground_sectors: u64,
     /// Non-rebuild member commands completed (a controller's rebuild share).
     foreground_ios: u64,
+    // The host's page cache (buffered jobs only).
+    page_cache: Option<crate::sim::pagecache::PageCache>,
+    page_cache_bios: Vec<crate::sim::pagecache::Bio>,
+    /// fsyncs in flight: files each still waits for.
+    page_cache_syncs: HashMap<u32, u32>,
 }
 
 impl Simulation {
@@ -158,6 +164,8 @@ impl Simulation {
         let planner = Planner::new(array.clone(), &config.failed, rmw_level)?;
         let members = build_members(&config, drives);
         let jobs = build_jobs(&config, &array)?;
+        let regions: Vec<_> = jobs.iter().map(|j| (j.job.clone(), j.region)).collect();
+        let page_cache = buffered::build_page_cache(&config, &array, &regions);
         let stripe_heads_free = match config.controller {
             ControllerConfig::Md(md) if is_parity(&array) => md.stripe_cache_entries,
             _ => u32::MAX,
@@ -214,6 +222,9 @@ impl Simulation {
             rebuild: None,
             foreground_sectors: 0,
             foreground_ios: 0,
+            page_cache,
+            page_cache_bios: Vec::new(),
+            page_cache_syncs: HashMap::new(),
             config,
         })
     }
@@ -299,6 +310,7 @@ impl Simulation {
             Event::RebuildTimer => self.rebuild_timer(),
             Event::Raid5d => self.raid5d(),
             Event::Raid5dDone => self.raid5d_done(),
+            Event::PageCacheTimer => self.page_cache_timer(),
         }
     }
 
@@ -344,12 +356,23 @@ impl Simulation {
         assert!(intent.op == HostOp::Flush || (sectors > 0 && intent.bytes % SECTOR_BYTES == 0));
         let io = HostIo { job, thread, op: intent.op, sector, sectors, issued_at: self.now };
         let id = self.host_ios.insert(io);
+        if self.page_cache.is_some() && self.jobs[job as usize].job.buffered {
+            self.buffered_submit(id);
+        } else {
+            self.route_host(id);
+        }
+    }
+
+    /// Sends a host I/O (a job's O_DIRECT I/O, or a page-cache bio) to the array's front end.
+    fn route_host(&mut self, id: u32) {
+        let io = self.host_ios.get(id);
+        let (op, sector, sectors, thread) = (io.op, io.sector, io.sectors, io.thread);
         if self.cache.is_some() {
             self.cache_submit(id);
-        } else if intent.op == HostOp::Write && self.stripes.is_some() {
+        } else if op == HostOp::Write && self.stripes.is_some() {
             self.md_write(id);
         } else {
-            self.submit_array(Owner::Host(id), intent.op, sector, sectors, thread);
+            self.submit_array(Owner::Host(id), op, sector, sectors, thread);
         }
     }
 
@@ -541,6 +564,10 @@ impl Simulation {
     }
 
     fn host_complete(&mut self, id: u32) {
+        if self.host_ios.get(id).job == buffered::KERNEL_JOB {
+            self.page_cache_bio_done(id);
+            return;
+        }
         let io = self.host_ios.remove(id);
         let pct = self.rebuild_pct();
         self.results.close_windows(self.now, pct);
@@ -603,7 +630,14 @@ impl Simulation {
             member.finish(end);
         }
         let member_stats = self.members.iter().map(|m| m.stats.clone()).collect();
-        self.results.finish(&self.config, end, member_stats, self.events.pushed(), self.truncated.take())
+        let mut result = self.results.finish(&self.config, end, member_stats, self.events.pushed(), self.truncated.take());
+        result.page_cache = self.page_cache.as_ref().map(|cache| cache.stats());
+        result
+    }
+
+    /// The page cache, if the run has one (tests call its `check()` between steps).
+    pub fn page_cache(&self) -> Option<&crate::sim::pagecache::PageCache> {
+        self.page_cache.as_ref()
     }
 }
 
