@@ -3,7 +3,7 @@
 //! 4 KiB page (the kernel keeps one `struct page` per page in the file's xarray; the simulator
 //! needs only what those pages' flags say).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 /// A page's state: the page flags that matter here (include/linux/page-flags.h).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -42,6 +42,12 @@ pub type Counts = [i64; 4];
 pub struct Extents {
     runs: BTreeMap<u64, Run>,
     counts: [u64; 4],
+    /// Starts of dirty runs (the flusher finds the next dirty page without walking clean ones:
+    /// the kernel's PAGECACHE_TAG_DIRTY on the xarray).
+    dirty: BTreeSet<u64>,
+    /// Dirty and writeback runs by (stamp, start): fsync asks whether any page dirtied before
+    /// it began is still unstable.
+    unstable: BTreeSet<(u64, u64)>,
 }
 
 impl Extents {
@@ -98,6 +104,12 @@ impl Extents {
     /// returned). Returns the change in page counts.
     pub fn set(&mut self, start: u64, end: u64, f: impl Fn(Option<(PageState, u64)>) -> Option<(PageState, u64)>) -> Counts {
         assert!(start < end, "an empty page range");
+        // Pages of one run that `f` leaves as they are (a rewrite of dirty pages, a hit).
+        if let Some((_, run)) = self.runs.range(..=start).next_back() {
+            if run.end >= end && f(Some((run.state, run.stamp))) == Some((run.state, run.stamp)) {
+                return [0; 4];
+            }
+        }
         if let Some(delta) = self.append(start, end, &f) {
             return delta;
         }
@@ -111,7 +123,7 @@ impl Extents {
             if s > at {
                 pieces.push((at, s, f(None)));
             }
-            self.runs.remove(&s);
+            self.remove_run(s);
             delta[run.state.index()] -= (run.end - s) as i64;
             pieces.push((s, run.end, f(Some((run.state, run.stamp)))));
             at = run.end;
@@ -122,7 +134,7 @@ impl Extents {
         for (s, e, new) in pieces {
             if let Some((state, stamp)) = new {
                 delta[state.index()] += (e - s) as i64;
-                self.runs.insert(s, Run { end: e, state, stamp });
+                self.insert_run(s, Run { end: e, state, stamp });
             }
         }
         self.apply(delta);
@@ -136,29 +148,72 @@ impl Extents {
         if self.runs.range(start..end).next().is_some() {
             return None;
         }
-        let (_, prev) = self.runs.range_mut(..start).next_back()?;
+        let (&prev_start, &prev) = self.runs.range(..start).next_back()?;
         if prev.end != start {
             return None;
         }
         // The whole range is absent: `f` is asked about absent pages only now.
         let (state, stamp) = f(None)?;
-        if !mergeable(prev, state, stamp) {
+        if !mergeable(&prev, state, stamp) {
             return None;
         }
-        prev.end = end;
-        prev.stamp = prev.stamp.min(stamp);
+        let mut grown = Run { end, state, stamp: prev.stamp.min(stamp) };
+        if let Some((&next_start, &next)) = self.runs.range(end..).next() {
+            if next_start == end && mergeable(&next, state, stamp) {
+                self.remove_run(next_start);
+                grown = Run { end: next.end, state, stamp: grown.stamp.min(next.stamp) };
+            }
+        }
+        if grown.stamp == prev.stamp {
+            self.runs.get_mut(&prev_start).expect("present").end = grown.end;
+        } else {
+            self.remove_run(prev_start);
+            self.insert_run(prev_start, grown);
+        }
         let mut delta = [0i64; 4];
         delta[state.index()] = (end - start) as i64;
         self.apply(delta);
-        if let Some((&next_start, &next)) = self.runs.range(end..).next() {
-            if next_start == end && mergeable(&next, state, stamp) {
-                self.runs.remove(&next_start);
-                let (_, prev) = self.runs.range_mut(..start).next_back().expect("just grown");
-                prev.end = next.end;
-                prev.stamp = prev.stamp.min(next.stamp);
+        Some(delta)
+    }
+
+    fn insert_run(&mut self, start: u64, run: Run) {
+        self.index(start, &run, true);
+        self.runs.insert(start, run);
+    }
+
+    fn remove_run(&mut self, start: u64) -> Run {
+        let run = self.runs.remove(&start).expect("a run starts there");
+        self.index(start, &run, false);
+        run
+    }
+
+    fn index(&mut self, start: u64, run: &Run, add: bool) {
+        if run.state == PageState::Dirty {
+            if add { self.dirty.insert(start) } else { self.dirty.remove(&start) };
+        }
+        if matches!(run.state, PageState::Dirty | PageState::Writeback) {
+            if add { self.unstable.insert((run.stamp, start)) } else { self.unstable.remove(&(run.stamp, start)) };
+        }
+    }
+
+    /// The first dirty page range at or after `page` and before `end`.
+    pub fn next_dirty(&self, page: u64, end: u64) -> Option<(u64, u64)> {
+        if page >= end {
+            return None;
+        }
+        if let Some((_, run)) = self.runs.range(..=page).next_back() {
+            if run.state == PageState::Dirty && run.end > page {
+                return Some((page, run.end.min(end)));
             }
         }
-        Some(delta)
+        let &s = self.dirty.range(page..end).next()?;
+        Some((s, self.runs[&s].end.min(end)))
+    }
+
+    /// Whether any page of `[start, end)` stamped at or before `since` is dirty or under
+    /// writeback.
+    pub fn unstable_since(&self, start: u64, end: u64, since: u64) -> bool {
+        self.unstable.range(..=(since, u64::MAX)).any(|&(_, s)| s < end && self.runs[&s].end > start)
     }
 
     fn apply(&mut self, delta: Counts) {
@@ -172,7 +227,7 @@ impl Extents {
         if run.end > page {
             let tail = Run { end: run.end, ..*run };
             run.end = page;
-            self.runs.insert(page, tail);
+            self.insert_run(page, tail);
         }
     }
 
@@ -186,10 +241,9 @@ impl Extents {
             if let Some(c) = current {
                 let head = self.runs[&c];
                 if head.end == key && mergeable(&head, run.state, run.stamp) {
-                    self.runs.remove(&key);
-                    let head = self.runs.get_mut(&c).expect("present");
-                    head.end = run.end;
-                    head.stamp = head.stamp.min(run.stamp);
+                    self.remove_run(key);
+                    self.remove_run(c);
+                    self.insert_run(c, Run { end: run.end, state: run.state, stamp: head.stamp.min(run.stamp) });
                     continue;
                 }
             }
@@ -211,6 +265,12 @@ impl Extents {
             prev = Some((s, *run));
         }
         assert_eq!(counts, self.counts, "page counts drifted");
+        let dirty = self.runs.iter().filter(|(_, r)| r.state == PageState::Dirty).count();
+        let unstable = self.runs.iter().filter(|(_, r)| matches!(r.state, PageState::Dirty | PageState::Writeback)).count();
+        assert_eq!((dirty, unstable), (self.dirty.len(), self.unstable.len()), "run indexes drifted");
+        for &(stamp, start) in &self.unstable {
+            assert_eq!(self.runs[&start].stamp, stamp, "unstable index stale at page {start}");
+        }
     }
 }
 

@@ -41,8 +41,7 @@ impl PageCache {
         for i in 0..self.syncs.len() {
             let file = self.syncs[i].file;
             let end = self.files[&file].end;
-            let first = self.pages.overlapping(file, end).find(|(_, _, r)| r.state == PageState::Dirty);
-            if let Some((s, e, _)) = first {
+            if let Some((s, e)) = self.pages.next_dirty(file, end) {
                 return Some(self.start_writeback(s, e, true));
             }
         }
@@ -55,9 +54,8 @@ impl PageCache {
     fn cyclic_bio(&mut self, file: u64, now: Nanos) -> Bio {
         let f = &self.files[&file];
         let (index, end) = (f.writeback_index, f.end);
-        let dirty = |(_, _, r): &(u64, u64, super::extents::Run)| r.state == PageState::Dirty;
-        let found = self.pages.overlapping(index, end).find(dirty).or_else(|| self.pages.overlapping(file, index).find(dirty));
-        let (s, e, _) = found.expect("a file with dirty pages has a dirty run");
+        let found = self.pages.next_dirty(index, end).or_else(|| self.pages.next_dirty(file, index));
+        let (s, e) = found.expect("a file with dirty pages has a dirty run");
         let bio = self.start_writeback(s, e, false);
         let f = self.files.get_mut(&file).expect("declared");
         f.writeback_index = bio.start_page + bio.pages;
@@ -139,9 +137,7 @@ impl PageCache {
         if f.dirty + f.writeback == 0 {
             return true;
         }
-        !self.pages.overlapping(wait.file, f.end).any(|(_, _, r)| {
-            matches!(r.state, PageState::Dirty | PageState::Writeback) && r.stamp <= wait.since
-        })
+        !self.pages.unstable_since(wait.file, f.end, wait.since)
     }
 
     /// The kupdate timer fired (every dirty_writeback_centisecs while anything is dirty);
