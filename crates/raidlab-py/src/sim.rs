@@ -15,6 +15,7 @@ use raidlab_core::sim::engine::{
     SimResult, Simulation, MAX_SIM_TIME_NS,
 };
 use raidlab_core::sim::histogram::Histogram;
+use raidlab_core::sim::pagecache::PageCacheConfig;
 use raidlab_core::sim::sched::{QueueLimits, SchedulerKind};
 use raidlab_core::sim::workload::{Cursor, Distribution, FsyncScope, Job, MixChoice, Workload};
 
@@ -69,6 +70,12 @@ fn job_from(dict: &Bound<'_, PyDict>, sysbench: bool) -> PyResult<Job> {
         total_ios: field(dict, "total_ios")?,
         io_bytes: field(dict, "io_bytes")?,
         block_align_bytes: field(dict, "block_align_bytes")?,
+        // Buffered I/O: O_DIRECT off means through the page cache.
+        buffered: !field::<bool>(dict, "direct")?,
+        invalidate: match dict.get_item("invalidate")? {
+            Some(value) => value.extract()?,
+            None => true,
+        },
     })
 }
 
@@ -194,6 +201,26 @@ fn rebuild_from(config: &Bound<'_, PyDict>) -> PyResult<RebuildConfig> {
     Ok(rebuild)
 }
 
+/// The host's page cache (`page_cache` dict; the core's defaults without one).
+fn page_cache_from(config: &Bound<'_, PyDict>) -> PyResult<PageCacheConfig> {
+    let Some(dict) = config.get_item("page_cache")? else { return Ok(PageCacheConfig::default()) };
+    let dict = dict.downcast_into::<PyDict>().map_err(|_| config_error("'page_cache' must be a dict".into()))?;
+    let defaults = PageCacheConfig::default();
+    let page_cache = PageCacheConfig {
+        ram_bytes: field(&dict, "ram_bytes")?,
+        dirty_ratio_pct: field(&dict, "dirty_ratio_pct")?,
+        dirty_background_ratio_pct: field(&dict, "dirty_background_ratio_pct")?,
+        dirty_bytes: field(&dict, "dirty_bytes")?,
+        dirty_background_bytes: field(&dict, "dirty_background_bytes")?,
+        dirty_expire_ns: field(&dict, "dirty_expire_ns")?,
+        dirty_writeback_ns: field(&dict, "dirty_writeback_ns")?,
+        read_ahead_kib: field(&dict, "read_ahead_kib")?,
+        ..defaults
+    };
+    page_cache.validate().map_err(errors::to_py)?;
+    Ok(page_cache)
+}
+
 /// Builds the core configuration and one drive per member.
 fn build(config: &Bound<'_, PyDict>) -> PyResult<Simulation> {
     let array = sub(config, "array")?;
@@ -246,6 +273,7 @@ fn build(config: &Bound<'_, PyDict>) -> PyResult<Simulation> {
         max_events: field(config, "max_events")?,
         timeline: timeline_from(config)?,
         rebuild: rebuild_from(config)?,
+        page_cache: page_cache_from(config)?,
     };
     for event in &sim_config.timeline {
         let (ArrayEventKind::Fail(member) | ArrayEventKind::Replace(member)) = event.kind;
@@ -363,6 +391,20 @@ fn result_dict<'py>(py: Python<'py>, result: &SimResult) -> PyResult<Bound<'py, 
     dict.set_item("events", result.events)?;
     dict.set_item("truncated", result.truncated.clone())?;
     dict.set_item("seed", result.seed)?;
+    if let Some(cache) = &result.page_cache {
+        let entry = PyDict::new(py);
+        let asked = cache.read_hit_pages + cache.read_miss_pages;
+        entry.set_item("hit_ratio", if asked > 0 { cache.read_hit_pages as f64 / asked as f64 } else { 0.0 })?;
+        entry.set_item("read_hit_pages", cache.read_hit_pages)?;
+        entry.set_item("read_miss_pages", cache.read_miss_pages)?;
+        entry.set_item("read_from_array_bytes", cache.read_from_array_bytes)?;
+        entry.set_item("written_back_bytes", cache.written_back_bytes)?;
+        entry.set_item("throttled_ns", cache.throttled_ns)?;
+        entry.set_item("peak_dirty_bytes", cache.peak_dirty_bytes)?;
+        entry.set_item("evicted_pages", cache.evicted_pages)?;
+        entry.set_item("ram_bytes", cache.ram_bytes)?;
+        dict.set_item("page_cache", entry)?;
+    }
     timeline_dicts(py, result, &dict)?;
     Ok(dict)
 }

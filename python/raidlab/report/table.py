@@ -70,8 +70,20 @@ def summary(document: Dict[str, Any], title: str) -> str:
     members = [[d["name"], d["read_ios"], d["write_ios"], d["flush_ios"], f"{d['util']:.1f}",
                 f"{d['queue_depth_mean']:.2f}"] for d in document["disk_util"]]
     lines.append(render(["member", "reads", "writes", "flushes", "util %", "mean qd"], members))
+    cache = document.get("page_cache")
+    if cache:
+        lines += ["", page_cache_line(cache)]
     lines.extend(bad_days(document))
     return "\n".join(lines)
+
+
+def page_cache_line(cache: Dict[str, Any]) -> str:
+    """One line on the page cache of a buffered run."""
+    gib = 1 << 30
+    return (f"page cache {cache['ram_bytes'] / gib:g} GiB: read hit ratio {cache['hit_ratio']:.3f}, "
+            f"read from the array {cache['read_from_array_bytes'] / gib:.2f} GiB, "
+            f"written back {cache['written_back_bytes'] / gib:.2f} GiB, "
+            f"writers throttled {cache['throttled_ns'] / 1e9:.2f} s, peak dirty {cache['peak_dirty_bytes'] / gib:.2f} GiB")
 
 
 def bad_days(document: Dict[str, Any]) -> List[str]:

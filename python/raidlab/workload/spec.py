@@ -7,7 +7,8 @@ from. :meth:`Workload.to_dict` gives the exact plain-data shape the Rust glue re
                "block_sizes", "offset_bytes", "size_bytes", "files", "sequential_cursor",
                "distribution", "rate_iops", "arrival", "fsync_every", "fsync_kind",
                "fsync_scope", "fsync_end", "runtime_ns", "ramp_ns", "time_based",
-               "number_ios", "total_ios", "io_bytes", "direct", "block_align_bytes"}, ...],
+               "number_ios", "total_ios", "io_bytes", "direct", "block_align_bytes",
+               "invalidate"}, ...],
      "source": {"tool": "fio" | "sysbench" | "preset", "text": ...}}
 
 What each field means to the simulator (facts from ../shared/research/benchmark-tools.md):
@@ -43,8 +44,10 @@ What each field means to the simulator (facts from ../shared/research/benchmark-
   I/Os of each thread; ``total_ios`` caps the events of all threads together (sysbench
   ``--events``: in sysbench 1.0.20 every event counts, the fsyncs of a round included, see
   ``sb_more_events`` in src/sysbench.c).
-- ``direct``: O_DIRECT. ``block_align_bytes``: random offsets are multiples of it (relative to
-  ``offset_bytes``).
+- ``direct``: O_DIRECT; without it the job's I/O goes through the host's page cache (fio's
+  default ``direct=0``, sysbench without ``--file-extra-flags=direct``). ``invalidate``
+  (buffered jobs): the file's pages start cold (fio ``invalidate=1``, the default) or cached.
+  ``block_align_bytes``: random offsets are multiples of it (relative to ``offset_bytes``).
 """
 
 from __future__ import annotations
@@ -226,6 +229,9 @@ class Job:
     io_bytes: int = 0
     direct: bool = False
     block_align_bytes: int = 0  # 0 here means "the smallest block size"; stored resolved
+    # Buffered jobs (direct False): whether the file's cached pages are dropped first (fio
+    # invalidate=1, its default) or kept (invalidate=0: the run starts with them cached).
+    invalidate: bool = True
 
     def __post_init__(self) -> None:
         if not isinstance(self.name, str) or not self.name or len(self.name) > 255:
@@ -283,6 +289,7 @@ class Job:
         if self.time_based and not self.runtime_ns:
             _fail(job, "time_based needs a runtime")
         _check_bool(job, "direct", self.direct)
+        _check_bool(job, "invalidate", self.invalidate)
         align = self.block_align_bytes
         if align == 0:
             object.__setattr__(self, "block_align_bytes", smallest)
@@ -321,6 +328,7 @@ class Job:
             "io_bytes": self.io_bytes,
             "direct": self.direct,
             "block_align_bytes": self.block_align_bytes,
+            "invalidate": self.invalidate,
         }
 
     @classmethod
@@ -329,7 +337,7 @@ class Job:
         if not isinstance(data, Mapping):
             raise WorkloadError("a job must be an object")
         names = [f for f in cls.__dataclass_fields__]
-        missing = [name for name in names if name not in data]
+        missing = [name for name in names if name not in data and name != "invalidate"]  # added later
         extra = sorted(set(data) - set(names))
         if missing:
             raise WorkloadError(f"job is missing {', '.join(missing)}")

@@ -166,6 +166,9 @@ impl Simulation {
         let jobs = build_jobs(&config, &array)?;
         let regions: Vec<_> = jobs.iter().map(|j| (j.job.clone(), j.region)).collect();
         let page_cache = buffered::build_page_cache(&config, &array, &regions);
+        if page_cache.is_some() {
+            config.page_cache.validate()?;
+        }
         let stripe_heads_free = match config.controller {
             ControllerConfig::Md(md) if is_parity(&array) => md.stripe_cache_entries,
             _ => u32::MAX,

@@ -74,6 +74,30 @@ impl Default for PageCacheConfig {
     }
 }
 
+impl PageCacheConfig {
+    /// Checks the values against what the sysctls accept; errors are one line naming the option.
+    pub fn validate(&self) -> crate::error::Result<()> {
+        let fail = |message: String| Err(crate::error::Error::new(crate::error::ErrorKind::InvalidConfig, message));
+        if self.ram_bytes < 16 << 20 || self.ram_bytes > 1 << 50 {
+            return fail(format!("page cache RAM {} bytes is out of range: 16 MiB to 1 PiB", self.ram_bytes));
+        }
+        // proc_dointvec_minmax with zero..one_hundred (kernel/sysctl.c vm_table).
+        if self.dirty_ratio_pct > 100 || self.dirty_background_ratio_pct > 100 {
+            return fail("dirty_ratio and dirty_background_ratio must be 0 to 100 (percent)".into());
+        }
+        if self.dirty_ratio_pct == 0 && self.dirty_bytes == 0 {
+            return fail("dirty_ratio 0 without dirty_bytes leaves no room for dirty pages".into());
+        }
+        if self.dirty_writeback_ns == 0 || self.dirty_expire_ns == 0 {
+            return fail("dirty_writeback_centisecs and dirty_expire_centisecs must be at least 1".into());
+        }
+        if self.read_ahead_kib > 1 << 20 {
+            return fail(format!("read_ahead_kb {} is out of range: 0 (the kernel's default) to 1048576", self.read_ahead_kib));
+        }
+        Ok(())
+    }
+}
+
 /// Linux's read_ahead_kb for the array: VM_READAHEAD_PAGES (128 KiB, include/linux/mm.h) for a
 /// disk, raised by md for raid4/5/6 to two full stripes (raid5.c `raid5_run`: "read-ahead size
 /// must cover two whole stripes, which is 2 * (datadisks) * chunksize") and for raid10 to two
