@@ -461,7 +461,9 @@ def _rebuild_text(document: Dict[str, Any]) -> str:
 
 def _page_cache_text(document: Dict[str, Any]) -> str:
     """The host page cache of a buffered run, as a table."""
-    cache = document.get("page_cache")
+    from raidlab.report.table import page_cache_numbers
+
+    cache = page_cache_numbers(document)
     if not cache:
         return ""
     rows = [[human_bytes(int(cache["ram_bytes"])), f"{cache['hit_ratio']:.3f}",

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 from typing import Any, Dict, List, Sequence
 
 
@@ -70,11 +72,26 @@ def summary(document: Dict[str, Any], title: str) -> str:
     members = [[d["name"], d["read_ios"], d["write_ios"], d["flush_ios"], f"{d['util']:.1f}",
                 f"{d['queue_depth_mean']:.2f}"] for d in document["disk_util"]]
     lines.append(render(["member", "reads", "writes", "flushes", "util %", "mean qd"], members))
-    cache = document.get("page_cache")
+    cache = page_cache_numbers(document)
     if cache:
         lines += ["", page_cache_line(cache)]
     lines.extend(bad_days(document))
     return "\n".join(lines)
+
+
+_PAGE_CACHE_KEYS = ("ram_bytes", "hit_ratio", "read_from_array_bytes", "written_back_bytes", "throttled_ns",
+                    "peak_dirty_bytes")
+
+
+def page_cache_numbers(document: Dict[str, Any]) -> Dict[str, float]:
+    """The document's page-cache figures, or {} when it has none (or an imported file's are not
+    all numbers)."""
+    cache = document.get("page_cache")
+    if not isinstance(cache, dict):
+        return {}
+    numbers = {k: cache.get(k) for k in _PAGE_CACHE_KEYS}
+    ok = all(isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) for v in numbers.values())
+    return numbers if ok else {}
 
 
 def page_cache_line(cache: Dict[str, Any]) -> str:

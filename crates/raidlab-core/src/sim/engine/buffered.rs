@@ -17,6 +17,8 @@ use crate::{PAGE_BYTES, PAGE_SECTORS, SECTOR_BYTES};
 
 /// The job a page-cache bio belongs to: none (the kernel issues it).
 pub(super) const KERNEL_JOB: u32 = u32::MAX;
+/// include/linux/bvec.h BIO_MAX_VECS: pages one bio holds.
+const BIO_MAX_PAGES: u64 = 256;
 /// The flusher (a kernel worker thread) submits writeback.
 const FLUSHER_THREAD: u32 = u32::MAX - 1;
 
@@ -26,7 +28,13 @@ pub(super) fn build_page_cache(config: &SimConfig, array: &Array, regions: &[(Jo
     if !regions.iter().any(|(job, _)| job.buffered) {
         return None;
     }
-    let io_pages = (config.queue_limits.max_sectors as u64 / PAGE_SECTORS).max(1);
+    // Linux 6.1 writes a block device's pages back one 4 KiB bio each (blkdev_writepages →
+    // write_cache_pages → block_write_full_page → submit_bh) under the flusher's plug
+    // (wb_writeback's blk_start_plug), which releases them together, merged up to the queue's
+    // max_sectors_kb; md gathers them in its stripe heads (raid5_unplug). The simulator sends
+    // what a plug gathers as one bio of contiguous pages, at most the queue's max_sectors_kb
+    // and BIO_MAX_VECS (256) pages.
+    let io_pages = (config.queue_limits.max_sectors as u64 / PAGE_SECTORS).clamp(1, BIO_MAX_PAGES);
     let mut cache = PageCache::new(config.page_cache, array, io_pages, config.queue_limits.nr_requests);
     for (job, region) in regions.iter().filter(|(job, _)| job.buffered) {
         for file in 0..job.files as u64 {

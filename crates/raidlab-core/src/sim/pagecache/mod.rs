@@ -146,7 +146,8 @@ struct FileState {
     /// Its place in the flusher's queue (b_io order: oldest first; a file requeued after a
     /// chunk goes to the back).
     queued_at: Nanos,
-    chunk_pages: u64,
+    /// Pages left of the chunk the flusher is writing from this file (`writeback_chunk_size`).
+    chunk_left: u64,
     /// fsyncs waiting on it: its dirty pages go first.
     syncs: u32,
 }
@@ -178,9 +179,13 @@ pub struct SyncWait {
     pub since: Nanos,
 }
 
-/// `writeback_chunk_size`'s floor, MIN_WRITEBACK_PAGES (4 MiB): the flusher writes at least
-/// this much of an inode before moving to the next (fs/fs-writeback.c).
+/// fs/fs-writeback.c MIN_WRITEBACK_PAGES (4 MiB): `writeback_chunk_size` rounds to it.
 const MIN_WRITEBACK_PAGES: u64 = (4 << 20) / PAGE_BYTES;
+/// mm/page-writeback.c INIT_BW (100 MB/s in pages per second): a device's writeback bandwidth
+/// estimate before it is measured; the simulator keeps it (the chunk size is its only use here).
+const INIT_BW_PAGES: u64 = (100 << 20) / PAGE_BYTES;
+/// mm/page-writeback.c DIRTY_SCOPE.
+const DIRTY_SCOPE: u64 = 8;
 /// Clean pages are stamped with an epoch that advances every 1/64 of RAM made clean, so the
 /// oldest are reclaimed first; a hit on a page older than half the epochs refreshes it (the
 /// second access that moves a folio to the active list, mm/swap.c `folio_mark_accessed`).
@@ -203,6 +208,10 @@ pub struct PageCache {
     pub writeback_bios: u32,
     pub max_writeback_bios: u32,
     kupdate: bool,
+    /// The file the flusher is writing a chunk of (background and kupdate writeback).
+    chunk_file: Option<u64>,
+    /// The chunk size: `writeback_chunk_size` for WB_SYNC_NONE work.
+    write_chunk_pages: u64,
     pub readers: Vec<ReadWait>,
     pub writers: VecDeque<(u32, Nanos)>,
     pub syncs: Vec<SyncWait>,
@@ -244,6 +253,11 @@ impl PageCache {
             writeback_bios: 0,
             max_writeback_bios: max_writeback_bios.max(1),
             kupdate: false,
+            chunk_file: None,
+            // writeback_chunk_size: min(avg_write_bandwidth / 2, dirty_limit / DIRTY_SCOPE),
+            // rounded down to MIN_WRITEBACK_PAGES after adding one.
+            write_chunk_pages: ((INIT_BW_PAGES / 2).min(thresh_pages / DIRTY_SCOPE) + MIN_WRITEBACK_PAGES) / MIN_WRITEBACK_PAGES
+                * MIN_WRITEBACK_PAGES,
             readers: Vec::new(),
             writers: VecDeque::new(),
             syncs: Vec::new(),
@@ -267,7 +281,7 @@ impl PageCache {
             lo = lo.min(s);
             hi = hi.max(f.end);
         }
-        let file = FileState { end: hi, dirty: 0, writeback: 0, dirtied_when: None, writeback_index: lo, queued_at: 0, chunk_pages: 0, syncs: 0 };
+        let file = FileState { end: hi, dirty: 0, writeback: 0, dirtied_when: None, writeback_index: lo, queued_at: 0, chunk_left: 0, syncs: 0 };
         self.files.insert(lo, file);
     }
 

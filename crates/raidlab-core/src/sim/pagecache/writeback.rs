@@ -2,7 +2,7 @@
 //! timer, and when an fsync's pages are stable.
 
 use super::extents::PageState;
-use super::{Bio, PageCache, SyncWait, MIN_WRITEBACK_PAGES};
+use super::{Bio, PageCache, SyncWait};
 use crate::time::Nanos;
 use crate::PAGE_BYTES;
 
@@ -12,12 +12,23 @@ impl PageCache {
     /// writeback while dirty pages exceed the background limit or writers wait
     /// (`wb_over_bg_thresh`, `balance_dirty_pages` waking the flusher), then the kupdate pass's
     /// expired inodes (`wb_check_old_data_flush`, `dirtied_when` older than dirty_expire).
+    /// Background and kupdate work write a file a chunk at a time (`writeback_sb_inodes` with
+    /// `writeback_chunk_size`), checking the background limit between chunks, not between pages.
     pub fn next_writeback(&mut self, now: Nanos) -> Option<Bio> {
         if self.writeback_bios >= self.max_writeback_bios {
             return None;
         }
         if let Some(bio) = self.sync_writeback() {
             return Some(bio);
+        }
+        if let Some(file) = self.chunk_file {
+            let f = &self.files[&file];
+            if f.chunk_left > 0 && f.dirty > 0 {
+                return Some(self.cyclic_bio(file));
+            }
+            // The chunk is done: the inode goes to the back of the queue (requeue_io).
+            self.files.get_mut(&file).expect("declared").queued_at = now;
+            self.chunk_file = None;
         }
         let background = self.dirty_pages() > self.bg_thresh_pages || !self.writers.is_empty();
         if !background && !self.kupdate {
@@ -34,7 +45,9 @@ impl PageCache {
             self.kupdate = false;
             return None;
         };
-        Some(self.cyclic_bio(file, now))
+        self.chunk_file = Some(file);
+        self.files.get_mut(&file).expect("declared").chunk_left = self.write_chunk_pages;
+        Some(self.cyclic_bio(file))
     }
 
     fn sync_writeback(&mut self) -> Option<Bio> {
@@ -49,21 +62,17 @@ impl PageCache {
     }
 
     /// `write_cache_pages` with range_cyclic: from `writeback_index` to the end of the file,
-    /// then from its start; a file that has had MIN_WRITEBACK_PAGES written goes to the back of
-    /// the queue (`writeback_sb_inodes` → `requeue_io`).
-    fn cyclic_bio(&mut self, file: u64, now: Nanos) -> Bio {
+    /// then from its start, within what is left of the chunk.
+    fn cyclic_bio(&mut self, file: u64) -> Bio {
         let f = &self.files[&file];
         let (index, end) = (f.writeback_index, f.end);
         let found = self.pages.next_dirty(index, end).or_else(|| self.pages.next_dirty(file, index));
         let (s, e) = found.expect("a file with dirty pages has a dirty run");
+        let e = e.min(s + self.files[&file].chunk_left);
         let bio = self.start_writeback(s, e, false);
         let f = self.files.get_mut(&file).expect("declared");
         f.writeback_index = bio.start_page + bio.pages;
-        f.chunk_pages += bio.pages;
-        if f.chunk_pages >= MIN_WRITEBACK_PAGES {
-            f.chunk_pages = 0;
-            f.queued_at = now;
-        }
+        f.chunk_left = f.chunk_left.saturating_sub(bio.pages);
         bio
     }
 
@@ -86,7 +95,6 @@ impl PageCache {
         let f = self.files.get_mut(&file).expect("declared");
         if f.dirty == 0 {
             f.dirtied_when = None;
-            f.chunk_pages = 0;
         }
     }
 
