@@ -6,7 +6,7 @@
 use raidlab_core::device::catalog::DriveChoice;
 use raidlab_core::layout::{ArraySpec, Level};
 use raidlab_core::rng::Prng;
-use raidlab_core::sim::engine::{ControllerConfig, MdConfig, RebuildConfig, SimConfig, SimResult, Simulation};
+use raidlab_core::sim::engine::{ControllerConfig, HwConfig, MdConfig, RebuildConfig, SimConfig, SimResult, Simulation};
 use raidlab_core::sim::pagecache::PageCacheConfig;
 use raidlab_core::sim::sched::{QueueLimits, SchedulerKind};
 use raidlab_core::sim::workload::{Job, Workload};
@@ -187,7 +187,11 @@ fn page_cache_invariants_hold_through_randomised_buffered_runs() {
         let page_cache = PageCacheConfig { ram_bytes: ram, dirty_expire_ns: 1_000_000_000, dirty_writeback_ns: 500_000_000, ..PageCacheConfig::default() };
         let level = [Level::Raid0, Level::Raid5, Level::Raid1][rng.below(3) as usize];
         if only.is_some() { eprintln!("{level:?} ram {ram} {jobs:#?}"); }
-        let mut sim = simulation("nvme-tlc", config(level, 3, 4 << 20, jobs, page_cache));
+        let mut config = config(level, 3, 4 << 20, jobs, page_cache);
+        if rng.chance(0.25) {
+            config.controller = ControllerConfig::Hardware(HwConfig::default());
+        }
+        let mut sim = simulation("nvme-tlc", config);
         let mut until = 0;
         let started = std::time::Instant::now();
         while !sim.finished() {
