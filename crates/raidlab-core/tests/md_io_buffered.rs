@@ -8,6 +8,7 @@
 mod common;
 
 use common::md_io::{self, Range};
+use raidlab_core::sim::engine::Simulation;
 use raidlab_core::sim::pagecache::PageCacheConfig;
 use raidlab_core::sim::workload::{Job, Workload};
 use serde_json::Value;
@@ -55,7 +56,13 @@ fn buffered_writes_through_the_page_cache_reach_md_as_near_full_stripes() {
     for (id, runs) in &by_id {
         let mut config = md_io::base_config(runs[0], Workload { jobs: vec![buffered_job(runs[0])] });
         config.page_cache = PageCacheConfig { ram_bytes: VM_RAM_BYTES, ..PageCacheConfig::default() };
-        let result = md_io::run(config);
+        let capacity_bytes = (config.array.member_kib[0] + 4096) * 1024;
+        let drives = (0..config.array.member_kib.len()).map(|_| md_io::VmDisk::boxed(capacity_bytes)).collect();
+        let mut sim = Simulation::new(config, drives).expect("a valid case");
+        sim.run_until(u64::MAX);
+        let cache = sim.page_cache().expect("a buffered run has a page cache").stats();
+        let result = sim.finish();
+        assert!(result.truncated.is_none(), "{id}: run truncated");
         let host_sectors = result.jobs[0].write.bytes / 512;
         assert_eq!(result.jobs[0].flush.ios, 1, "{id}: the fsync completed");
         let reads: u64 = result.members.iter().map(|m| m.read_sectors).sum();
@@ -71,7 +78,6 @@ fn buffered_writes_through_the_page_cache_reach_md_as_near_full_stripes() {
             continue;
         }
         assert!(read_range.widened(false).contains(read), "{id}: member read sectors per host sector {read:.4} outside {read_range:?} widened");
-        let cache = result.page_cache.expect("a buffered run has a page cache");
         assert_eq!(cache.written_back_bytes, result.jobs[0].write.bytes, "{id}: every written page was written back");
     }
 }

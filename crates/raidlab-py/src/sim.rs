@@ -15,7 +15,7 @@ use raidlab_core::sim::engine::{
     SimResult, Simulation, MAX_SIM_TIME_NS,
 };
 use raidlab_core::sim::histogram::Histogram;
-use raidlab_core::sim::pagecache::PageCacheConfig;
+use raidlab_core::sim::pagecache::{PageCacheConfig, PageCacheStats};
 use raidlab_core::sim::sched::{QueueLimits, SchedulerKind};
 use raidlab_core::sim::workload::{Cursor, Distribution, FsyncScope, Job, MixChoice, Workload};
 
@@ -391,22 +391,24 @@ fn result_dict<'py>(py: Python<'py>, result: &SimResult) -> PyResult<Bound<'py, 
     dict.set_item("events", result.events)?;
     dict.set_item("truncated", result.truncated.clone())?;
     dict.set_item("seed", result.seed)?;
-    if let Some(cache) = &result.page_cache {
-        let entry = PyDict::new(py);
-        let asked = cache.read_hit_pages + cache.read_miss_pages;
-        entry.set_item("hit_ratio", if asked > 0 { cache.read_hit_pages as f64 / asked as f64 } else { 0.0 })?;
-        entry.set_item("read_hit_pages", cache.read_hit_pages)?;
-        entry.set_item("read_miss_pages", cache.read_miss_pages)?;
-        entry.set_item("read_from_array_bytes", cache.read_from_array_bytes)?;
-        entry.set_item("written_back_bytes", cache.written_back_bytes)?;
-        entry.set_item("throttled_ns", cache.throttled_ns)?;
-        entry.set_item("peak_dirty_bytes", cache.peak_dirty_bytes)?;
-        entry.set_item("evicted_pages", cache.evicted_pages)?;
-        entry.set_item("ram_bytes", cache.ram_bytes)?;
-        dict.set_item("page_cache", entry)?;
-    }
     timeline_dicts(py, result, &dict)?;
     Ok(dict)
+}
+
+/// What the host's page cache did (runs with buffered jobs).
+fn page_cache_dict<'py>(py: Python<'py>, cache: &PageCacheStats) -> PyResult<Bound<'py, PyDict>> {
+    let entry = PyDict::new(py);
+    let asked = cache.read_hit_pages + cache.read_miss_pages;
+    entry.set_item("hit_ratio", if asked > 0 { cache.read_hit_pages as f64 / asked as f64 } else { 0.0 })?;
+    entry.set_item("read_hit_pages", cache.read_hit_pages)?;
+    entry.set_item("read_miss_pages", cache.read_miss_pages)?;
+    entry.set_item("read_from_array_bytes", cache.read_from_array_bytes)?;
+    entry.set_item("written_back_bytes", cache.written_back_bytes)?;
+    entry.set_item("throttled_ns", cache.throttled_ns)?;
+    entry.set_item("peak_dirty_bytes", cache.peak_dirty_bytes)?;
+    entry.set_item("evicted_pages", cache.evicted_pages)?;
+    entry.set_item("ram_bytes", cache.ram_bytes)?;
+    Ok(entry)
 }
 
 /// A configured simulation the Python side steps through (to show progress).
@@ -454,7 +456,12 @@ impl CoreSimulation {
     /// Ends the run and returns the result dict.
     fn result<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let sim = self.inner.take().ok_or_else(|| config_error("the result was already taken".into()))?;
+        let page_cache = sim.page_cache().map(|cache| cache.stats());
         let result = sim.finish();
-        result_dict(py, &result)
+        let dict = result_dict(py, &result)?;
+        if let Some(cache) = page_cache {
+            dict.set_item("page_cache", page_cache_dict(py, &cache)?)?;
+        }
+        Ok(dict)
     }
 }

@@ -633,12 +633,11 @@ impl Simulation {
             member.finish(end);
         }
         let member_stats = self.members.iter().map(|m| m.stats.clone()).collect();
-        let mut result = self.results.finish(&self.config, end, member_stats, self.events.pushed(), self.truncated.take());
-        result.page_cache = self.page_cache.as_ref().map(|cache| cache.stats());
-        result
+        self.results.finish(&self.config, end, member_stats, self.events.pushed(), self.truncated.take())
     }
 
-    /// The page cache, if the run has one (tests call its `check()` between steps).
+    /// The page cache, if the run has one (buffered jobs): its `stats()` are the run's page-cache
+    /// figures (read them before `finish`), and tests call its `check()` between steps.
     pub fn page_cache(&self) -> Option<&crate::sim::pagecache::PageCache> {
         self.page_cache.as_ref()
     }

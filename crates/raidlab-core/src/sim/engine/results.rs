@@ -100,8 +100,6 @@ pub struct SimResult {
     /// Set when the run stopped at a bound before the workload ended.
     pub truncated: Option<String>,
     pub seed: u64,
-    /// What the host's page cache did (runs with buffered jobs).
-    pub page_cache: Option<crate::sim::pagecache::PageCacheStats>,
 }
 
 pub struct Recorder {
@@ -248,7 +246,6 @@ impl Recorder {
             events,
             truncated,
             seed: config.seed,
-            page_cache: None,
         }
     }
 }
