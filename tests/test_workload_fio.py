@@ -76,6 +76,7 @@ def test_defaults_are_fio_3_33_defaults():
         "io_bytes": 0,
         "direct": False,
         "block_align_bytes": 4096,
+        "invalidate": True,
     }
 
 
@@ -577,7 +578,7 @@ SPEC_KEYS = [
     "name", "threads", "iodepth", "read_fraction", "random_fraction", "block_sizes", "offset_bytes",
     "size_bytes", "files", "sequential_cursor", "distribution", "rate_iops", "arrival", "fsync_every",
     "fsync_kind", "fsync_scope", "fsync_end", "runtime_ns", "ramp_ns", "time_based", "number_ios",
-    "total_ios", "io_bytes", "direct", "block_align_bytes",
+    "total_ios", "io_bytes", "direct", "block_align_bytes", "invalidate",
 ]
 
 
@@ -591,7 +592,7 @@ def check_plain_shape(data: dict) -> None:
             assert type(job[key]) is int, key
         for key in ("read_fraction", "random_fraction"):
             assert type(job[key]) is float, key
-        for key in ("fsync_end", "time_based", "direct"):
+        for key in ("fsync_end", "time_based", "direct", "invalidate"):
             assert type(job[key]) is bool, key
         assert all(type(size) is int and type(weight) is int for size, weight in job["block_sizes"])
     assert json.loads(json.dumps(data)) == data
@@ -630,7 +631,8 @@ def test_describe():
 
 
 def test_presets():
-    assert sorted(PRESETS) == ["backup-scan", "oltp-innodb", "oltp-postgres", "wal"]
+    assert sorted(PRESETS) == ["backup-scan", "bonnie-seq", "bonnie-seq-read", "dd-read", "dd-write",
+                               "dd-write-fdatasync", "oltp-innodb", "oltp-postgres", "wal"]
     innodb = preset("oltp-innodb")
     assert innodb.describe() == "randrw 70/30, 16 KiB, 16 threads × QD1, direct, for 60 s"
     assert innodb.to_dict()["source"] == {"tool": "preset", "text": "oltp-innodb"}
@@ -646,12 +648,16 @@ def test_presets():
     for name in PRESETS:
         workload = preset(name)
         assert workload.notes == ()
-        assert workload.jobs[0].runtime_ns == 60 * SECOND and workload.jobs[0].time_based
+        if name.startswith(("bonnie", "dd-")):  # the sequential tools run once over their file
+            assert workload.jobs[0].runtime_ns == 0 and not workload.jobs[0].time_based
+        else:
+            assert workload.jobs[0].runtime_ns == 60 * SECOND and workload.jobs[0].time_based
         assert parse_fio(render_fio(workload)).jobs == workload.jobs
         assert parse_fio(preset_fio_text(name)).jobs == workload.jobs
     with pytest.raises(WorkloadError) as caught:
         preset("oltp")
-    assert str(caught.value) == "unknown preset 'oltp' (presets: backup-scan, oltp-innodb, oltp-postgres, wal)"
+    assert str(caught.value) == ("unknown preset 'oltp' (presets: backup-scan, bonnie-seq, bonnie-seq-read, dd-read, dd-write, "
+                                 "dd-write-fdatasync, oltp-innodb, oltp-postgres, wal)")
 
 
 def test_render_refuses_what_fio_cannot_say():

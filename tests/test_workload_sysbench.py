@@ -66,6 +66,7 @@ def test_defaults_of_sysbench_1_0_20():
         "io_bytes": 0,
         "direct": False,
         "block_align_bytes": 16384,
+        "invalidate": True,
     }
 
 

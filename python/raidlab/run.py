@@ -68,6 +68,19 @@ class Design:
     speed_limit_max: int = _setting(200000, "md speed_limit_max, KiB/s per device", 1, 10**9)
     rebuild_priority: int = _setting(30, "Hardware controller rebuild rate: percent of drive time "
                                          "under load", 1, 100)
+    # The host's page cache (buffered I/O: fio direct=0, sysbench without O_DIRECT). The vm
+    # sysctls' defaults are the kernel's (mm/page-writeback.c: vm_dirty_ratio 20,
+    # dirty_background_ratio 10, dirty_expire_interval 30 s, dirty_writeback_interval 5 s).
+    ram_gib: float = _setting(64.0, "Host RAM the page cache may use, GiB (assumed typical database/storage "
+                                    "server: 2 sockets x 4 channels x 8 GiB DIMMs; set your own)", 0.015625, 1 << 20)
+    dirty_ratio: int = _setting(20, "vm.dirty_ratio: writers wait above this percent of RAM dirty", 1, 100)
+    dirty_background_ratio: int = _setting(10, "vm.dirty_background_ratio: background writeback starts above "
+                                               "this percent of RAM dirty", 0, 100)
+    dirty_expire_centisecs: int = _setting(3000, "vm.dirty_expire_centisecs: dirty data older than this is "
+                                                 "written back by the periodic flush", 1, 10**7)
+    dirty_writeback_centisecs: int = _setting(500, "vm.dirty_writeback_centisecs: the flusher's period", 1, 10**7)
+    read_ahead_kb: int = _setting(0, "read_ahead_kb of the array (0: the kernel's: 128 KiB, md raid4/5/6 and "
+                                     "raid10 at least two full stripes)", 0, 1 << 20)
 
     # ---- issue 20: queues below the scheduler, the drives' write cache, controller parameters ----
     drive_queue_depth: int = _setting(0, "Commands each drive accepts, TCQ/NCQ (0: the drive model's own, "
@@ -123,7 +136,7 @@ class Options:
 
 
 #: Settings whose values are (finite) real numbers; the rest are whole numbers, names or flags.
-_FLOAT_KEYS = ("runtime_s", "max_time_s", "rebuild_start_pct")
+_FLOAT_KEYS = ("runtime_s", "max_time_s", "rebuild_start_pct", "ram_gib")
 #: Every setting's default, by name (for CLI options and docs).
 DEFAULTS: Dict[str, Any] = {f.name: f.default for cls in (Design, Options) for f in fields(cls)}
 DESIGN_DEFAULTS = DEFAULTS
@@ -339,12 +352,48 @@ class RunSpec:
             "drive_queue_depth": values["drive_queue_depth"],
             "drive_write_cache": (None if kind == "md" and d.drive_write_cache == "default"
                                   else values["drive_write_cache"] == "on"),
+            "page_cache": self.page_cache_config(),
         }
+
+    def page_cache_config(self) -> Dict[str, Any]:
+        """The host's page cache as the core takes it (used by buffered jobs only)."""
+        d = self.design
+        return {"ram_bytes": ram_bytes(d.ram_gib), "dirty_ratio_pct": d.dirty_ratio,
+                "dirty_background_ratio_pct": d.dirty_background_ratio, "dirty_bytes": 0,
+                "dirty_background_bytes": 0, "dirty_expire_ns": d.dirty_expire_centisecs * 10_000_000,
+                "dirty_writeback_ns": d.dirty_writeback_centisecs * 10_000_000, "read_ahead_kib": d.read_ahead_kb}
+
+    def io_mode(self) -> str:
+        """"buffered (page cache 64 GiB)", "direct", or both when jobs differ (the run's header)."""
+        if self.workload is None:
+            return "direct"
+        direct = {job.direct for job in self.workload.jobs}
+        cache = f"buffered (page cache {self.design.ram_gib:g} GiB)"
+        return "direct" if direct == {True} else cache if direct == {False} else f"direct and {cache}"
 
     def title(self) -> str:
         """The design and the workload in one line (the head of ``raidlab sim``'s table)."""
+        if self.workload is None:
+            return f"{self.design.label()} | {self.design.write_cache_note()} | idle"
         return (f"{self.design.label()} | {self.design.write_cache_note()} | "
-                f"{self.workload.describe() if self.workload is not None else 'idle'}")
+                f"{self.workload.describe()} | {self.io_mode()}")
+
+
+def ram_bytes(ram_gib: float) -> int:
+    """RAM in bytes, whole 4 KiB pages."""
+    return int(ram_gib * (1 << 30)) // 4096 * 4096
+
+
+#: Presets sized by the host's RAM: bonnie++ writes a file of twice RAM by default so that the
+#: page cache cannot hold it (bonnie++ -s, "default is twice the size of RAM").
+_RAM_SIZED_PRESETS = ("bonnie-seq", "bonnie-seq-read")
+
+
+def _size_by_ram(workload: Optional[Workload], preset: Any, ram_gib: float) -> Optional[Workload]:
+    if workload is None or preset not in _RAM_SIZED_PRESETS:
+        return workload
+    size = 2 * ram_bytes(ram_gib)
+    return replace(workload, jobs=tuple(replace(job, size_bytes=size) for job in workload.jobs))
 
 
 def _checked(settings: Mapping[str, Any], keys: Tuple[str, ...], where: str) -> Dict[str, Any]:
@@ -388,6 +437,7 @@ def build_run(settings: Mapping[str, Any], *, workload: Optional[Workload] = Non
     workload_given = {k: given[k] for k in WORKLOAD_KEYS if k in given}
     if workload is None or workload_given:
         workload = resolve_workload(workload=workload, allow_idle=idle_ok, **workload_given)
+    workload = _size_by_ram(workload, workload_given.get("preset"), design.ram_gib)
     if options.runtime_s is not None:
         if workload is not None:
             workload = workload.with_runtime_ns(int(options.runtime_s * 1e9))

@@ -51,6 +51,7 @@ fn config(level: Level) -> (SimConfig, DriveChoice) {
         timeline: vec![],
         rebuild: raidlab_core::sim::engine::RebuildConfig::default(),
         queues: Default::default(),
+        page_cache: Default::default(),
     };
     (config, drive)
 }

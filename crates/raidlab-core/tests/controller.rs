@@ -49,6 +49,7 @@ fn config(level: Level, devices: usize, member_kib: u64, job: Job, hw: HwConfig)
         timeline: vec![],
         rebuild: Default::default(),
         queues: Default::default(),
+        page_cache: Default::default(),
     }
 }
 

@@ -57,6 +57,7 @@ fn config(level: Level, layout: Option<&str>, devices: usize, job: Job, controll
         timeline: vec![],
         rebuild: raidlab_core::sim::engine::RebuildConfig::default(),
         queues: Default::default(),
+        page_cache: Default::default(),
     }
 }
 

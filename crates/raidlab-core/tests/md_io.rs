@@ -223,6 +223,7 @@ fn pinned_run(level: Level, layout: Option<&str>, controller: ControllerConfig) 
         timeline: vec![],
         rebuild: RebuildConfig::default(),
         queues: Default::default(),
+        page_cache: Default::default(),
     };
     let drives = (0..6).map(|i| drive.build(Prng::derive(config.seed, "drive", i), None)).collect();
     fingerprint(&Simulation::new(config, drives).unwrap().run())

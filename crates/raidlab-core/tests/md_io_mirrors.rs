@@ -228,6 +228,7 @@ fn small_md(level: Level, layout: Option<&str>, devices: usize, member_kib: u64,
         timeline: vec![],
         rebuild: RebuildConfig::default(),
         queues: Default::default(),
+        page_cache: Default::default(),
     }
 }
 

@@ -30,6 +30,7 @@ fn run(preset: &str, level: Level, job: Job, md: MdConfig) -> SimResult {
         timeline: vec![],
         rebuild: RebuildConfig::default(),
         queues: Default::default(),
+        page_cache: Default::default(),
     };
     let drives = (0..DEVICES).map(|i| drive.build(Prng::derive(1, "drive", i as u64), None)).collect();
     Simulation::new(config, drives).unwrap().run()

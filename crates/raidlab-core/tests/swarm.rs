@@ -176,6 +176,7 @@ fn run_one(seed: u64) {
         timeline,
         rebuild,
         queues: Default::default(),
+        page_cache: Default::default(),
     };
     let write_cache = matches!(config.controller, ControllerConfig::Hardware(_)).then_some(false);
     let drives = (0..array.devices()).map(|i| drive.build(Prng::derive(seed, "drive", i as u64), write_cache)).collect();

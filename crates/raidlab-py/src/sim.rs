@@ -17,6 +17,7 @@ use raidlab_core::sim::engine::{
 use raidlab_core::sim::controller::{CommandOrder, MirrorReads, ReadAheadPolicy, WritePolicy};
 use raidlab_core::sim::histogram::Histogram;
 use raidlab_core::sim::steady::{SteadyMetric, SteadyState};
+use raidlab_core::sim::pagecache::{PageCacheConfig, PageCacheStats};
 use raidlab_core::sim::sched::{QueueLimits, SchedulerKind};
 use raidlab_core::sim::workload::{Cursor, Distribution, FsyncScope, Job, MixChoice, Workload};
 
@@ -72,6 +73,12 @@ fn job_from(dict: &Bound<'_, PyDict>, sysbench: bool) -> PyResult<Job> {
         io_bytes: field(dict, "io_bytes")?,
         block_align_bytes: field(dict, "block_align_bytes")?,
         steady: steady_from(dict)?,
+        // Buffered I/O: O_DIRECT off means through the page cache.
+        buffered: !field::<bool>(dict, "direct")?,
+        invalidate: match dict.get_item("invalidate")? {
+            Some(value) => value.extract()?,
+            None => true,
+        },
     })
 }
 
@@ -297,6 +304,26 @@ fn rebuild_from(config: &Bound<'_, PyDict>) -> PyResult<RebuildConfig> {
     Ok(rebuild)
 }
 
+/// The host's page cache (`page_cache` dict; the core's defaults without one).
+fn page_cache_from(config: &Bound<'_, PyDict>) -> PyResult<PageCacheConfig> {
+    let Some(dict) = config.get_item("page_cache")? else { return Ok(PageCacheConfig::default()) };
+    let dict = dict.downcast_into::<PyDict>().map_err(|_| config_error("'page_cache' must be a dict".into()))?;
+    let defaults = PageCacheConfig::default();
+    let page_cache = PageCacheConfig {
+        ram_bytes: field(&dict, "ram_bytes")?,
+        dirty_ratio_pct: field(&dict, "dirty_ratio_pct")?,
+        dirty_background_ratio_pct: field(&dict, "dirty_background_ratio_pct")?,
+        dirty_bytes: field(&dict, "dirty_bytes")?,
+        dirty_background_bytes: field(&dict, "dirty_background_bytes")?,
+        dirty_expire_ns: field(&dict, "dirty_expire_ns")?,
+        dirty_writeback_ns: field(&dict, "dirty_writeback_ns")?,
+        read_ahead_kib: field(&dict, "read_ahead_kib")?,
+        ..defaults
+    };
+    page_cache.validate().map_err(errors::to_py)?;
+    Ok(page_cache)
+}
+
 /// Builds the core configuration and one drive per member.
 fn build(config: &Bound<'_, PyDict>) -> PyResult<Simulation> {
     let array = sub(config, "array")?;
@@ -352,6 +379,7 @@ fn build(config: &Bound<'_, PyDict>) -> PyResult<Simulation> {
         timeline: timeline_from(config)?,
         rebuild: rebuild_from(config)?,
         queues: QueueDepths { drive_queue_depth: config.get_item("drive_queue_depth")?.map(|v| v.extract()).transpose()?.unwrap_or(0) },
+        page_cache: page_cache_from(config)?,
     };
     for event in &sim_config.timeline {
         let (ArrayEventKind::Fail(member) | ArrayEventKind::Replace(member)) = event.kind;
@@ -476,6 +504,22 @@ fn result_dict<'py>(py: Python<'py>, result: &SimResult) -> PyResult<Bound<'py, 
     Ok(dict)
 }
 
+/// What the host's page cache did (runs with buffered jobs).
+fn page_cache_dict<'py>(py: Python<'py>, cache: &PageCacheStats) -> PyResult<Bound<'py, PyDict>> {
+    let entry = PyDict::new(py);
+    let asked = cache.read_hit_pages + cache.read_miss_pages;
+    entry.set_item("hit_ratio", if asked > 0 { cache.read_hit_pages as f64 / asked as f64 } else { 0.0 })?;
+    entry.set_item("read_hit_pages", cache.read_hit_pages)?;
+    entry.set_item("read_miss_pages", cache.read_miss_pages)?;
+    entry.set_item("read_from_array_bytes", cache.read_from_array_bytes)?;
+    entry.set_item("written_back_bytes", cache.written_back_bytes)?;
+    entry.set_item("throttled_ns", cache.throttled_ns)?;
+    entry.set_item("peak_dirty_bytes", cache.peak_dirty_bytes)?;
+    entry.set_item("evicted_pages", cache.evicted_pages)?;
+    entry.set_item("ram_bytes", cache.ram_bytes)?;
+    Ok(entry)
+}
+
 /// A configured simulation the Python side steps through (to show progress).
 #[pyclass(name = "CoreSimulation", module = "raidlab._core", unsendable)]
 pub struct CoreSimulation {
@@ -521,7 +565,12 @@ impl CoreSimulation {
     /// Ends the run and returns the result dict.
     fn result<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let sim = self.inner.take().ok_or_else(|| config_error("the result was already taken".into()))?;
+        let page_cache = sim.page_cache().map(|cache| cache.stats());
         let result = sim.finish();
-        result_dict(py, &result)
+        let dict = result_dict(py, &result)?;
+        if let Some(cache) = page_cache {
+            dict.set_item("page_cache", page_cache_dict(py, &cache)?)?;
+        }
+        Ok(dict)
     }
 }

@@ -32,7 +32,7 @@ def write_json(document: Any, json_out: str) -> None:
 @click.option("--fio", "fio_job", metavar="JOB.fio", help="A fio job. " + FIO_FORMS)
 @click.option("--sysbench", metavar='"OPTIONS"',
               help="sysbench fileio options (run as the closest fio job; differences are noted).")
-@click.option("--preset", metavar="NAME", help="A workload preset (oltp-innodb, oltp-postgres, wal, backup-scan).")
+@click.option("--preset", metavar="NAME", help="A workload preset (see raidlab sim --help).")
 @click.option("--size", metavar="SIZE",
               help="Region of every job, e.g. 1G (K/M/G/T = powers of 1024). Default: the job's own, "
                    "else the whole device or existing file, else 1 GiB for a new file.")

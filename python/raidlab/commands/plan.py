@@ -103,7 +103,7 @@ def render_text(result: PlanResult, top: int) -> str:
               required=True, help="Usable capacity needed, in TB (10^12 bytes).")
 @click.option("--fio", "fio_job", metavar="JOB.fio", help="The workload as a fio job. " + FIO_FORMS)
 @click.option("--sysbench", metavar='"OPTIONS"', help="The workload as sysbench fileio options.")
-@click.option("--preset", metavar="NAME", help="A workload preset (oltp-innodb, oltp-postgres, wal, backup-scan).")
+@click.option("--preset", metavar="NAME", help="A workload preset (see raidlab sim --help).")
 @click.option("--min-iops", type=finite(0, 1e12, low_open=True),
               help="Target: total IOPS the array must deliver.")
 @click.option("--max-p99-ms", type=finite(0, 1e9, low_open=True),

@@ -91,10 +91,26 @@ def _progress(enabled: bool):
                                       "under md, on the logical drive behind a controller.")
 @click.option("--max-sectors-kb", type=cli_type("max_sectors_kb"), default=DEFAULTS["max_sectors_kb"],
               show_default=True, help="Largest merged request per member, KiB.")
+@click.option("--ram-gib", type=cli_type("ram_gib"), default=DEFAULTS["ram_gib"], show_default=True,
+              help="Host RAM for the page cache (buffered I/O), GiB.")
+@click.option("--dirty-ratio", type=cli_type("dirty_ratio"), default=DEFAULTS["dirty_ratio"], show_default=True,
+              help="vm.dirty_ratio, percent: writers wait above it.")
+@click.option("--dirty-background-ratio", type=cli_type("dirty_background_ratio"),
+              default=DEFAULTS["dirty_background_ratio"], show_default=True,
+              help="vm.dirty_background_ratio, percent: background writeback above it.")
+@click.option("--dirty-expire-centisecs", type=cli_type("dirty_expire_centisecs"),
+              default=DEFAULTS["dirty_expire_centisecs"], show_default=True,
+              help="vm.dirty_expire_centisecs: age at which dirty data is written back.")
+@click.option("--dirty-writeback-centisecs", type=cli_type("dirty_writeback_centisecs"),
+              default=DEFAULTS["dirty_writeback_centisecs"], show_default=True,
+              help="vm.dirty_writeback_centisecs: the flusher's period.")
+@click.option("--read-ahead-kb", type=cli_type("read_ahead_kb"), default=DEFAULTS["read_ahead_kb"], show_default=True,
+              help="Array read_ahead_kb (0: the kernel's; md raid4/5/6/10: two full stripes).")
 @click.option("--failed", metavar="K[,K...]", help="Start degraded: failed member indices (from 0).")
 @click.option("--fio", "fio_job", metavar="JOB.fio", help="A fio job. " + FIO_FORMS)
 @click.option("--sysbench", metavar='"OPTIONS"', help="sysbench fileio options, e.g. \"--file-test-mode=rndrw\".")
-@click.option("--preset", metavar="NAME", help="A workload preset (oltp-innodb, oltp-postgres, wal, backup-scan).")
+@click.option("--preset", metavar="NAME", help="A workload preset (oltp-innodb, oltp-postgres, wal, backup-scan, "
+                                                "bonnie-seq, bonnie-seq-read, dd-write, dd-write-fdatasync, dd-read).")
 @click.option("--runtime-s", type=cli_type("runtime_s"), help="Override the workload's run time.")
 @click.option("--seed", type=cli_type("seed"), default=DEFAULTS["seed"], show_default=True,
               help="Seed of the run: same inputs and seed give identical output.")
@@ -121,7 +137,8 @@ def _progress(enabled: bool):
 @writes_files(json_out="file", html_out="file", png_dir="dir", log_prefix="log-prefix")
 def sim_command(level, devices, layout, chunk_kib, drive, controller, controller_opts, drive_queue_depth,
                 drive_write_cache, cache_mib, bbu, read_ahead,
-                scheduler, stripe_cache_size, rmw_level, group_thread_cnt, skip_copy, preread_bypass_threshold, nr_requests, max_sectors_kb, failed,
+                scheduler, stripe_cache_size, rmw_level, group_thread_cnt, skip_copy, preread_bypass_threshold, nr_requests, max_sectors_kb,
+                ram_gib, dirty_ratio, dirty_background_ratio, dirty_expire_centisecs, dirty_writeback_centisecs, read_ahead_kb, failed,
                 fio_job, sysbench, preset, runtime_s, seed, max_time_s, fail_at, replace_at, spare,
                 speed_limit_min, speed_limit_max, rebuild_priority, log_prefix, png_dir, json_out, html_out) -> None:
     """Simulate an array of drives under a workload: IOPS, bandwidth, latency, per-member load.
@@ -143,7 +160,10 @@ def sim_command(level, devices, layout, chunk_kib, drive, controller, controller
         "max_time_s": max_time_s, "timeline": timeline, "spare": spare,
         "speed_limit_min": speed_limit_min, "speed_limit_max": speed_limit_max,
         "rebuild_priority": rebuild_priority, "controller_opts": controller_opts,
-        "drive_queue_depth": drive_queue_depth, "drive_write_cache": drive_write_cache})
+        "drive_queue_depth": drive_queue_depth, "drive_write_cache": drive_write_cache,
+        "ram_gib": ram_gib, "dirty_ratio": dirty_ratio, "dirty_background_ratio": dirty_background_ratio,
+        "dirty_expire_centisecs": dirty_expire_centisecs, "dirty_writeback_centisecs": dirty_writeback_centisecs,
+        "read_ahead_kb": read_ahead_kb})
     workload = spec.workload
     bar, step = _progress(progress.wanted(json_out is not None))
     try:

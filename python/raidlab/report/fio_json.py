@@ -97,7 +97,7 @@ def document(result: Dict[str, Any], raidlab_block: Dict[str, Any]) -> Dict[str,
         })
     from raidlab.report import timeline
 
-    return {
+    out = {
         "fio version": f"raidlab-{raidlab_block['version']}",
         "global options": {},
         "jobs": jobs,
@@ -107,7 +107,25 @@ def document(result: Dict[str, Any], raidlab_block: Dict[str, Any]) -> Dict[str,
         "data_loss": timeline.data_loss(result),
         "timeline": timeline.series(result),
         "steady_state": _steady_state(result, raidlab_block),
-        "raidlab": raidlab_block,
+    }
+    if result.get("page_cache") is not None:  # runs with buffered jobs only
+        out["page_cache"] = page_cache(result["page_cache"])
+    out["raidlab"] = raidlab_block
+    return out
+
+
+def page_cache(raw: Dict[str, Any]) -> Dict[str, Any]:
+    """What the host's page cache did: the share of pages buffered reads found cached, bytes
+    the array read for it (demand reads and readahead) and written back, the time writers
+    waited at the dirty limit (summed over writes) and the most dirty plus writeback bytes."""
+    return {
+        "ram_bytes": raw["ram_bytes"],
+        "hit_ratio": raw["hit_ratio"],
+        "read_from_array_bytes": raw["read_from_array_bytes"],
+        "written_back_bytes": raw["written_back_bytes"],
+        "throttled_ns": raw["throttled_ns"],
+        "peak_dirty_bytes": raw["peak_dirty_bytes"],
+        "evicted_bytes": raw["evicted_pages"] * 4096,
     }
 
 

@@ -459,6 +459,20 @@ def _rebuild_text(document: Dict[str, Any]) -> str:
     return "".join(out)
 
 
+def _page_cache_text(document: Dict[str, Any]) -> str:
+    """The host page cache of a buffered run, as a table."""
+    from raidlab.report.table import page_cache_numbers
+
+    cache = page_cache_numbers(document)
+    if not cache:
+        return ""
+    rows = [[human_bytes(int(cache["ram_bytes"])), f"{cache['hit_ratio']:.3f}",
+             human_bytes(int(cache["read_from_array_bytes"])), human_bytes(int(cache["written_back_bytes"])),
+             _seconds(cache["throttled_ns"] / 1e9), human_bytes(int(cache["peak_dirty_bytes"]))]]
+    return ("<h4>Page cache</h4>" + _table(["RAM", "read hit ratio", "read from array", "written back",
+                                            "writers throttled", "peak dirty"], rows))
+
+
 def _chips(document: Dict[str, Any], extra: Sequence[Tuple[str, str]] = ()) -> str:
     block = _block(document)
     if is_measured(document):
@@ -502,7 +516,7 @@ def run_card(document: Dict[str, Any], heading: str, anchor: str) -> str:
         f"{_chips(document)}"
         f'<p class="desc">{esc(described[0])}<br><span class="muted">workload:</span> '
         f"{esc(described[1])}</p>"
-        f"{_job_table(document)}{_rebuild_text(document)}{_phase_table(document)}"
+        f"{_job_table(document)}{_page_cache_text(document)}{_rebuild_text(document)}{_phase_table(document)}"
         f'<div class="grid">{"".join(figures)}</div>'
         f"<details><summary>Resolved configuration, seed and version "
         f'<span class="muted">({esc(fio_version)})</span></summary>'

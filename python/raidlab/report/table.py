@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 from typing import Any, Dict, List, Sequence
 
 
@@ -70,8 +72,35 @@ def summary(document: Dict[str, Any], title: str) -> str:
     members = [[d["name"], d["read_ios"], d["write_ios"], d["flush_ios"], f"{d['util']:.1f}",
                 f"{d['queue_depth_mean']:.2f}"] for d in document["disk_util"]]
     lines.append(render(["member", "reads", "writes", "flushes", "util %", "mean qd"], members))
+    cache = page_cache_numbers(document)
+    if cache:
+        lines += ["", page_cache_line(cache)]
     lines.extend(bad_days(document))
     return "\n".join(lines)
+
+
+_PAGE_CACHE_KEYS = ("ram_bytes", "hit_ratio", "read_from_array_bytes", "written_back_bytes", "throttled_ns",
+                    "peak_dirty_bytes")
+
+
+def page_cache_numbers(document: Dict[str, Any]) -> Dict[str, float]:
+    """The document's page-cache figures, or {} when it has none (or an imported file's are not
+    all numbers)."""
+    cache = document.get("page_cache")
+    if not isinstance(cache, dict):
+        return {}
+    numbers = {k: cache.get(k) for k in _PAGE_CACHE_KEYS}
+    ok = all(isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) for v in numbers.values())
+    return numbers if ok else {}
+
+
+def page_cache_line(cache: Dict[str, Any]) -> str:
+    """One line on the page cache of a buffered run."""
+    gib = 1 << 30
+    return (f"page cache {cache['ram_bytes'] / gib:g} GiB: read hit ratio {cache['hit_ratio']:.3f}, "
+            f"read from the array {cache['read_from_array_bytes'] / gib:.2f} GiB, "
+            f"written back {cache['written_back_bytes'] / gib:.2f} GiB, "
+            f"writers throttled {cache['throttled_ns'] / 1e9:.2f} s, peak dirty {cache['peak_dirty_bytes'] / gib:.2f} GiB")
 
 
 def bad_days(document: Dict[str, Any]) -> List[str]:

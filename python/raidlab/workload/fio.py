@@ -22,6 +22,9 @@ The reader follows fio-3.33, the version in Debian bookworm (research:
   synchronous I/O engine are selected, queue depth will be capped at 1" (backend.c). raidlab
   stores the capped depth and keeps a note. libaio without ``direct=1`` blocks on submission on
   most file systems (fio#512); raidlab simulates the depth asked for and notes it.
+- ``direct=0`` (fio's default) and ``buffered=1`` go through the host's page cache
+  (:mod:`raidlab_core` ``sim::pagecache``); ``invalidate=0`` starts with the file cached;
+  ``fsync_on_close`` syncs at the end of the job like ``end_fsync``.
 - ``bs``/``bssplit``/``blockalign``/``percentage_random``/``rate_iops`` take ``read,write[,trim]``
   values; a job that does both reads and writes must give both directions the same value,
   because the spec has one. A single value applies to every direction (fio copies it).
@@ -102,6 +105,8 @@ SUPPORTED_OPTIONS = (
     "end_fsync",
     "direct",
     "buffered",
+    "invalidate",
+    "fsync_on_close",
     "kb_base",
     "name",
     # issue 20: steady state (fio steadystate.c)
@@ -122,7 +127,6 @@ IGNORED_OPTIONS = (
     "group_reporting",
     "new_group",
     "thread",
-    "invalidate",
     "randrepeat",
     "allrandrepeat",
     "randseed",
@@ -172,7 +176,6 @@ _REFUSED = {
     "bsrange": "draws sizes from a range; list them with bssplit instead",
     "blocksize_range": "draws sizes from a range; list them with bssplit instead",
     "sync": "(O_SYNC/O_DSYNC writes) is not modelled; use fsync=1 or fdatasync=1",
-    "fsync_on_close": "is not modelled; use end_fsync=1",
     "include": "is not supported; paste the included options into the job file",
     "filesize": "is not modelled; use size",
     "zonemode": "(zoned I/O) is not modelled",
@@ -455,7 +458,7 @@ class _JobBuilder:
         if key == "time_based":
             self._set(key, fio_bool(option.name, option.value, flag=True), option)
             return
-        if key in ("direct", "buffered", "end_fsync"):
+        if key in ("direct", "buffered", "end_fsync", "invalidate", "fsync_on_close"):
             try:
                 flag = fio_bool(option.name, option.value)
             except WorkloadError as error:
@@ -700,7 +703,9 @@ class _JobBuilder:
         fsync, fdatasync = self.get("fsync", 0), self.get("fdatasync", 0)
         if fsync and fdatasync:
             raise self.fail("fsync and fdatasync are both set; raidlab models one kind per job")
-        end_fsync = self.get("end_fsync", False)
+        # fsync_on_close: fio syncs the file when it closes it, at the end of the job's pass
+        # (file close in td_io_close_file); raidlab's one file per job closes when the job ends.
+        end_fsync = self.get("end_fsync", False) or self.get("fsync_on_close", False)
         if read_fraction == 1.0:
             fsync = fdatasync = 0  # should_fsync: nothing is written, so nothing is synced
             end_fsync = False
@@ -733,6 +738,7 @@ class _JobBuilder:
                 direct=direct,
                 block_align_bytes=align,
                 steady_state=self._steady(),
+                invalidate=self.get("invalidate", True),
             )
         except WorkloadError as error:
             raise WorkloadError(f"fio {error}") from None
@@ -916,6 +922,8 @@ def _render_job(job: Job) -> List[str]:
         lines.append("end_fsync=1")
     if job.direct:
         lines.append("direct=1")
+    elif not job.invalidate:
+        lines.append("invalidate=0")
     return lines
 
 

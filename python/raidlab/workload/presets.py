@@ -76,6 +76,49 @@ direct=1
 runtime=60
 time_based
 """,
+    # The classic sequential tools, buffered (no direct=1: through the page cache).
+    # bonnie++ -s SIZE -n 0 -f (bonnie++ 1.04 "Sequential Output, Block" then "Sequential Input,
+    # Block"): write(2) and read(2) of 8 KiB chunks (bonnie.h: Chunk = 8192) over one file of
+    # SIZE, by default twice RAM so the page cache cannot hold it; bonnie++ fsyncs the file
+    # before closing it after writing. raidlab sizes the file at twice --ram-gib. The rewrite
+    # phase (read, lseek back, write each chunk) and the per-character phases are not included;
+    # the read phase is its own preset because raidlab runs the jobs of a workload together.
+    "bonnie-seq": """\
+[bonnie-seq]
+rw=write
+bs=8k
+end_fsync=1
+""",
+    "bonnie-seq-read": """\
+[bonnie-seq-read]
+rw=read
+bs=8k
+""",
+    # dd if=/dev/zero of=FILE bs=1M count=16384: 16 GiB in 1 MiB write(2) calls through the
+    # page cache; dd returns when the last write is copied, so the figure is memory speed until
+    # the dirty limit throttles it. conv=fdatasync makes dd call fdatasync(2) once at the end
+    # (coreutils dd.c), so the time covers writing everything back.
+    "dd-write": """\
+[dd-write]
+rw=write
+bs=1m
+size=16g
+""",
+    "dd-write-fdatasync": """\
+[dd-write-fdatasync]
+rw=write
+bs=1m
+size=16g
+end_fsync=1
+""",
+    # echo 3 > /proc/sys/vm/drop_caches; dd if=FILE of=/dev/null bs=1M count=16384: 16 GiB in
+    # 1 MiB read(2) calls from a cold page cache, readahead doing the I/O.
+    "dd-read": """\
+[dd-read]
+rw=read
+bs=1m
+size=16g
+""",
 }
 
 #: Preset name → one-line description.
@@ -84,6 +127,11 @@ PRESETS: Dict[str, str] = {
     "oltp-postgres": "PostgreSQL data files: 8 KiB random, 70% reads, 16 backends × QD1",
     "wal": "WAL/redo log: 8 KiB sequential writes, fdatasync after each, QD1",
     "backup-scan": "backup or full scan: 1 MiB sequential reads, QD4, O_DIRECT",
+    "bonnie-seq": "bonnie++ -s 2xRAM block output: 8 KiB buffered writes of a file twice RAM, fsync at the end",
+    "bonnie-seq-read": "bonnie++ -s 2xRAM block input: 8 KiB buffered reads of a file twice RAM",
+    "dd-write": "dd if=/dev/zero of=F bs=1M count=16384: 16 GiB buffered 1 MiB writes",
+    "dd-write-fdatasync": "dd ... bs=1M count=16384 conv=fdatasync: 16 GiB buffered, one fdatasync at the end",
+    "dd-read": "dd if=F of=/dev/null bs=1M count=16384 after drop_caches: 16 GiB buffered reads",
 }
 
 

@@ -7,7 +7,8 @@ from. :meth:`Workload.to_dict` gives the exact plain-data shape the Rust glue re
                "block_sizes", "offset_bytes", "size_bytes", "files", "sequential_cursor",
                "distribution", "rate_iops", "arrival", "fsync_every", "fsync_kind",
                "fsync_scope", "fsync_end", "runtime_ns", "ramp_ns", "time_based",
-               "number_ios", "total_ios", "io_bytes", "direct", "block_align_bytes"}, ...],
+               "number_ios", "total_ios", "io_bytes", "direct", "block_align_bytes",
+               "invalidate"}, ...],
      "source": {"tool": "fio" | "sysbench" | "preset", "text": ...}}
 
 What each field means to the simulator (facts from ../shared/research/benchmark-tools.md):
@@ -43,8 +44,10 @@ What each field means to the simulator (facts from ../shared/research/benchmark-
   I/Os of each thread; ``total_ios`` caps the events of all threads together (sysbench
   ``--events``: in sysbench 1.0.20 every event counts, the fsyncs of a round included, see
   ``sb_more_events`` in src/sysbench.c).
-- ``direct``: O_DIRECT. ``block_align_bytes``: random offsets are multiples of it (relative to
-  ``offset_bytes``).
+- ``direct``: O_DIRECT; without it the job's I/O goes through the host's page cache (fio's
+  default ``direct=0``, sysbench without ``--file-extra-flags=direct``). ``invalidate``
+  (buffered jobs): the file's pages start cold (fio ``invalidate=1``, the default) or cached.
+  ``block_align_bytes``: random offsets are multiples of it (relative to ``offset_bytes``).
 """
 
 from __future__ import annotations
@@ -243,6 +246,9 @@ class Job:
     block_align_bytes: int = 0  # 0 here means "the smallest block size"; stored resolved
     # issue 20: fio ss/ss_dur/ss_ramp as (metric, limit, percent, duration_ns, ramp_ns), or None
     steady_state: Optional[Tuple[str, float, bool, int, int]] = None
+    # Buffered jobs (direct False): whether the file's cached pages are dropped first (fio
+    # invalidate=1, its default) or kept (invalidate=0: the run starts with them cached).
+    invalidate: bool = True
 
     def __post_init__(self) -> None:
         if not isinstance(self.name, str) or not self.name or len(self.name) > 255:
@@ -302,6 +308,7 @@ class Job:
         if self.time_based and not self.runtime_ns:
             _fail(job, "time_based needs a runtime")
         _check_bool(job, "direct", self.direct)
+        _check_bool(job, "invalidate", self.invalidate)
         align = self.block_align_bytes
         if align == 0:
             object.__setattr__(self, "block_align_bytes", smallest)
@@ -343,6 +350,7 @@ class Job:
             # issue 20: only with fio's ss (the shape without it is unchanged)
             **({} if self.steady_state is None else {"steady_state": dict(
                 zip(("metric", "limit", "percent", "duration_ns", "ramp_ns"), self.steady_state))}),
+            "invalidate": self.invalidate,
         }
 
     @classmethod
@@ -351,7 +359,7 @@ class Job:
         if not isinstance(data, Mapping):
             raise WorkloadError("a job must be an object")
         names = [f for f in cls.__dataclass_fields__]
-        missing = [name for name in names if name not in data and name != "steady_state"]
+        missing = [name for name in names if name not in data and name not in ("steady_state", "invalidate")]  # added later
         extra = sorted(set(data) - set(names))
         if missing:
             raise WorkloadError(f"job is missing {', '.join(missing)}")

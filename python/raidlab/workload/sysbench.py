@@ -40,6 +40,9 @@ How the spec models a run (§1.3, ``file_get_seq_request`` / ``file_get_rnd_requ
   the read-only modes. Read-only modes never sync.
 - ``--file-io-mode=async`` keeps ``--file-async-backlog`` (128) requests in flight per thread;
   ``sync`` keeps one. ``mmap`` (page-cache copies and msync) is not modelled and refused.
+- Without ``--file-extra-flags=direct`` sysbench opens its files without O_DIRECT, so its I/O
+  goes through the host's page cache (``direct=False``; buffered, as issue 19 models it); with it,
+  O_DIRECT bypasses the cache.
 - ``--time`` (10 s) → ``runtime_ns`` with ``time_based``; ``--events`` → ``total_ios`` (every
   event counts, fsyncs included); both 0 would never end and is refused.
 """

@@ -5,6 +5,7 @@ pub mod histogram;
 pub mod controller;
 pub mod md;
 pub mod offsets;
+pub mod pagecache;
 pub mod sched;
 pub mod steady;
 pub mod workload;

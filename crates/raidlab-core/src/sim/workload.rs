@@ -79,6 +79,14 @@ pub struct Job {
     // ---- issue 20 ----
     /// fio `ss`, `ss_dur`, `ss_ramp`: end the run once steady state is reached.
     pub steady: crate::sim::steady::SteadyState,
+    // Buffered I/O (the page cache, `sim::pagecache`).
+    /// Through the host's page cache (fio `direct=0`, sysbench without O_DIRECT); false is
+    /// O_DIRECT. The core's default job is direct (its tests model the array); the Python front
+    /// end sets fio's own default, buffered.
+    pub buffered: bool,
+    /// The file's cached pages are dropped before the job starts (fio `invalidate=1`, its
+    /// default); false keeps them: the job starts with its region in the cache.
+    pub invalidate: bool,
 }
 
 impl Default for Job {
@@ -111,6 +119,8 @@ impl Default for Job {
             io_bytes: 0,
             block_align_bytes: 4096,
             steady: Default::default(),
+            buffered: false,
+            invalidate: true,
         }
     }
 }

@@ -199,6 +199,7 @@ pub fn base_config(case: &Value, workload: Workload) -> SimConfig {
         timeline: vec![],
         rebuild: RebuildConfig::default(),
         queues: Default::default(),
+        page_cache: Default::default(),
     }
 }
 

@@ -88,6 +88,11 @@ impl ArrayQueue {
         }
     }
 
+    /// Whether host I/O `id` went to the controller through this queue and is still there.
+    pub fn holds(&self, id: u64) -> bool {
+        self.command_of.contains_key(&id)
+    }
+
     /// Host I/O `id` the controller had completed.
     pub fn completed(&mut self, now: Nanos, id: u64, thread: u32) {
         assert!(self.in_driver > 0, "completion of a host I/O the driver did not send");

@@ -5,6 +5,7 @@ use crate::layout::ArraySpec;
 use crate::plan::{ReadBalance, RmwLevel};
 use crate::sim::md::stripe_cache::BYPASS_THRESHOLD;
 use crate::sim::md::Raid5dCpu;
+use crate::sim::pagecache::PageCacheConfig;
 use crate::sim::sched::{QueueLimits, SchedulerKind};
 use crate::sim::workload::Workload;
 use crate::time::Nanos;
@@ -77,6 +78,8 @@ pub struct SimConfig {
 
     // ---- issue 20: command queues below the scheduler ----
     pub queues: QueueDepths,
+    /// The host's page cache, used by buffered jobs.
+    pub page_cache: PageCacheConfig,
 }
 
 /// Command queue depths below the host's scheduler.

@@ -27,6 +27,8 @@ pub enum Event {
     BlockDone { block: u64 },
     /// A controller's destage finished its parity work (XOR engine, cache memory).
     DestageDone { destage: u64 },
+    /// The page cache's flusher wakes (kupdate, every dirty_writeback_centisecs).
+    PageCacheTimer,
 }
 
 /// A min-heap of events keyed by `(time, sequence)` packed into one `u128`, so each comparison

@@ -41,6 +41,9 @@ pub struct ThreadState {
     pub backlog: u32,
     cursor_bytes: u64,
     rng: Prng,
+    /// fio end_fsync: whether the thread wrote, and whether its final fsync was issued.
+    wrote: bool,
+    end_synced: bool,
 }
 
 pub struct JobState {
@@ -71,6 +74,8 @@ impl JobState {
                 backlog: 0,
                 cursor_bytes: 0,
                 rng: Prng::derive(seed, "workload", ((job_index as u64) << 32) | t as u64),
+                wrote: false,
+                end_synced: false,
             })
             .collect();
         JobState {
@@ -121,10 +126,26 @@ impl JobState {
             return self.start_thread_fsync(thread);
         }
         if self.capped(thread) {
-            self.threads[thread].done = true;
-            return None;
+            return self.finish_thread(thread);
         }
         Some(self.next_data_io(thread))
+    }
+
+    /// A thread at its caps ends, after one fsync of its file if the job has end_fsync and the
+    /// thread wrote (fio `td_io_fsync` at the end of `do_io` when `end_fsync` is set).
+    fn finish_thread(&mut self, thread: usize) -> Option<HostIntent> {
+        let t = &mut self.threads[thread];
+        if self.job.fsync_end && t.wrote && !t.end_synced {
+            if t.outstanding > 0 {
+                t.draining = true;
+                return None;
+            }
+            t.end_synced = true;
+            t.flushing = true;
+            return Some(HostIntent { op: HostOp::Flush, offset_bytes: 0, bytes: 0 });
+        }
+        t.done = true;
+        None
     }
 
     fn start_thread_fsync(&mut self, thread: usize) -> Option<HostIntent> {
@@ -183,6 +204,7 @@ impl JobState {
         } else {
             self.writes += 1;
             t.writes_since_fsync += 1;
+            t.wrote = true;
             self.dirty = true;
         }
         self.schedule_fsync_round();

@@ -3,6 +3,7 @@
 //! commands to each drive. Time is integer nanoseconds; events are ordered by (time, sequence).
 
 mod array_queue;
+mod buffered;
 pub mod config;
 mod events;
 mod host;
@@ -33,7 +34,7 @@ use events::{Event, EventQueue};
 use host::{HostIntent, JobState};
 use members::Member;
 use slab::Slab;
-use std::collections::VecDeque;
+use std::collections::{HashMap, VecDeque};
 
 /// Who is waiting for an array operation.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -132,6 +133,11 @@ pub struct Simulation {
     foreground_ios: u64,
     /// fio's steady-state criterion (the first job's that sets one): the run ends once met.
     steady: crate::sim::steady::SteadyState,
+    // The host's page cache (buffered jobs only).
+    page_cache: Option<crate::sim::pagecache::PageCache>,
+    page_cache_bios: Vec<crate::sim::pagecache::Bio>,
+    /// fsyncs in flight: files each still waits for.
+    page_cache_syncs: HashMap<u32, u32>,
 }
 
 impl Simulation {
@@ -171,6 +177,11 @@ impl Simulation {
         let planner = Planner::new(array.clone(), &config.failed, rmw_level)?;
         let members = build_members(&config, drives);
         let jobs = build_jobs(&config, &array)?;
+        let regions: Vec<_> = jobs.iter().map(|j| (j.job.clone(), j.region)).collect();
+        let page_cache = buffered::build_page_cache(&config, &array, &regions);
+        if page_cache.is_some() {
+            config.page_cache.validate()?;
+        }
         let stripe_heads_free = match config.controller {
             ControllerConfig::Md(md) if is_parity(&array) => md.stripe_cache_entries,
             _ => u32::MAX,
@@ -243,6 +254,9 @@ impl Simulation {
             foreground_sectors: 0,
             foreground_ios: 0,
             steady: config.workload.jobs.iter().map(|j| j.steady).find(|s| s.enabled()).unwrap_or_default(),
+            page_cache,
+            page_cache_bios: Vec::new(),
+            page_cache_syncs: HashMap::new(),
             config,
         })
     }
@@ -331,6 +345,7 @@ impl Simulation {
             Event::ArrayQueueTimer => self.array_queue_timer(),
             Event::BlockDone { block } => self.block_done(block),
             Event::DestageDone { destage } => self.destage_done(destage),
+            Event::PageCacheTimer => self.page_cache_timer(),
         }
     }
 
@@ -376,12 +391,23 @@ impl Simulation {
         assert!(intent.op == HostOp::Flush || (sectors > 0 && intent.bytes % SECTOR_BYTES == 0));
         let io = HostIo { job, thread, op: intent.op, sector, sectors, issued_at: self.now };
         let id = self.host_ios.insert(io);
+        if self.page_cache.is_some() && self.jobs[job as usize].job.buffered {
+            self.buffered_submit(id);
+        } else {
+            self.route_host(id);
+        }
+    }
+
+    /// Sends a host I/O (a job's O_DIRECT I/O, or a page-cache bio) to the array's front end.
+    fn route_host(&mut self, id: u32) {
+        let io = self.host_ios.get(id);
+        let (op, sector, sectors, thread) = (io.op, io.sector, io.sectors, io.thread);
         if self.controller.is_some() {
             self.array_queue_submit(id);
-        } else if intent.op == HostOp::Write && self.stripes.is_some() {
+        } else if op == HostOp::Write && self.stripes.is_some() {
             self.md_write(id);
         } else {
-            self.submit_array(Owner::Host(id), intent.op, sector, sectors, thread);
+            self.submit_array(Owner::Host(id), op, sector, sectors, thread);
         }
     }
 
@@ -574,6 +600,16 @@ impl Simulation {
     }
 
     fn host_complete(&mut self, id: u32) {
+        // Behind a controller, the I/Os the host queue sent (a job's O_DIRECT I/O or a page-cache
+        // bio; not a buffered I/O the page cache served) free their tag.
+        let via_queue = self.array_queue.as_ref().is_some_and(|queue| queue.holds(id as u64));
+        if self.host_ios.get(id).job == buffered::KERNEL_JOB {
+            if via_queue {
+                self.array_queue_done(id, self.host_ios.get(id).thread);
+            }
+            self.page_cache_bio_done(id);
+            return;
+        }
         let io = self.host_ios.remove(id);
         let pct = self.rebuild_pct();
         let seconds = self.results.seconds();
@@ -591,7 +627,7 @@ impl Simulation {
             self.results.record(io.job, io.op, bytes, io.issued_at, self.now);
         }
         self.jobs[io.job as usize].completed(io.thread as usize, io.op);
-        if self.controller.is_some() {
+        if via_queue {
             self.array_queue_done(id, io.thread);
         }
         self.issue(io.job, io.thread);
@@ -688,6 +724,12 @@ impl Simulation {
         self.estimate_rebuilds(end);
         let member_stats = self.members.iter().map(|m| m.stats.clone()).collect();
         self.results.finish(&self.config, end, member_stats, self.events.pushed(), self.truncated.take())
+    }
+
+    /// The page cache, if the run has one (buffered jobs): its `stats()` are the run's page-cache
+    /// figures (read them before `finish`), and tests call its `check()` between steps.
+    pub fn page_cache(&self) -> Option<&crate::sim::pagecache::PageCache> {
+        self.page_cache.as_ref()
     }
 }
 

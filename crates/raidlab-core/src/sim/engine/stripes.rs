@@ -16,8 +16,9 @@ impl Simulation {
     /// A host write enters md's stripe cache.
     pub(super) fn md_write(&mut self, id: u32) {
         let io = self.host_ios.get(id);
-        // O_DIRECT writes carry REQ_SYNC (block/fops.c dio_bio_write_op).
-        let bio = WriteBio { id, sector: io.sector, sectors: io.sectors, sync: true };
+        // O_DIRECT writes carry REQ_SYNC (block/fops.c dio_bio_write_op); background writeback
+        // does not (`write_is_sync`).
+        let bio = WriteBio { id, sector: io.sector, sectors: io.sectors, sync: self.write_is_sync(id) };
         self.stripes.as_mut().expect("a stripe cache").submit(bio);
         self.stripes_settle();
     }
