@@ -69,7 +69,27 @@ fn job_from(dict: &Bound<'_, PyDict>, sysbench: bool) -> PyResult<Job> {
         total_ios: field(dict, "total_ios")?,
         io_bytes: field(dict, "io_bytes")?,
         block_align_bytes: field(dict, "block_align_bytes")?,
+        ..Job::default()
     })
+    .and_then(|job| stream_options(dict, job))
+}
+
+/// fio's options that shape the stream (issue 22): optional keys, the core's defaults if absent.
+fn stream_options(dict: &Bound<'_, PyDict>, mut job: Job) -> PyResult<Job> {
+    fn or<'py, T: FromPyObject<'py>>(dict: &Bound<'py, PyDict>, key: &str, default: T) -> PyResult<T> {
+        if dict.contains(key)? { field(dict, key) } else { Ok(default) }
+    }
+    job.start_delay_ns = or(dict, "start_delay_ns", job.start_delay_ns)?;
+    job.group = or(dict, "group", job.group)?;
+    job.think_ns = or(dict, "think_ns", job.think_ns)?;
+    job.think_blocks = or(dict, "think_blocks", job.think_blocks)?;
+    job.rate_bytes_per_s = or(dict, "rate_bytes_per_s", job.rate_bytes_per_s)?;
+    job.loops = or(dict, "loops", job.loops)?;
+    job.offset_increment_bytes = or(dict, "offset_increment_bytes", job.offset_increment_bytes)?;
+    job.iodepth_low = or(dict, "iodepth_low", job.iodepth_low)?;
+    job.size_percent = or(dict, "size_percent", job.size_percent)?;
+    job.verify = or(dict, "verify", job.verify)?;
+    Ok(job)
 }
 
 fn workload_from(dict: &Bound<'_, PyDict>) -> PyResult<Workload> {

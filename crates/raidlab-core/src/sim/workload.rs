@@ -75,6 +75,32 @@ pub struct Job {
     /// Per-thread cap on bytes (0 = none; without time_based a job stops after `size` bytes).
     pub io_bytes: u64,
     pub block_align_bytes: u64,
+    // -- fio options that shape the I/O stream (issue 22); the defaults change nothing --
+    /// fio `startdelay`: the job's threads start this long after the job itself may start.
+    pub start_delay_ns: Nanos,
+    /// fio `stonewall`/`wait_for_previous`: the jobs of group g start once every job of the
+    /// groups before it has finished (backend.c `run_threads` waits for the running jobs).
+    pub group: u32,
+    /// fio `thinktime` (µs there): after every `think_blocks` completed I/Os the thread lets
+    /// its queue drain (`io_u_quiesce`) and then pauses this long (backend.c `handle_thinktime`).
+    pub think_ns: Nanos,
+    pub think_blocks: u32,
+    /// fio `rate`: per-thread bandwidth cap in bytes/s (0 = none); arrivals are spaced by the
+    /// mean block size over the rate, as fio's `usec_for_io` spaces them by bytes.
+    pub rate_bytes_per_s: u64,
+    /// fio `loops`: the size-bounded job runs this many passes (1 = once).
+    pub loops: u32,
+    /// fio `offset_increment`: clone t works at `offset + t × offset_increment`.
+    pub offset_increment_bytes: u64,
+    /// fio `iodepth_low` (0 = keep the queue full): once the queue is full, refill it only
+    /// after it drained to this many I/Os in flight.
+    pub iodepth_low: u32,
+    /// fio `size=N%` (0 = unused): the region is N % of the target after `offset`.
+    pub size_percent: u32,
+    /// fio `verify`/`do_verify`: once a thread has written its size, it reads back every block
+    /// it wrote, in the order written (backend.c `do_verify`, io_u.c `log_io_piece` keeps a
+    /// FIFO for sequential or non-overwriting jobs).
+    pub verify: bool,
 }
 
 impl Default for Job {
@@ -106,6 +132,16 @@ impl Default for Job {
             total_ios: 0,
             io_bytes: 0,
             block_align_bytes: 4096,
+            start_delay_ns: 0,
+            group: 0,
+            think_ns: 0,
+            think_blocks: 1,
+            rate_bytes_per_s: 0,
+            loops: 1,
+            offset_increment_bytes: 0,
+            iodepth_low: 0,
+            size_percent: 0,
+            verify: false,
         }
     }
 }
@@ -140,7 +176,31 @@ impl Job {
         if self.rate_iops > 100_000_000 {
             return fail(format!("rate_iops {} is beyond what raidlab simulates", self.rate_iops));
         }
+        if self.think_blocks == 0 || self.loops == 0 || self.loops > 1_000_000 {
+            return fail("thinktime_blocks and loops must be at least 1 (loops at most 1000000)".into());
+        }
+        if self.size_percent > 100 || (self.iodepth_low > 0 && self.iodepth_low >= self.iodepth) {
+            return fail(format!("size_percent must be at most 100 and iodepth_low below iodepth {}", self.iodepth));
+        }
         Ok(())
+    }
+
+    /// Arrivals follow a rate (fio `rate`/`rate_iops`) rather than completions.
+    pub fn open_loop(&self) -> bool {
+        self.rate_iops > 0 || self.rate_bytes_per_s > 0
+    }
+
+    /// The mean gap between arrivals of one thread, ns: the tighter of the I/O and byte caps.
+    pub fn arrival_gap_ns(&self) -> f64 {
+        let by_ios = if self.rate_iops > 0 { 1e9 / self.rate_iops as f64 } else { 0.0 };
+        let by_bytes = if self.rate_bytes_per_s > 0 {
+            let total: u64 = self.block_sizes.iter().map(|&(_, w)| w as u64).sum();
+            let mean: f64 = self.block_sizes.iter().map(|&(b, w)| b as f64 * w as f64).sum::<f64>() / total as f64;
+            mean * 1e9 / self.rate_bytes_per_s as f64
+        } else {
+            0.0
+        };
+        by_ios.max(by_bytes)
     }
 
     pub fn max_block_bytes(&self) -> u64 {
@@ -195,9 +255,18 @@ impl Workload {
         self.jobs.iter().map(|j| j.threads as u64 * j.iodepth as u64).sum()
     }
 
-    /// Stop time: the longest job runtime plus ramp (0 when no job is time-limited).
+    /// Stop time: the longest job runtime plus ramp and start delay (0 when no job is
+    /// time-limited, or when jobs run in groups: a later group starts when an earlier ends).
     pub fn time_limit_ns(&self) -> Nanos {
-        self.jobs.iter().filter(|j| j.runtime_ns > 0).map(|j| j.runtime_ns + j.ramp_ns).max().unwrap_or(0)
+        if self.jobs.iter().any(|j| j.group > 0) {
+            return 0;
+        }
+        self.jobs
+            .iter()
+            .filter(|j| j.runtime_ns > 0)
+            .map(|j| j.runtime_ns + j.ramp_ns + j.start_delay_ns)
+            .max()
+            .unwrap_or(0)
     }
 }
 

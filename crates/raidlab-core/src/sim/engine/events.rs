@@ -21,6 +21,10 @@ pub enum Event {
     Raid5d,
     /// raid5d's pass finished handling its heads: their member I/O leaves md.
     Raid5dDone,
+    /// A job's `startdelay` ended (or its stonewall group began): its threads start.
+    JobStart { job: u32 },
+    /// A thread's `thinktime` pause ended.
+    Resume { job: u32, thread: u32 },
 }
 
 /// A min-heap of events keyed by `(time, sequence)` packed into one `u128`, so each comparison

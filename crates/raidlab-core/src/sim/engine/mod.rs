@@ -23,6 +23,7 @@ use crate::layout::{Array, Level};
 use crate::plan::{IoKind, MemberIo, MirrorState, Plan, Planner, Request, RmwLevel};
 use crate::sim::md::{HeadIo, Raid5dThreads, StripeCache};
 use crate::sim::offsets::Region;
+use crate::sim::workload::Job;
 use crate::sim::sched::{self, BlockRequest, Scheduler};
 use crate::time::Nanos;
 use crate::SECTOR_BYTES;
@@ -271,16 +272,63 @@ impl Simulation {
     fn start(&mut self) {
         self.started = true;
         self.schedule_timeline();
+        if let Some(first) = self.jobs.iter().map(|j| j.job.group).min() {
+            self.begin_group(first);
+        }
+    }
+
+    /// Starts the jobs of stonewall group `group` (fio `stonewall`): each after its own
+    /// `startdelay` (fio's `startdelay` counts from when the job may start).
+    fn begin_group(&mut self, group: u32) {
         for job in 0..self.jobs.len() as u32 {
-            for thread in 0..self.jobs[job as usize].job.threads {
-                if self.jobs[job as usize].job.rate_iops > 0 {
-                    let first = self.jobs[job as usize].next_arrival(thread as usize, 0);
-                    self.events.push(first, Event::Arrival { job, thread });
-                } else {
-                    self.issue(job, thread);
-                }
+            let state = &self.jobs[job as usize];
+            if state.job.group != group {
+                continue;
+            }
+            if state.job.start_delay_ns > 0 {
+                self.events.push(self.now + state.job.start_delay_ns, Event::JobStart { job });
+            } else {
+                self.launch(job);
             }
         }
+    }
+
+    /// A job's threads start issuing.
+    fn launch(&mut self, job: u32) {
+        self.jobs[job as usize].launch(self.now);
+        let state = &self.jobs[job as usize];
+        self.results.start_job(job, self.now, state.deadline_ns);
+        for thread in 0..self.jobs[job as usize].job.threads {
+            if self.jobs[job as usize].job.open_loop() {
+                let first = self.jobs[job as usize].next_arrival(thread as usize, self.now);
+                self.events.push(first, Event::Arrival { job, thread });
+            } else {
+                self.issue(job, thread);
+            }
+        }
+        self.after_issue(job);
+    }
+
+    /// After a job's threads may have finished: the next stonewall group starts once every
+    /// job of this one has.
+    fn after_issue(&mut self, job: u32) {
+        if !self.jobs[job as usize].check_finished() {
+            return;
+        }
+        let group = self.jobs[job as usize].job.group;
+        if self.jobs.iter().any(|j| j.job.group == group && !j.finished) {
+            return;
+        }
+        if let Some(next) = self.jobs.iter().map(|j| j.job.group).filter(|&g| g > group).min() {
+            self.begin_group(next);
+        }
+    }
+
+    /// A thread's think pause ended (fio `thinktime`).
+    fn resume(&mut self, job: u32, thread: u32) {
+        self.jobs[job as usize].resume(thread as usize);
+        self.issue(job, thread);
+        self.after_issue(job);
     }
 
     fn handle(&mut self, event: Event) {
@@ -294,6 +342,8 @@ impl Simulation {
                 }
             }
             Event::Arrival { job, thread } => self.arrival(job, thread),
+            Event::JobStart { job } => self.launch(job),
+            Event::Resume { job, thread } => self.resume(job, thread),
             Event::CacheAck { host_io } => self.host_complete(host_io),
             Event::ArrayChange { kind } => self.array_change(kind),
             Event::RebuildTimer => self.rebuild_timer(),
@@ -314,6 +364,7 @@ impl Simulation {
             self.events.push(next, Event::Arrival { job, thread });
         }
         self.issue(job, thread);
+        self.after_issue(job);
     }
 
     /// Issues I/O for a thread while it has room (depth, and backlog for open loop).
@@ -323,12 +374,17 @@ impl Simulation {
         }
         loop {
             let state = &mut self.jobs[job as usize];
-            let open_loop = state.job.rate_iops > 0;
-            let t = &state.threads[thread as usize];
-            if t.outstanding >= state.job.iodepth || (open_loop && t.backlog == 0) {
+            let open_loop = state.job.open_loop();
+            if !state.may_issue(thread as usize) || (open_loop && state.threads[thread as usize].backlog == 0) {
                 return;
             }
-            let Some(intent) = state.next(thread as usize) else { return };
+            let Some(intent) = state.next(thread as usize, self.now) else {
+                if state.take_pause(thread as usize) {
+                    let at = self.now + state.job.think_ns;
+                    self.events.push(at, Event::Resume { job, thread });
+                }
+                return;
+            };
             let t = &mut state.threads[thread as usize];
             t.outstanding += 1;
             if open_loop {
@@ -550,6 +606,7 @@ impl Simulation {
         }
         self.jobs[io.job as usize].completed(io.thread as usize, io.op);
         self.issue(io.job, io.thread);
+        self.after_issue(io.job);
     }
 
     /// Dispatches what the member's scheduler releases and re-arms its wake-ups.
@@ -633,6 +690,7 @@ fn build_members(config: &SimConfig, drives: Vec<Box<dyn Drive>>) -> Vec<Member>
 fn build_jobs(config: &SimConfig, array: &Array) -> Result<Vec<JobState>> {
     let mut jobs = Vec::new();
     for (index, job) in config.workload.jobs.iter().enumerate() {
+        let job = &resolve_shares(job, array.capacity_bytes())?;
         let region = Region::of(job, array.capacity_bytes()).ok_or_else(|| {
             Error::new(
                 ErrorKind::InvalidWorkload,
@@ -645,4 +703,33 @@ fn build_jobs(config: &SimConfig, array: &Array) -> Result<Vec<JobState>> {
         jobs.push(JobState::new(job.clone(), region, config.seed, index as u32));
     }
     Ok(jobs)
+}
+
+/// Resolves what a job gives as a share of the target (fio `size=N%`) and checks that every
+/// clone's region fits with `offset_increment` (each clone works `offset_increment` further on;
+/// without a size each gets the room the last one has).
+fn resolve_shares(job: &Job, capacity_bytes: u64) -> Result<Job> {
+    let mut job = job.clone();
+    let room = capacity_bytes.saturating_sub(job.offset_bytes);
+    if job.size_percent > 0 {
+        let unit = job.block_align_bytes.max(512);
+        job.size_bytes = (room as u128 * job.size_percent as u128 / 100) as u64 / unit * unit;
+    }
+    if job.offset_increment_bytes > 0 && job.threads > 1 {
+        let shift = job.offset_increment_bytes.saturating_mul(job.threads as u64 - 1);
+        let last_room = room.saturating_sub(shift);
+        if job.size_bytes == 0 || job.size_bytes > last_room {
+            if last_room < job.max_block_bytes() {
+                return Err(Error::new(
+                    ErrorKind::InvalidWorkload,
+                    format!(
+                        "job '{}': offset_increment {} bytes × {} clones goes past the array of {} bytes",
+                        job.name, job.offset_increment_bytes, job.threads - 1, capacity_bytes
+                    ),
+                ));
+            }
+            job.size_bytes = last_room;
+        }
+    }
+    Ok(job)
 }

@@ -112,6 +112,8 @@ pub struct Recorder {
     /// Per job: whether it runs to a time limit, and its last completion.
     timed: Vec<bool>,
     last_completion: Vec<Nanos>,
+    /// Per job: when it started and when its runtime ends (issue 22: stonewall, startdelay).
+    starts: Vec<(Nanos, Nanos)>,
     phases: Vec<PhaseResult>,
     series: Vec<SeriesPoint>,
     window_latencies: Vec<Nanos>,
@@ -142,6 +144,7 @@ impl Recorder {
         Recorder {
             timed: workload.jobs.iter().map(|j| j.time_based || j.runtime_ns > 0).collect(),
             last_completion: vec![0; workload.jobs.len()],
+            starts: vec![(Nanos::MAX, Nanos::MAX); workload.jobs.len()],
             open: vec![Default::default(); workload.jobs.len()],
             jobs,
             phases: vec![first],
@@ -178,10 +181,16 @@ impl Recorder {
     }
 
     /// Records a completed host I/O unless it was issued during the job's ramp.
+    /// A job's threads started at `start_ns` (its ramp counts from here) and stop issuing at
+    /// `deadline_ns` (`Nanos::MAX` without a runtime): fio times each job from its own start.
+    pub fn start_job(&mut self, job: u32, start_ns: Nanos, deadline_ns: Nanos) {
+        self.starts[job as usize] = (start_ns, deadline_ns);
+    }
+
     pub fn record(&mut self, job: u32, op: HostOp, bytes: u64, issued_at: Nanos, completed_at: Nanos) {
         self.last_completion[job as usize] = completed_at;
         let result = &mut self.jobs[job as usize];
-        if issued_at < result.ramp_ns {
+        if issued_at < self.starts[job as usize].0.saturating_add(result.ramp_ns) {
             return;
         }
         assert!(completed_at >= issued_at);
@@ -229,8 +238,9 @@ impl Recorder {
         for (index, job) in self.jobs.iter_mut().enumerate() {
             // A job that ends by count or size ran until its last completion (fio's runtime);
             // background work after it (destage, rebuild) does not stretch it.
-            let end = if self.timed[index] { end_ns } else { self.last_completion[index].min(end_ns) };
-            job.runtime_ns = end.saturating_sub(job.ramp_ns);
+            let (start, deadline) = self.starts[index];
+            let end = if self.timed[index] { end_ns.min(deadline) } else { self.last_completion[index].min(end_ns) };
+            job.runtime_ns = end.saturating_sub(start.saturating_add(job.ramp_ns));
         }
         self.phases.last_mut().expect("a phase is open").end_ns = end_ns;
         self.close_phase();
