@@ -89,6 +89,28 @@ fn stream_options(dict: &Bound<'_, PyDict>, mut job: Job) -> PyResult<Job> {
     job.iodepth_low = or(dict, "iodepth_low", job.iodepth_low)?;
     job.size_percent = or(dict, "size_percent", job.size_percent)?;
     job.verify = or(dict, "verify", job.verify)?;
+    job.seq_skip_bytes = or(dict, "seq_skip_bytes", job.seq_skip_bytes)?;
+    job.zone_bytes = or(dict, "zone_bytes", job.zone_bytes)?;
+    job.zone_skip_bytes = or(dict, "zone_skip_bytes", job.zone_skip_bytes)?;
+    let zones: Vec<(f64, u64, u64)> = or(dict, "zones", Vec::<Vec<f64>>::new())?
+        .into_iter()
+        .map(|z| match z[..] {
+            [share, start, end] => Ok((share, start as u64, end as u64)),
+            _ => Err(config_error("zones entries must be [share, start, end]".into())),
+        })
+        .collect::<PyResult<_>>()?;
+    job.zones = zones;
+    let writes: Vec<Vec<u64>> = or(dict, "write_block_sizes", Vec::new())?;
+    for pair in writes {
+        let [bytes, weight] = pair[..] else {
+            return Err(config_error("write_block_sizes entries must be [bytes, weight]".into()));
+        };
+        let weight = u32::try_from(weight).map_err(|_| config_error(format!("block size weight {weight} is too large")))?;
+        job.write_block_sizes.push((bytes, weight));
+    }
+    job.zones_absolute = or(dict, "zones_absolute", job.zones_absolute)?;
+    job.zbd_zone_bytes = or(dict, "zbd_zone_bytes", job.zbd_zone_bytes)?;
+    job.zbd_max_open_zones = or(dict, "zbd_max_open_zones", job.zbd_max_open_zones)?;
     Ok(job)
 }
 

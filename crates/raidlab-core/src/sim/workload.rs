@@ -101,6 +101,24 @@ pub struct Job {
     /// it wrote, in the order written (backend.c `do_verify`, io_u.c `log_io_piece` keeps a
     /// FIFO for sequential or non-overwriting jobs).
     pub verify: bool,
+    /// fio `rw=read:N` / `rw=write:-N`: after each sequential I/O the position moves on by
+    /// this many more bytes (negative: back), wrapping in the region (io_u.c `get_next_seq_offset`).
+    pub seq_skip_bytes: i64,
+    /// fio `zonemode=strided`: I/O covers `zone_bytes`, then skips `zone_skip_bytes` (0 = off);
+    /// offsets are drawn over the zones and laid out with the gaps.
+    pub zone_bytes: u64,
+    pub zone_skip_bytes: u64,
+    /// fio `random_distribution=zoned`/`zoned_abs`: (share of accesses, first byte, end byte)
+    /// per zone; byte ranges are fractions of the region in millionths unless `zones_absolute`.
+    pub zones: Vec<(f64, u64, u64)>,
+    pub zones_absolute: bool,
+    /// fio `zonemode=zbd` on a regular device (zbd.c `init_zone_info` emulates empty
+    /// sequential-write zones of `zonesize`): random writes go to the write pointer of the zone
+    /// they land in, or of an open zone once `max_open_zones` are open (0 = off).
+    pub zbd_zone_bytes: u64,
+    pub zbd_max_open_zones: u32,
+    /// fio `bs=r,w`/`bssplit=r,w`: the writes' own (bytes, weight) mix (empty = `block_sizes`).
+    pub write_block_sizes: Vec<(u64, u32)>,
 }
 
 impl Default for Job {
@@ -142,6 +160,14 @@ impl Default for Job {
             iodepth_low: 0,
             size_percent: 0,
             verify: false,
+            seq_skip_bytes: 0,
+            zone_bytes: 0,
+            zone_skip_bytes: 0,
+            zones: Vec::new(),
+            zones_absolute: false,
+            zbd_zone_bytes: 0,
+            zbd_max_open_zones: 0,
+            write_block_sizes: Vec::new(),
         }
     }
 }
@@ -162,7 +188,10 @@ impl Job {
         if self.block_sizes.is_empty() || self.block_sizes.iter().all(|&(_, w)| w == 0) {
             return fail("no block size".into());
         }
-        for &(bytes, _) in &self.block_sizes {
+        if !self.write_block_sizes.is_empty() && self.write_block_sizes.iter().all(|&(_, w)| w == 0) {
+            return fail("no write block size".into());
+        }
+        for &(bytes, _) in self.block_sizes.iter().chain(&self.write_block_sizes) {
             if bytes == 0 || bytes % 512 != 0 || bytes > 64 << 20 {
                 return fail(format!("block size {bytes} must be a multiple of 512 up to 64 MiB"));
             }
@@ -175,6 +204,17 @@ impl Job {
         }
         if self.rate_iops > 100_000_000 {
             return fail(format!("rate_iops {} is beyond what raidlab simulates", self.rate_iops));
+        }
+        if !self.zones.is_empty() {
+            let total: f64 = self.zones.iter().map(|z| z.0).sum();
+            if self.zones.iter().any(|z| !(z.0 >= 0.0) || z.2 <= z.1) || (total - 1.0).abs() > 1e-6 {
+                return fail("zoned distribution: shares must add up to 1 and every zone must be non-empty".into());
+            }
+        }
+        if (self.zone_bytes > 0 && self.zone_bytes < self.max_block_bytes())
+            || (self.zbd_zone_bytes > 0 && self.zbd_zone_bytes < self.max_block_bytes())
+        {
+            return fail("zonesize must hold at least one block".into());
         }
         if self.think_blocks == 0 || self.loops == 0 || self.loops > 1_000_000 {
             return fail("thinktime_blocks and loops must be at least 1 (loops at most 1000000)".into());
@@ -204,7 +244,7 @@ impl Job {
     }
 
     pub fn max_block_bytes(&self) -> u64 {
-        self.block_sizes.iter().map(|&(b, _)| b).max().expect("validated")
+        self.block_sizes.iter().chain(&self.write_block_sizes).map(|&(b, _)| b).max().expect("validated")
     }
 }
 

@@ -72,6 +72,7 @@ pub struct JobState {
     pub issued_total: u64,
     zipf: Option<Zipf>,
     // -- fio stream options (issue 22) --
+    zbd: ZbdZones,
     /// When the job's threads started (None: its group has not started yet).
     pub started_ns: Option<Nanos>,
     /// When its runtime ends (`Nanos::MAX` without a runtime).
@@ -117,6 +118,7 @@ impl JobState {
             dirty: false,
             issued_total: 0,
             zipf: None,
+            zbd: ZbdZones::default(),
             started_ns: None,
             deadline_ns: Nanos::MAX,
             finished: false,
@@ -314,18 +316,35 @@ impl JobState {
         let job = &self.job;
         let region = self.region;
         let t = &mut self.threads[thread];
-        let bytes = offsets::block_size(job, &mut t.rng);
+        let bytes = if !read && !job.write_block_sizes.is_empty() {
+            pick_size(&job.write_block_sizes, &mut t.rng)
+        } else {
+            offsets::block_size(job, &mut t.rng)
+        };
         let random = job.random_fraction >= 1.0
             || (job.random_fraction > 0.0 && t.rng.chance(job.random_fraction));
-        let (offset, bytes) = if random {
+        let (offset, bytes) = if random && !job.zones.is_empty() {
+            (zoned_offset(job, &region, bytes, &mut t.rng), bytes)
+        } else if random {
             (offsets::random_offset(job, &region, bytes, &mut t.rng, &mut self.zipf), bytes)
         } else {
             let cursor = match job.cursor {
                 Cursor::PerThread => &mut t.cursor_bytes,
                 Cursor::Shared => &mut self.shared_cursor_bytes,
             };
-            sequential(cursor, &region, bytes)
+            let (offset, length) = sequential(cursor, &region, bytes);
+            if job.seq_skip_bytes != 0 {
+                let next = (offset + length) as i128 + job.seq_skip_bytes as i128;
+                *cursor = next.rem_euclid(region.bytes as i128) as u64;
+            }
+            (offset, length)
         };
+        let offset = if random && !read && job.zbd_zone_bytes > 0 {
+            self.zbd.write_pointer(job, &region, offset, bytes, &mut self.threads[thread].rng)
+        } else {
+            offset
+        };
+        let offset = strided(job, offset);
         let clone_offset = job.offset_increment_bytes * thread as u64;
         (read, region.start_bytes + clone_offset + offset, bytes)
     }
@@ -399,4 +418,91 @@ fn sequential(cursor: &mut u64, region: &Region, bytes: u64) -> (u64, u64) {
     let offset = *cursor;
     *cursor += length;
     (offset, length)
+}
+
+/// fio `zonemode=strided`: a position in the zones laid out with `zone_skip_bytes` gaps.
+fn strided(job: &Job, offset: u64) -> u64 {
+    if job.zone_bytes == 0 || job.zone_skip_bytes == 0 {
+        return offset;
+    }
+    offset / job.zone_bytes * (job.zone_bytes + job.zone_skip_bytes) + offset % job.zone_bytes
+}
+
+/// fio `random_distribution=zoned` (io_u.c `__get_next_rand_offset_zoned`): a zone by its
+/// share of accesses, then a uniform aligned offset inside it.
+fn zoned_offset(job: &Job, region: &Region, bytes: u64, rng: &mut Prng) -> u64 {
+    let mut pick = rng.unit_f64();
+    let mut zone = job.zones[job.zones.len() - 1];
+    for &candidate in &job.zones {
+        if pick < candidate.0 {
+            zone = candidate;
+            break;
+        }
+        pick -= candidate.0;
+    }
+    let (start, end) = if job.zones_absolute {
+        (zone.1.min(region.bytes), zone.2.min(region.bytes))
+    } else {
+        let at = |millionths: u64| (region.bytes as u128 * millionths as u128 / 1_000_000) as u64;
+        (at(zone.1), at(zone.2))
+    };
+    let align = job.block_align_bytes;
+    let first = start.div_ceil(align) * align;
+    let last = end.max(first + bytes).min(region.bytes).saturating_sub(bytes);
+    let slots = last.saturating_sub(first) / align + 1;
+    (first + rng.below(slots) * align).min(region.bytes - bytes)
+}
+
+/// Emulated zones of fio `zonemode=zbd` on a regular device: each empty at the start, written
+/// only at its write pointer; a zone that fills is reset (fio resets full zones to keep a
+/// time-based job writing).
+#[derive(Debug, Default)]
+struct ZbdZones {
+    pointers: std::collections::BTreeMap<u64, u64>,
+    open: Vec<u64>,
+}
+
+impl ZbdZones {
+    fn write_pointer(&mut self, job: &Job, region: &Region, offset: u64, bytes: u64, rng: &mut Prng) -> u64 {
+        let size = job.zbd_zone_bytes;
+        let mut zone = offset / size;
+        if zone * size + bytes > region.bytes {
+            zone = 0; // a last partial zone too small for the block
+        }
+        if !self.open.contains(&zone) {
+            let limit = job.zbd_max_open_zones as usize;
+            if limit > 0 && self.open.len() >= limit {
+                zone = self.open[rng.below(self.open.len() as u64) as usize];
+            } else {
+                self.open.push(zone);
+            }
+        }
+        let zone_end = ((zone + 1) * size).min(region.bytes);
+        let pointer = self.pointers.entry(zone).or_insert(zone * size);
+        if *pointer + bytes > zone_end {
+            *pointer = zone * size; // full: reset, as zbd.c does before writing it again
+        }
+        let at = *pointer;
+        *pointer += bytes;
+        if *pointer + bytes > zone_end {
+            self.open.retain(|&z| z != zone);
+        }
+        at
+    }
+}
+
+/// A size from a (bytes, weight) mix (fio `bssplit` for one direction).
+fn pick_size(sizes: &[(u64, u32)], rng: &mut Prng) -> u64 {
+    if sizes.len() == 1 {
+        return sizes[0].0;
+    }
+    let total: u64 = sizes.iter().map(|&(_, w)| w as u64).sum();
+    let mut pick = rng.below(total);
+    for &(bytes, weight) in sizes {
+        if pick < weight as u64 {
+            return bytes;
+        }
+        pick -= weight as u64;
+    }
+    unreachable!("weights cover the draw")
 }

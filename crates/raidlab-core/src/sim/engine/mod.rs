@@ -715,6 +715,15 @@ fn resolve_shares(job: &Job, capacity_bytes: u64) -> Result<Job> {
         let unit = job.block_align_bytes.max(512);
         job.size_bytes = (room as u128 * job.size_percent as u128 / 100) as u64 / unit * unit;
     }
+    if job.zone_bytes > 0 && job.zone_skip_bytes > 0 {
+        // zonemode=strided: the offsets are drawn over the zones only (see host::strided).
+        let span = if job.size_bytes > 0 { job.size_bytes.min(room) } else { room };
+        let zones = (span + job.zone_skip_bytes) / (job.zone_bytes + job.zone_skip_bytes);
+        if zones == 0 {
+            return Err(Error::new(ErrorKind::InvalidWorkload, format!("job '{}': no whole zone fits its region", job.name)));
+        }
+        job.size_bytes = zones * job.zone_bytes;
+    }
     if job.offset_increment_bytes > 0 && job.threads > 1 {
         let shift = job.offset_increment_bytes.saturating_mul(job.threads as u64 - 1);
         let last_room = room.saturating_sub(shift);
