@@ -307,6 +307,7 @@ fn latency_dict<'py>(py: Python<'py>, histogram: &Histogram) -> PyResult<Bound<'
     dict.set_item("N", histogram.count())?;
     let percentiles: Vec<u64> = PERCENTILES.iter().map(|&p| histogram.percentile(p)).collect();
     dict.set_item("percentiles", percentiles)?;
+    dict.set_item("buckets", histogram.buckets())?;
     Ok(dict)
 }
 
@@ -396,11 +397,16 @@ fn result_dict<'py>(py: Python<'py>, result: &SimResult) -> PyResult<Bound<'py, 
         entry.set_item("write_sectors", member.write_sectors)?;
         entry.set_item("busy_ns", member.busy_ns)?;
         entry.set_item("queue_area", member.queue_area as f64)?;
+        entry.set_item("read_merges", member.read_merges)?;
+        entry.set_item("write_merges", member.write_merges)?;
+        entry.set_item("read_area", member.read_area as f64)?;
+        entry.set_item("write_area", member.write_area as f64)?;
         members.append(entry)?;
     }
     let dict = PyDict::new(py);
     dict.set_item("jobs", jobs)?;
     dict.set_item("members", members)?;
+    dict.set_item("host_busy_ns", result.host_busy_ns)?;
     dict.set_item("end_ns", result.end_ns)?;
     dict.set_item("events", result.events)?;
     dict.set_item("truncated", result.truncated.clone())?;

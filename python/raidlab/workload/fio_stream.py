@@ -535,7 +535,10 @@ def assemble(builders, errors: List[str], text: str) -> Workload:
     jobs = [replace(job, group=g) if g else job for job, g in zip(jobs, groups)]
     notes = _merge_notes(notes, [job.name for job in jobs])
     notes.extend(fio_options.no_effect_note(sorted(set(no_effect))))
-    return Workload(tuple(jobs), "fio", text, tuple(notes), tuple(report_groups), tuple(reporting))
+    own = tuple({o.name: o.value or "" for o in b.section.options if o.key != "name"} for b in builders)
+    last = builders[-1]
+    shared = {o.name: o.value or "" for o in last.options[:len(last.options) - len(last.section.options)]}
+    return Workload(tuple(jobs), "fio", text, tuple(notes), tuple(report_groups), tuple(reporting), own, shared)
 
 
 def _merge_notes(notes: List[str], names: List[str]) -> List[str]:

@@ -499,6 +499,10 @@ class Workload:
     #: job, for the report only (issue 22); empty for other tools.
     report_groups: Tuple[int, ...] = field(default=(), compare=False)
     group_reporting: Tuple[bool, ...] = field(default=(), compare=False)
+    #: Each job's own options and the [global] ones, as written (fio's "job options" and
+    #: "global options" in its JSON), for the report only.
+    job_options: Tuple[Dict[str, str], ...] = field(default=(), compare=False)
+    global_options: Dict[str, str] = field(default_factory=dict, compare=False)
 
     def __post_init__(self) -> None:
         jobs = tuple(self.jobs)

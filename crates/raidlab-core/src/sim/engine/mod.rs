@@ -400,6 +400,7 @@ impl Simulation {
         assert!(intent.op == HostOp::Flush || (sectors > 0 && intent.bytes % SECTOR_BYTES == 0));
         let io = HostIo { job, thread, op: intent.op, sector, sectors, issued_at: self.now };
         let id = self.host_ios.insert(io);
+        self.results.host_issued(self.now);
         if self.cache.is_some() {
             self.cache_submit(id);
         } else if intent.op == HostOp::Write && self.stripes.is_some() {
@@ -598,6 +599,7 @@ impl Simulation {
 
     fn host_complete(&mut self, id: u32) {
         let io = self.host_ios.remove(id);
+        self.results.host_done(self.now);
         let pct = self.rebuild_pct();
         self.results.close_windows(self.now, pct);
         if self.now <= self.stop_ns {

@@ -100,6 +100,9 @@ pub struct SimResult {
     /// Set when the run stopped at a bound before the workload ended.
     pub truncated: Option<String>,
     pub seed: u64,
+    /// Time with at least one host I/O in flight on the array device (its %util in
+    /// `iostat -x`, issue 22).
+    pub host_busy_ns: Nanos,
 }
 
 pub struct Recorder {
@@ -114,6 +117,10 @@ pub struct Recorder {
     last_completion: Vec<Nanos>,
     /// Per job: when it started and when its runtime ends (issue 22: stonewall, startdelay).
     starts: Vec<(Nanos, Nanos)>,
+    /// Host I/Os in flight, since when, and the busy time so far (the array's %util).
+    host_in_flight: u64,
+    host_busy_since: Nanos,
+    host_busy_ns: Nanos,
     phases: Vec<PhaseResult>,
     series: Vec<SeriesPoint>,
     window_latencies: Vec<Nanos>,
@@ -145,6 +152,9 @@ impl Recorder {
             timed: workload.jobs.iter().map(|j| j.time_based || j.runtime_ns > 0).collect(),
             last_completion: vec![0; workload.jobs.len()],
             starts: vec![(Nanos::MAX, Nanos::MAX); workload.jobs.len()],
+            host_in_flight: 0,
+            host_busy_since: 0,
+            host_busy_ns: 0,
             open: vec![Default::default(); workload.jobs.len()],
             jobs,
             phases: vec![first],
@@ -185,6 +195,23 @@ impl Recorder {
     /// `deadline_ns` (`Nanos::MAX` without a runtime): fio times each job from its own start.
     pub fn start_job(&mut self, job: u32, start_ns: Nanos, deadline_ns: Nanos) {
         self.starts[job as usize] = (start_ns, deadline_ns);
+    }
+
+    /// A host I/O entered the array device.
+    pub fn host_issued(&mut self, now: Nanos) {
+        if self.host_in_flight == 0 {
+            self.host_busy_since = now;
+        }
+        self.host_in_flight += 1;
+    }
+
+    /// A host I/O left the array device.
+    pub fn host_done(&mut self, now: Nanos) {
+        assert!(self.host_in_flight > 0, "a host completion without a host I/O");
+        self.host_in_flight -= 1;
+        if self.host_in_flight == 0 {
+            self.host_busy_ns += now - self.host_busy_since;
+        }
     }
 
     pub fn record(&mut self, job: u32, op: HostOp, bytes: u64, issued_at: Nanos, completed_at: Nanos) {
@@ -256,6 +283,8 @@ impl Recorder {
             events,
             truncated,
             seed: config.seed,
+            host_busy_ns: self.host_busy_ns
+                + if self.host_in_flight > 0 { end_ns.saturating_sub(self.host_busy_since) } else { 0 },
         }
     }
 }
