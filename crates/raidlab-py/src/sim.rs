@@ -339,6 +339,8 @@ fn timeline_dicts<'py>(py: Python<'py>, result: &SimResult, dict: &Bound<'py, Py
         entry.set_item("write_ios", point.write_ios)?;
         entry.set_item("latency_ns_p50", point.latency_ns_p50)?;
         entry.set_item("latency_ns_p99", point.latency_ns_p99)?;
+        entry.set_item("latency_ns_p95", point.latency_ns_p95)?;
+        entry.set_item("flush_ios", point.flush_ios)?;
         entry.set_item("rebuild_pct", point.rebuild_pct)?;
         series.append(entry)?;
     }

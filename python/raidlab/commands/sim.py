@@ -166,6 +166,8 @@ def sim_command(level, devices, layout, chunk_kib, drive, controller, cache_mib,
         return
     title = spec.title()
     if workload is not None and workload.to_dict()["source"]["tool"] == "sysbench":
+        for line in sysbench_text.interval_lines(result.raw, workload):
+            click.echo(line)
         click.echo(sysbench_text.render(result.raw, document, workload))
         click.echo("")
     click.echo(table.summary(document, title))

@@ -165,6 +165,9 @@ def _member_row(name: str, member: Dict[str, Any], end_ns: int) -> Dict[str, Any
         "write_sectors": member["write_sectors"],
         "flush_ios": member["flush_ios"],
         "queue_depth_mean": member["queue_area"] / end_ns if end_ns else 0.0,
+        # raidlab's: the ticks in ns (fio's are whole ms), for iostat's awaits.
+        "read_time_ns": float(member.get("read_area", 0)),
+        "write_time_ns": float(member.get("write_area", 0)),
     }
 
 

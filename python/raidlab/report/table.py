@@ -67,9 +67,7 @@ def summary(document: Dict[str, Any], title: str) -> str:
     jobs = job_rows(document)
     lines.append(render(JOB_HEADERS, jobs) if jobs else "no foreground I/O: the array was idle")
     lines.append("")
-    members = [[d["name"], d["read_ios"], d["write_ios"], d["flush_ios"], f"{d['util']:.1f}",
-                f"{d['queue_depth_mean']:.2f}"] for d in document["disk_util"]]
-    lines.append(render(["member", "reads", "writes", "flushes", "util %", "mean qd"], members))
+    lines.append(iostat_table(document))
     lines.extend(bad_days(document))
     return "\n".join(lines)
 
@@ -105,3 +103,28 @@ def bad_days(document: Dict[str, Any]) -> List[str]:
     if loss:
         lines += ["", f"DATA LOSS at {loss['at_s']:.3f} s: members {loss['failed_members']} failed"]
     return lines
+
+
+#: The member table's columns, as `iostat -x` (sysstat) names them (issue 22).
+IOSTAT_HEADERS = ["device", "r/s", "w/s", "rkB/s", "wkB/s", "rrqm/s", "wrqm/s", "r_await", "w_await",
+                  "aqu-sz", "%util", "flush/s"]
+
+
+def iostat_table(document: Dict[str, Any]) -> str:
+    """Per member and for the array device (md0), as `iostat -x` shows them over the run:
+    requests that reached the device per second (merged ones in rrqm/s, wrqm/s), kB/s, the
+    mean time a request spent queued and served (ms), the mean queue size and the busy time."""
+    seconds = document["raidlab"]["simulated_ns"] / 1e9
+    rows = []
+    for disk in document["disk_util"]:
+        rate = (lambda n: n / seconds) if seconds else (lambda n: 0.0)
+        reads, writes = disk["read_ios"], disk["write_ios"]
+        r_merges, w_merges = disk.get("read_merges", 0), disk.get("write_merges", 0)
+        r_await = disk.get("read_time_ns", 0) / 1e6 / reads if reads else 0.0
+        w_await = disk.get("write_time_ns", 0) / 1e6 / writes if writes else 0.0
+        queue = disk["queue_depth_mean"]
+        rows.append([disk["name"], f"{rate(reads - r_merges):.1f}", f"{rate(writes - w_merges):.1f}",
+                     f"{rate(disk['read_sectors'] / 2):.1f}", f"{rate(disk['write_sectors'] / 2):.1f}",
+                     f"{rate(r_merges):.1f}", f"{rate(w_merges):.1f}", f"{r_await:.2f}", f"{w_await:.2f}",
+                     f"{queue:.2f}", f"{disk['util']:.1f}", f"{rate(disk['flush_ios']):.1f}"])
+    return render(IOSTAT_HEADERS, rows)

@@ -104,6 +104,8 @@ def apply(builder, option) -> bool:
         from raidlab.workload.fio import IGNORED_OPTIONS
 
         if key in IGNORED_OPTIONS and key not in ("group_reporting", "new_group"):
+            if key not in ("filename", "directory", "description"):
+                builder.no_effect.append(key)
             return False
         if key not in _FLAGS:
             builder.no_effect.append(key)

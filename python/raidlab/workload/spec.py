@@ -503,6 +503,8 @@ class Workload:
     #: "global options" in its JSON), for the report only.
     job_options: Tuple[Dict[str, str], ...] = field(default=(), compare=False)
     global_options: Dict[str, str] = field(default_factory=dict, compare=False)
+    #: sysbench ``--report-interval`` in seconds (0 = no interval lines), for the report only.
+    report_interval_s: int = field(default=0, compare=False)
 
     def __post_init__(self) -> None:
         jobs = tuple(self.jobs)

@@ -67,6 +67,10 @@ pub struct SeriesPoint {
     pub latency_ns_p50: Nanos,
     pub latency_ns_p99: Nanos,
     pub rebuild_pct: f64,
+    /// Issue 22 (sysbench's --report-interval lines): fsyncs completed in the window and the
+    /// 95th percentile of its data I/O latencies.
+    pub flush_ios: u64,
+    pub latency_ns_p95: Nanos,
 }
 
 /// A rebuild (md recovery) of one member.
@@ -130,7 +134,16 @@ pub struct Recorder {
 }
 
 fn empty_window(start_ns: Nanos) -> SeriesPoint {
-    SeriesPoint { start_ns, read_ios: 0, write_ios: 0, latency_ns_p50: 0, latency_ns_p99: 0, rebuild_pct: 0.0 }
+    SeriesPoint {
+        start_ns,
+        read_ios: 0,
+        write_ios: 0,
+        latency_ns_p50: 0,
+        latency_ns_p99: 0,
+        rebuild_pct: 0.0,
+        flush_ios: 0,
+        latency_ns_p95: 0,
+    }
 }
 
 impl Recorder {
@@ -232,7 +245,10 @@ impl Recorder {
                 write.record(bytes, latency);
                 self.window.write_ios += 1;
             }
-            HostOp::Flush => result.flush.record(bytes, latency),
+            HostOp::Flush => {
+                result.flush.record(bytes, latency);
+                self.window.flush_ios += 1;
+            }
         }
         if op != HostOp::Flush {
             self.window_latencies.push(latency);
@@ -248,6 +264,7 @@ impl Recorder {
             if !self.window_latencies.is_empty() {
                 point.latency_ns_p50 = nth_percentile(&mut self.window_latencies, 50.0);
                 point.latency_ns_p99 = nth_percentile(&mut self.window_latencies, 99.0);
+                point.latency_ns_p95 = nth_percentile(&mut self.window_latencies, 95.0);
                 self.window_latencies.clear();
             }
             self.series.push(point);
