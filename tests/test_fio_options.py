@@ -191,3 +191,13 @@ def test_the_member_table_reads_like_iostat():
     assert header.split() == ["device", "r/s", "w/s", "rkB/s", "wkB/s", "rrqm/s", "wrqm/s", "r_await", "w_await",
                               "aqu-sz", "%util", "flush/s"]
     assert any(line.startswith("md0 ") for line in run.stdout.splitlines())
+
+
+def test_flow_keeps_the_jobs_io_in_the_ratio_of_their_weights():
+    text = "[global]\nrw=randread\nruntime=100ms\ntime_based\n[a]\nflow=1\n[b]\nflow=8\n"
+    document = sim(text)
+    ratio = document["jobs"][1]["read"]["total_ios"] / document["jobs"][0]["read"]["total_ios"]
+    assert ratio == pytest.approx(8, rel=0.01)
+    # Without flow each job runs on its own: the same IOPS.
+    free = sim(text.replace("flow=1", "").replace("flow=8", ""))
+    assert iops(free, 1) == pytest.approx(iops(free, 0), rel=0.01)

@@ -111,6 +111,9 @@ fn stream_options(dict: &Bound<'_, PyDict>, mut job: Job) -> PyResult<Job> {
     job.zones_absolute = or(dict, "zones_absolute", job.zones_absolute)?;
     job.zbd_zone_bytes = or(dict, "zbd_zone_bytes", job.zbd_zone_bytes)?;
     job.zbd_max_open_zones = or(dict, "zbd_max_open_zones", job.zbd_max_open_zones)?;
+    job.flow_id = or(dict, "flow_id", job.flow_id)?;
+    job.flow_weight = or(dict, "flow_weight", job.flow_weight)?;
+    job.flow_sleep_ns = or(dict, "flow_sleep_ns", job.flow_sleep_ns)?;
     Ok(job)
 }
 

@@ -37,6 +37,7 @@ STREAM_OPTIONS = (
     "verify", "do_verify", "verify_backlog", "verify_only",
     "zonemode", "zonesize", "zoneskip", "zonerange", "zonecapacity",
     "fill_device", "group_reporting", "max_open_zones", "random_distribution",
+    "flow", "flow_id", "flow_sleep", "rw_sequencer",
 )
 
 _ALIASES = {
@@ -75,7 +76,7 @@ NO_EFFECT_OPTIONS = frozenset("""
     allow_mounted_write pre_read unlink unlink_each_loop overwrite fallocate iomem mem
     iomem_align mem_align hugepage-size lockmem kb_base unit_base uid gid profile
     replay_no_stall read_beyond_wp zone_reset_threshold zone_reset_frequency
-    job_max_open_zones ignore_zone_limits ioscheduler flow_id flow flow_sleep
+    job_max_open_zones ignore_zone_limits ioscheduler
     latency_target latency_window latency_percentile latency_run
     block_error_percentiles skip_bad
 """.split())
@@ -83,9 +84,6 @@ NO_EFFECT_OPTIONS = frozenset("""
 #: Options of NO_EFFECT_OPTIONS whose note says more than "no effect" (they do shape I/O in
 #: fio, but raidlab leaves that part out and says so).
 _PARTIAL_NOTES = {
-    "flow": "fio's flow (token balancing between jobs) is not modelled: the jobs run unbalanced",
-    "flow_sleep": "fio's flow (token balancing between jobs) is not modelled: the jobs run unbalanced",
-    "flow_id": "fio's flow (token balancing between jobs) is not modelled: the jobs run unbalanced",
     "latency_target": "latency_target (fio searches for the deepest queue that meets it) is not modelled: "
                       "the job runs at its full iodepth",
     "latency_window": "latency_target (fio searches for the deepest queue that meets it) is not modelled: "

@@ -100,7 +100,7 @@ def _zones(builder, option, raw: str) -> Optional[int]:
 def apply(builder, option) -> bool:
     """Parses one of issue 22's options into ``builder``; False if it is not one of them."""
     key = fio_options.canonical(option.key)
-    if key in fio_options.NO_EFFECT_OPTIONS and key not in ("flow",):
+    if key in fio_options.NO_EFFECT_OPTIONS:
         from raidlab.workload.fio import IGNORED_OPTIONS
 
         if key in IGNORED_OPTIONS and key not in ("group_reporting", "new_group"):
@@ -110,9 +110,6 @@ def apply(builder, option) -> bool:
         if key not in _FLAGS:
             builder.no_effect.append(key)
             return True
-    if key == "flow":
-        builder.no_effect.append(key)
-        return True
     if key in ("rw", "size", "offset", "io_size") and option.value:
         return _core_override(builder, option, key)
     if key == "random_distribution":
@@ -148,6 +145,14 @@ def apply(builder, option) -> bool:
     elif key in ("rate_iops_min", "rate_cycle", "iodepth_batch_submit", "iodepth_batch_complete_max"):
         _ranged(option, raw.split(",")[0], kb, 0, MAX_INT)
         builder._set("s_" + key, raw, option)
+    elif key in ("flow", "flow_id"):
+        builder._set("s_" + key, _ranged(option, raw, kb, 0, 1 << 31), option)
+    elif key == "flow_sleep":
+        builder._set("s_flow_sleep", _time_us(option, raw), option)
+    elif key == "rw_sequencer":
+        if raw not in ("sequential", "identical"):
+            raise _err(option, f"rw_sequencer={show(raw)} must be sequential or identical")
+        builder._set("s_rw_sequencer", raw, option)
     elif key == "max_open_zones":
         builder._set("s_max_open_zones", _ranged(option, raw, kb, 0, 1 << 20), option)
     elif key in ("iodepth_low", "iodepth_batch_complete_min"):
@@ -375,6 +380,9 @@ def finish(builder, kw: Dict[str, Any]) -> Dict[str, Any]:
         total = sum(z[0] for z in zones)
         kw["zones"] = tuple((z[0] / total, z[1], z[2]) for z in zones)
         kw["zones_absolute"] = absolute
+    if get("s_flow"):
+        kw["flow_id"], kw["flow_weight"] = get("s_flow_id", 0), get("s_flow")
+        kw["flow_sleep_ns"] = get("s_flow_sleep", 0)
     if get("s_size_percent"):
         kw["size_percent"], kw["size_bytes"] = get("s_size_percent"), 0
     if get("s_fill_device"):
@@ -470,6 +478,10 @@ def _sequencer(builder, kw: Dict[str, Any]) -> None:
     if kw["random_fraction"] > 0:
         if postfix < 1:
             raise builder.fail("rw=...:N needs N of at least 1 for a random job")
+        if builder.get("s_rw_sequencer") == "identical":
+            builder.notes.append(f"{builder.name}: rw_sequencer=identical repeats each random offset {postfix} "
+                                 "times in fio; raidlab draws a new random offset with probability 1/N and "
+                                 "otherwise continues sequentially")
         kw["random_fraction"] = kw["random_fraction"] / postfix
         builder.notes.append(f"{builder.name}: rw=...:{postfix} draws a new random offset every {postfix} I/Os in "
                              f"fio; raidlab draws each I/O at random with probability 1/{postfix}")

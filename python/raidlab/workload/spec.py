@@ -72,7 +72,7 @@ TOOLS = ("fio", "sysbench", "preset")
 STREAM_FIELDS = ("start_delay_ns", "group", "think_ns", "think_blocks", "rate_bytes_per_s", "loops",
                  "offset_increment_bytes", "iodepth_low", "size_percent", "verify", "seq_skip_bytes",
                  "zone_bytes", "zone_skip_bytes", "zones", "zones_absolute", "zbd_zone_bytes",
-                 "zbd_max_open_zones", "write_block_sizes")
+                 "zbd_max_open_zones", "write_block_sizes", "flow_id", "flow_weight", "flow_sleep_ns")
 
 
 try:  # raidlab.errors.WorkloadError (defined by the Rust extension, under RaidlabError)
@@ -251,6 +251,9 @@ class Job:
     zbd_zone_bytes: int = 0
     zbd_max_open_zones: int = 0
     write_block_sizes: Tuple[Tuple[int, int], ...] = ()
+    flow_id: int = 0
+    flow_weight: int = 0
+    flow_sleep_ns: int = 0
 
     def __post_init__(self) -> None:
         if not isinstance(self.name, str) or not self.name or len(self.name) > 255:
@@ -330,6 +333,9 @@ class Job:
             if getattr(self, name) % SECTOR_BYTES and name != "zbd_max_open_zones":
                 _fail(job, f"{name}={getattr(self, name)} is not a multiple of {SECTOR_BYTES}")
         _check_bool(job, "zones_absolute", self.zones_absolute)
+        for name in ("flow_id", "flow_weight"):
+            _check_int(job, name, getattr(self, name), 0, (1 << 31))
+        _check_int(job, "flow_sleep_ns", self.flow_sleep_ns)
         zones = tuple(tuple(z) for z in self.zones)
         if zones and abs(sum(z[0] for z in zones) - 1.0) > 1e-6:
             _fail(job, "zoned distribution shares must add up to 100%")

@@ -119,6 +119,11 @@ pub struct Job {
     pub zbd_max_open_zones: u32,
     /// fio `bs=r,w`/`bssplit=r,w`: the writes' own (bytes, weight) mix (empty = `block_sizes`).
     pub write_block_sizes: Vec<(u64, u32)>,
+    /// fio `flow`/`flow_id`/`flow_sleep` (engine/flow.rs): the job's weight in its flow (0 =
+    /// none) and how long a thread ahead of its share pauses (0: until the flow moves on).
+    pub flow_id: u32,
+    pub flow_weight: u32,
+    pub flow_sleep_ns: Nanos,
 }
 
 impl Default for Job {
@@ -168,6 +173,9 @@ impl Default for Job {
             zbd_zone_bytes: 0,
             zbd_max_open_zones: 0,
             write_block_sizes: Vec::new(),
+            flow_id: 0,
+            flow_weight: 0,
+            flow_sleep_ns: 0,
         }
     }
 }

@@ -57,6 +57,8 @@ pub struct ThreadState {
     verify_left: u64,
     /// The PRNG as the thread started: replaying it gives the writes in the order issued.
     start_rng: Prng,
+    /// Data I/Os issued, as fio's `flow` counts them (td->flow_counter).
+    pub flow_issued: u64,
 }
 
 pub struct JobState {
@@ -104,6 +106,7 @@ impl JobState {
                 refill_wait: false,
                 verifying: false,
                 verify_left: 0,
+                flow_issued: 0,
             })
             .collect();
         JobState {
@@ -172,6 +175,11 @@ impl JobState {
             return true;
         }
         false
+    }
+
+    /// The thread waits (fio `flow`): no I/O until the engine resumes it.
+    pub fn hold(&mut self, thread: usize) {
+        self.threads[thread].thinking = true;
     }
 
     /// The think pause ended.

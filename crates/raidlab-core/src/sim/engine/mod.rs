@@ -5,6 +5,7 @@
 mod cache;
 pub mod config;
 mod events;
+mod flow;
 mod host;
 mod members;
 mod rebuild;
@@ -125,6 +126,8 @@ pub struct Simulation {
     foreground_sectors: u64,
     /// Non-rebuild member commands completed (a controller's rebuild share).
     foreground_ios: u64,
+    /// fio `flow` groups (issue 22).
+    flows: flow::Flows,
 }
 
 impl Simulation {
@@ -215,6 +218,7 @@ impl Simulation {
             rebuild: None,
             foreground_sectors: 0,
             foreground_ios: 0,
+            flows: flow::Flows::default(),
             config,
         })
     }
@@ -271,6 +275,7 @@ impl Simulation {
 
     fn start(&mut self) {
         self.started = true;
+        self.flows = flow::Flows::new(&self.jobs);
         self.schedule_timeline();
         if let Some(first) = self.jobs.iter().map(|j| j.job.group).min() {
             self.begin_group(first);
@@ -315,12 +320,31 @@ impl Simulation {
         if !self.jobs[job as usize].check_finished() {
             return;
         }
+        for (waiting_job, waiting_thread) in self.flows.leave(&self.jobs[job as usize]) {
+            self.events.push(self.now, Event::Resume { job: waiting_job, thread: waiting_thread });
+        }
         let group = self.jobs[job as usize].job.group;
         if self.jobs.iter().any(|j| j.job.group == group && !j.finished) {
             return;
         }
         if let Some(next) = self.jobs.iter().map(|j| j.job.group).filter(|&g| g > group).min() {
             self.begin_group(next);
+        }
+    }
+
+    /// A thread ahead of its flow share waits: `flow_sleep`, or until the flow moves on (and
+    /// at the latest until its runtime ends).
+    fn hold_for_flow(&mut self, job: u32, thread: u32) {
+        let state = &mut self.jobs[job as usize];
+        state.hold(thread as usize);
+        if state.job.flow_sleep_ns > 0 {
+            self.events.push(self.now + state.job.flow_sleep_ns, Event::Resume { job, thread });
+            return;
+        }
+        let deadline = state.deadline_ns;
+        self.flows.wait(&self.jobs[job as usize], job, thread);
+        if deadline < Nanos::MAX {
+            self.events.push(deadline.max(self.now), Event::Resume { job, thread });
         }
     }
 
@@ -378,6 +402,11 @@ impl Simulation {
             if !state.may_issue(thread as usize) || (open_loop && state.threads[thread as usize].backlog == 0) {
                 return;
             }
+            if self.flows.ahead(state, state.threads[thread as usize].flow_issued) && !state.threads[thread as usize].done {
+                self.hold_for_flow(job, thread);
+                return;
+            }
+            let state = &mut self.jobs[job as usize];
             let Some(intent) = state.next(thread as usize, self.now) else {
                 if state.take_pause(thread as usize) {
                     let at = self.now + state.job.think_ns;
@@ -389,6 +418,12 @@ impl Simulation {
             t.outstanding += 1;
             if open_loop {
                 t.backlog -= 1;
+            }
+            if intent.op != HostOp::Flush {
+                t.flow_issued += 1;
+                for (waiting_job, waiting_thread) in self.flows.issued(&self.jobs[job as usize]) {
+                    self.events.push(self.now, Event::Resume { job: waiting_job, thread: waiting_thread });
+                }
             }
             self.submit_host(job, thread, intent);
         }
