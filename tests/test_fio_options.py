@@ -201,3 +201,13 @@ def test_flow_keeps_the_jobs_io_in_the_ratio_of_their_weights():
     # Without flow each job runs on its own: the same IOPS.
     free = sim(text.replace("flow=1", "").replace("flow=8", ""))
     assert iops(free, 1) == pytest.approx(iops(free, 0), rel=0.01)
+
+
+def test_stream_options_are_written_back_as_fio_reads_them():
+    from raidlab.workload.fio import render_fio
+
+    workload = parse_fio("[j]\nrw=randwrite\nthinktime=50\nthinktime_blocks=2\nrate=1m\nloops=2\nsize=10%\n"
+                         "verify=md5\nstartdelay=2\nflow=3\niodepth_low=0\n")
+    assert parse_fio(render_fio(workload)).jobs == workload.jobs
+    with pytest.raises(ValueError, match="seq_skip_bytes have no fio spelling"):
+        render_fio(parse_fio("[j]\nrw=read:-8k\n"))

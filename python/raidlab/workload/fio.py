@@ -884,7 +884,7 @@ def _render_job(job: Job) -> List[str]:
         lines.append("end_fsync=1")
     if job.direct:
         lines.append("direct=1")
-    return lines
+    return lines + fio_stream.render(job)
 
 
 def render_fio(workload: Workload) -> str:

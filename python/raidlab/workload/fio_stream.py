@@ -573,3 +573,38 @@ def _merge_notes(notes: List[str], names: List[str]) -> List[str]:
         else:
             merged.append(f"{who[0]} and {len(who) - 1} more jobs: {text}")
     return merged
+
+
+def render(job) -> List[str]:
+    """fio spellings of a job's stream fields (for :func:`raidlab.workload.fio.render_fio`);
+    fields with no spelling raidlab writes are refused rather than dropped."""
+    lines: List[str] = []
+    unwritable = [name for name in ("seq_skip_bytes", "zones", "write_block_sizes", "group", "zbd_zone_bytes")
+                  if getattr(job, name)]
+    if unwritable:
+        raise WorkloadError(f"job {job.name!r}: {', '.join(unwritable)} have no fio spelling raidlab writes")
+    if job.start_delay_ns:
+        lines.append(f"startdelay={-(-job.start_delay_ns // 1000)}us")
+    if job.think_ns:
+        lines.append(f"thinktime={-(-job.think_ns // 1000)}")
+        if job.think_blocks != 1:
+            lines.append(f"thinktime_blocks={job.think_blocks}")
+    if job.rate_bytes_per_s:
+        lines.append(f"rate={job.rate_bytes_per_s}")
+    if job.loops != 1:
+        lines.append(f"loops={job.loops}")
+    if job.offset_increment_bytes:
+        lines.append(f"offset_increment={job.offset_increment_bytes}")
+    if job.iodepth_low:
+        lines.append(f"iodepth_low={job.iodepth_low}")
+    if job.size_percent:
+        lines.append(f"size={job.size_percent}%")
+    if job.verify:
+        lines.append("verify=crc32c")
+    if job.zone_bytes and job.zone_skip_bytes:
+        lines += ["zonemode=strided", f"zonesize={job.zone_bytes}", f"zoneskip={job.zone_skip_bytes}"]
+    if job.flow_weight:
+        lines += [f"flow={job.flow_weight}", f"flow_id={job.flow_id}"]
+        if job.flow_sleep_ns:
+            lines.append(f"flow_sleep={-(-job.flow_sleep_ns // 1000)}")
+    return lines
