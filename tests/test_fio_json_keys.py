@@ -72,9 +72,10 @@ def test_every_key_of_fios_json_is_in_raidlabs(tmp_path):
     assert entry["iodepth_level"]["1"] == 100.0  # psync: one I/O in flight
     ranges = sum(entry["latency_ns"].values()) + sum(entry["latency_us"].values()) + sum(entry["latency_ms"].values())
     assert ranges == pytest.approx(100.0)
-    array = ours["disk_util"][-1]
+    array = ours["array_device"]
     assert array["name"] == "md0" and array["read_ios"] == entry["read"]["total_ios"]
-    assert array["aggr_read_ios"] == sum(d["read_ios"] for d in ours["disk_util"][:-1])
+    assert array["aggr_read_ios"] == sum(d["read_ios"] for d in ours["disk_util"])
+    assert set(fio["disk_util"][0]) <= set(array)  # the md device has every key of a disk
 
 
 def test_json_plus_bins_are_fios_buckets_and_fios_own_tool_reads_them(tmp_path):

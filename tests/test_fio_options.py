@@ -148,7 +148,7 @@ def test_iodepth_low_lets_the_queue_drain_before_refilling():
     full = run_cli(["sim", "--drive", "nvme-tlc", "--level", "0", "--devices", "1", "--fio", text, "--json"]).json()
     low = run_cli(["sim", "--drive", "nvme-tlc", "--level", "0", "--devices", "1", "--fio", text + "iodepth_low=4\n",
                    "--json"]).json()
-    queue = lambda d: d["disk_util"][-1]["queue_depth_mean"]  # the array device (md0)
+    queue = lambda d: d["array_device"]["queue_depth_mean"]  # md0
     assert queue(full) == pytest.approx(32, rel=0.02)
     assert 4 < queue(low) < 0.8 * queue(full)
 
@@ -211,3 +211,15 @@ def test_stream_options_are_written_back_as_fio_reads_them():
     assert parse_fio(render_fio(workload)).jobs == workload.jobs
     with pytest.raises(ValueError, match="seq_skip_bytes have no fio spelling"):
         render_fio(parse_fio("[j]\nrw=read:-8k\n"))
+
+
+def test_file_service_type_reaches_the_core_and_is_written_back():
+    from raidlab.workload.fio import render_fio
+
+    default = parse_fio("[j]\nrw=read\nnrfiles=4\nfilesize=1m\n").jobs[0]
+    assert (default.files, default.file_service, default.file_service_ios) == (4, 1, 1)  # roundrobin
+    chosen = parse_fio("[j]\nrw=read\nnrfiles=4\nfilesize=1m\nfile_service_type=random:8\n")
+    assert (chosen.jobs[0].file_service, chosen.jobs[0].file_service_ios) == (2, 8)
+    assert parse_fio(render_fio(chosen)).jobs == chosen.jobs
+    document = sim("[j]\nrw=read\nbs=4k\nnrfiles=4\nfilesize=1m\n")
+    assert document["jobs"][0]["read"]["total_ios"] == 4 * 256

@@ -648,7 +648,8 @@ def test_presets():
 
 def test_render_refuses_what_fio_cannot_say():
     sysbench = parse_sysbench("--file-test-mode=rndrw")
-    with pytest.raises(WorkloadError, match=r"^job 'sysbench-rndrw': files=128 has no fio spelling"):
+    # Issue 22: nrfiles is read now, so the sysbench job stops at its fsync rounds instead.
+    with pytest.raises(WorkloadError, match=r"^job 'sysbench-rndrw': fsync rounds over all files have no fio spelling"):
         render_fio(sysbench)
     odd = Workload((Job("odd", read_fraction=2 / 3, random_fraction=1.0),), "fio", "")
     with pytest.raises(WorkloadError, match="is not a whole percentage, which fio needs$"):

@@ -171,6 +171,11 @@ fn random_stream_job(rng: &mut Prng) -> Job {
     if rng.chance(0.2) {
         job.offset_increment_bytes = 128 << 20;
     }
+    if rng.chance(0.3) {
+        job.files = 1 + rng.below(8) as u32;
+        job.file_service = rng.below(3) as u8;
+        job.file_service_ios = 1 + rng.below(3) as u32;
+    }
     job
 }
 
@@ -196,4 +201,16 @@ fn a_swarm_of_stream_options_runs_under_the_cores_assertions() {
         });
         assert!(outcome.is_ok(), "stream swarm failed; reproduce with seed {seed}");
     }
+}
+
+#[test]
+fn roundrobin_file_service_interleaves_the_files_sequential_streams() {
+    // Four files, sequential 1 MiB reads: fio's default roundrobin visits file 0, 1, 2, 3, 0, ...
+    // each at its own position, so every member I/O is a fresh seek on the serial disk and the
+    // same bytes come back as with one file after another.
+    let base = Job { files: 4, size_bytes: 64 << 20, block_sizes: vec![(1 << 20, 1)], block_align_bytes: 1 << 20, ..Job::default() };
+    let one_by_one = run(Level::Raid1, 2, vec![base.clone()]);
+    let rr = run(Level::Raid1, 2, vec![Job { file_service: 1, ..base }]);
+    assert_eq!(rr.jobs[0].read.ios, 64);
+    assert_eq!(rr.jobs[0].read.bytes, one_by_one.jobs[0].read.bytes);
 }

@@ -114,6 +114,8 @@ fn stream_options(dict: &Bound<'_, PyDict>, mut job: Job) -> PyResult<Job> {
     job.flow_id = or(dict, "flow_id", job.flow_id)?;
     job.flow_weight = or(dict, "flow_weight", job.flow_weight)?;
     job.flow_sleep_ns = or(dict, "flow_sleep_ns", job.flow_sleep_ns)?;
+    job.file_service = or(dict, "file_service", job.file_service)?;
+    job.file_service_ios = or(dict, "file_service_ios", job.file_service_ios)?;
     Ok(job)
 }
 

@@ -9,8 +9,8 @@ trees with the installed fio's). Where each value comes from:
 - Simulated: ``io_bytes``, ``bw``, ``iops``, ``runtime``, ``total_ios``, ``clat_ns``/``lat_ns``
   (min, max, mean, stddev, N, percentiles; json+ ``bins``), ``latency_ns/us/ms`` (the share of
   I/Os per latency range, from the same histogram), ``sync``, ``job_runtime``, ``elapsed``,
-  ``disk_util`` (ios, merges, ticks = request time in flight, in_queue, util; ``aggr_*`` on the
-  array device as fio writes for md).
+  ``disk_util`` (ios, merges, ticks = request time in flight, in_queue, util) and, beside it,
+  ``array_device``: the md device as fio writes it (its own counts and ``aggr_*``).
 - Derived from the simulation: ``bw_min/max/mean/dev/samples`` and ``iops_min/max/mean/stddev/
   samples`` from the 1 s windows (fio samples every 500 ms), only when the run has one job
   (the windows count every job together; zero otherwise); ``bw_agg`` is 100 % for one job in
@@ -171,13 +171,17 @@ def _member_row(name: str, member: Dict[str, Any], end_ns: int) -> Dict[str, Any
     }
 
 
-def disk_util(members: List[Dict[str, Any]], end_ns: int, host: Any = None) -> List[Dict[str, Any]]:
+def disk_util(members: List[Dict[str, Any]], end_ns: int) -> List[Dict[str, Any]]:
     """fio's ``disk_util``: one entry per member (``read_ticks``/``write_ticks``/``in_queue`` in
-    ms of request time in flight, as /proc/diskstats counts them), then the array device with
-    fio's ``aggr_*`` keys over its members, as fio writes for md (``host``: the host I/O)."""
-    rows = [_member_row(f"member{index}", member, end_ns) for index, member in enumerate(members)]
-    if host is None or not rows:
-        return rows
+    ms of request time in flight, as /proc/diskstats counts them)."""
+    return [_member_row(f"member{index}", member, end_ns) for index, member in enumerate(members)]
+
+
+def array_device(members: List[Dict[str, Any]], end_ns: int, host: Dict[str, Any]) -> Dict[str, Any]:
+    """The array device as fio's ``disk_util`` entry for md: its own counts (``host``: the host
+    I/O) and fio's ``aggr_*`` keys over its members. raidlab writes it beside ``disk_util``
+    (``array_device``), so that ``disk_util`` keeps one entry per member."""
+    rows = disk_util(members, end_ns)
     array = dict(_member_row(ARRAY_NAME, {
         "read_ios": host["read_ios"], "write_ios": host["write_ios"], "read_sectors": host["read_sectors"],
         "write_sectors": host["write_sectors"], "flush_ios": host["flush_ios"], "busy_ns": host["busy_ns"],
@@ -191,18 +195,15 @@ def disk_util(members: List[Dict[str, Any]], end_ns: int, host: Any = None) -> L
         "aggr_read_ticks": sum(r["read_ticks"] for r in rows),
         "aggr_write_ticks": sum(r["write_ticks"] for r in rows),
         "aggr_in_queue": sum(r["in_queue"] for r in rows),
-        "aggr_util": sum(r["util"] for r in rows) / len(rows),
+        "aggr_util": sum(r["util"] for r in rows) / len(rows) if rows else 0.0,
     })
-    return rows + [array]
+    return array
 
 
 #: The name of the array device's ``disk_util`` entry.
 ARRAY_NAME = "md0"
 
 
-def member_rows(document: Dict[str, Any]) -> List[Dict[str, Any]]:
-    """The members' ``disk_util`` entries (without the array device's)."""
-    return [d for d in document.get("disk_util", []) if "aggr_util" not in d]
 
 
 def _host_device(result: Dict[str, Any]) -> Dict[str, Any]:
@@ -311,7 +312,8 @@ def document(result: Dict[str, Any], raidlab_block: Dict[str, Any], workload: An
         "time": "",
         "global options": dict(getattr(workload, "global_options", {}) or {}),
         "jobs": jobs,
-        "disk_util": disk_util(result["members"], result["end_ns"], _host_device(result)),
+        "disk_util": disk_util(result["members"], result["end_ns"]),
+        "array_device": array_device(result["members"], result["end_ns"], _host_device(result)),
         "phases": timeline.phases(result),
         "rebuild": timeline.rebuild(result),
         "data_loss": timeline.data_loss(result),

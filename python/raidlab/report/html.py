@@ -310,7 +310,7 @@ def _state_color(state: str, index: int) -> str:
 
 def utilisation_chart(document: Dict[str, Any], title: str = "Member utilisation") -> str:
     """Per-member busy time (% of the run) as bars; failed members drawn as outlines."""
-    util = [d for d in document.get("disk_util") or [] if "aggr_util" not in d]  # members, not md0
+    util = document.get("disk_util") or []
     failed = set(_failed_members(document))
     groups, values, tips = [], {}, {}
     hatched = []

@@ -88,7 +88,7 @@ def _cdf(plt, entries, directory: Path, written) -> None:
 def _members(plt, entries, directory: Path, written) -> None:
     figure, axes = plt.subplots(figsize=(7, 4))
     for index, entry in enumerate(entries):
-        utils = [d["util"] for d in entry["document"]["disk_util"] if "aggr_util" not in d]  # members
+        utils = [d["util"] for d in entry["document"]["disk_util"]]
         axes.plot(range(len(utils)), utils, marker="o", label=f"{entry['design']} {entry['state']}")
     axes.set_xlabel("member")
     axes.set_ylabel("utilisation (%)")

@@ -116,7 +116,8 @@ def iostat_table(document: Dict[str, Any]) -> str:
     mean time a request spent queued and served (ms), the mean queue size and the busy time."""
     seconds = document["raidlab"]["simulated_ns"] / 1e9
     rows = []
-    for disk in document["disk_util"]:
+    array = [document["array_device"]] if document.get("array_device") else []
+    for disk in document["disk_util"] + array:
         rate = (lambda n: n / seconds) if seconds else (lambda n: 0.0)
         reads, writes = disk["read_ios"], disk["write_ios"]
         r_merges, w_merges = disk.get("read_merges", 0), disk.get("write_merges", 0)

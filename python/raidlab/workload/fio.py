@@ -813,8 +813,9 @@ def _render_job(job: Job) -> List[str]:
         or not name.isprintable()
     ):
         raise WorkloadError(f"job {name!r}: the name cannot be written as a fio section header")
-    if job.files != 1:
-        raise WorkloadError(f"job {name!r}: files={job.files} has no fio spelling raidlab reads (nrfiles)")
+    if job.files != 1 and job.size_bytes == 0:
+        raise WorkloadError(f"job {name!r}: files={job.files} over the whole target has no fio spelling (nrfiles "
+                            "needs a size)")
     if job.sequential_cursor != "per_thread" and job.threads > 1 and job.random_fraction < 1:
         raise WorkloadError(f"job {name!r}: a shared sequential cursor has no fio spelling")
     if job.fsync_every and job.fsync_scope != "thread":

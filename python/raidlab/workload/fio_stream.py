@@ -180,11 +180,12 @@ def _apply_more(builder, option, key: str, raw: str, kb: int) -> None:
                                  "file the middle of the range")
         builder._set("s_filesize", (first + last) // 2, option)
     elif key == "file_service_type":
-        kind = raw.split(":")[0]
+        kind, _, count = raw.partition(":")
         if kind not in ("roundrobin", "sequential", "random", "zipf", "pareto", "normal", "gauss"):
             raise _err(option, f"file_service_type={show(raw)} is not one of roundrobin, sequential, random, "
                                "zipf, pareto, normal")
-        builder._set("s_file_service_type", kind, option)
+        ios = _ranged(option, count, kb, 1, 1 << 31) if count and kind in ("roundrobin", "sequential", "random") else 1
+        builder._set("s_file_service_type", (kind, ios), option)
     elif key == "sync":
         value = raw.lower()
         if value not in ("0", "1", "sync", "dsync", "none"):
@@ -423,10 +424,12 @@ def _files(builder, kw: Dict[str, Any]) -> None:
         kw["size_bytes"] = filesize * files
     if files > 1:
         kw["files"] = files
-        service = builder.get("s_file_service_type", "roundrobin")
-        if kw["random_fraction"] < 1 and service != "sequential":
-            builder.notes.append(f"{builder.name}: nrfiles={files} with file_service_type={service}: raidlab walks "
-                                 "the files one after another for sequential I/O (fio's 'sequential' service)")
+        service, ios = builder.get("s_file_service_type", ("roundrobin", 1))
+        kw["file_service"] = {"sequential": 0, "roundrobin": 1}.get(service, 2)
+        kw["file_service_ios"] = ios
+        if service not in ("sequential", "roundrobin", "random"):
+            builder.notes.append(f"{builder.name}: file_service_type={service} picks files by a {service} "
+                                 "distribution in fio; raidlab picks them uniformly at random")
     if builder.get("s_openfiles"):
         builder.no_effect.append("openfiles")
 
@@ -603,6 +606,10 @@ def render(job) -> List[str]:
         lines.append("verify=crc32c")
     if job.zone_bytes and job.zone_skip_bytes:
         lines += ["zonemode=strided", f"zonesize={job.zone_bytes}", f"zoneskip={job.zone_skip_bytes}"]
+    if job.files > 1:
+        kind = ("sequential", "roundrobin", "random")[job.file_service]
+        lines.append(f"nrfiles={job.files}")
+        lines.append(f"file_service_type={kind}:{job.file_service_ios}")
     if job.flow_weight:
         lines += [f"flow={job.flow_weight}", f"flow_id={job.flow_id}"]
         if job.flow_sleep_ns:

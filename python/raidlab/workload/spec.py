@@ -72,7 +72,8 @@ TOOLS = ("fio", "sysbench", "preset")
 STREAM_FIELDS = ("start_delay_ns", "group", "think_ns", "think_blocks", "rate_bytes_per_s", "loops",
                  "offset_increment_bytes", "iodepth_low", "size_percent", "verify", "seq_skip_bytes",
                  "zone_bytes", "zone_skip_bytes", "zones", "zones_absolute", "zbd_zone_bytes",
-                 "zbd_max_open_zones", "write_block_sizes", "flow_id", "flow_weight", "flow_sleep_ns")
+                 "zbd_max_open_zones", "write_block_sizes", "flow_id", "flow_weight", "flow_sleep_ns",
+                 "file_service", "file_service_ios")
 
 
 try:  # raidlab.errors.WorkloadError (defined by the Rust extension, under RaidlabError)
@@ -254,6 +255,8 @@ class Job:
     flow_id: int = 0
     flow_weight: int = 0
     flow_sleep_ns: int = 0
+    file_service: int = 0
+    file_service_ios: int = 1
 
     def __post_init__(self) -> None:
         if not isinstance(self.name, str) or not self.name or len(self.name) > 255:
@@ -336,6 +339,8 @@ class Job:
         for name in ("flow_id", "flow_weight"):
             _check_int(job, name, getattr(self, name), 0, (1 << 31))
         _check_int(job, "flow_sleep_ns", self.flow_sleep_ns)
+        _check_int(job, "file_service", self.file_service, 0, 2)
+        _check_int(job, "file_service_ios", self.file_service_ios, 1, 1 << 31)
         zones = tuple(tuple(z) for z in self.zones)
         if zones and abs(sum(z[0] for z in zones) - 1.0) > 1e-6:
             _fail(job, "zoned distribution shares must add up to 100%")

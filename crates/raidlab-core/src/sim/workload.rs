@@ -124,6 +124,12 @@ pub struct Job {
     pub flow_id: u32,
     pub flow_weight: u32,
     pub flow_sleep_ns: Nanos,
+    /// fio `file_service_type` for sequential I/O over `files` > 1 (per-thread cursor):
+    /// 0 = `sequential` (one file after another), 1 = `roundrobin` (fio's default), 2 =
+    /// `random`; the thread moves on after `file_service_ios` I/Os (fio's `:N`, default 1),
+    /// keeping a position per file (file.c `get_next_file_rr`/`get_next_file_rand`).
+    pub file_service: u8,
+    pub file_service_ios: u32,
 }
 
 impl Default for Job {
@@ -176,6 +182,8 @@ impl Default for Job {
             flow_id: 0,
             flow_weight: 0,
             flow_sleep_ns: 0,
+            file_service: 0,
+            file_service_ios: 1,
         }
     }
 }

@@ -59,6 +59,10 @@ pub struct ThreadState {
     start_rng: Prng,
     /// Data I/Os issued, as fio's `flow` counts them (td->flow_counter).
     pub flow_issued: u64,
+    /// fio's file service: a position per file, the current file and its I/Os so far.
+    file_cursors: Vec<u64>,
+    file_index: u64,
+    file_ios: u32,
 }
 
 pub struct JobState {
@@ -107,6 +111,9 @@ impl JobState {
                 verifying: false,
                 verify_left: 0,
                 flow_issued: 0,
+                file_cursors: Vec::new(),
+                file_index: 0,
+                file_ios: 0,
             })
             .collect();
         JobState {
@@ -218,6 +225,8 @@ impl JobState {
         t.verify_left = t.writes_issued;
         t.rng = t.start_rng.clone();
         t.cursor_bytes = 0;
+        t.file_cursors.clear();
+        (t.file_index, t.file_ios) = (0, 0);
         true
     }
 
@@ -335,6 +344,8 @@ impl JobState {
             (zoned_offset(job, &region, bytes, &mut t.rng), bytes)
         } else if random {
             (offsets::random_offset(job, &region, bytes, &mut t.rng, &mut self.zipf), bytes)
+        } else if job.file_service > 0 && job.cursor == Cursor::PerThread && region.bytes > region.file_bytes {
+            served_file(job, &region, bytes, t)
         } else {
             let cursor = match job.cursor {
                 Cursor::PerThread => &mut t.cursor_bytes,
@@ -513,4 +524,26 @@ fn pick_size(sizes: &[(u64, u32)], rng: &mut Prng) -> u64 {
         pick -= weight as u64;
     }
     unreachable!("weights cover the draw")
+}
+
+/// Sequential I/O under fio's `roundrobin` or `random` file service: the thread's next file
+/// (after `file_service_ios` I/Os on one), at that file's own position, wrapping in the file.
+fn served_file(job: &Job, region: &Region, bytes: u64, t: &mut ThreadState) -> (u64, u64) {
+    let files = region.bytes / region.file_bytes;
+    if t.file_cursors.len() as u64 != files {
+        t.file_cursors = vec![0; files as usize];
+    }
+    if t.file_ios >= job.file_service_ios.max(1) {
+        t.file_index = if job.file_service == 2 { t.rng.below(files) } else { (t.file_index + 1) % files };
+        t.file_ios = 0;
+    }
+    t.file_ios += 1;
+    let file = t.file_index as usize;
+    if t.file_cursors[file] >= region.file_bytes {
+        t.file_cursors[file] = 0;
+    }
+    let at = t.file_cursors[file];
+    let length = bytes.min(region.file_bytes - at);
+    t.file_cursors[file] = at + length;
+    (file as u64 * region.file_bytes + at, length)
 }
