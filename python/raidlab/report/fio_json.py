@@ -21,6 +21,10 @@ trees with the installed fio's). Where each value comes from:
   ``minf``, ``iodepth_submit``, ``iodepth_complete``, ``error``, ``eta``, ``latency_target``,
   ``latency_window``, ``trim`` (discard is not modelled); ``timestamp``, ``timestamp_ms`` and
   ``time`` are zero/empty so that the same inputs and seed give the same bytes.
+
+One entry per job section: fio writes one per ``numjobs`` clone unless ``group_reporting``
+sums them; raidlab's entry is already the sum of the clones (``group_reporting`` then also
+sums the jobs of a reporting group, see :mod:`raidlab.report.grouping`).
 """
 
 from __future__ import annotations
