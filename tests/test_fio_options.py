@@ -223,3 +223,11 @@ def test_file_service_type_reaches_the_core_and_is_written_back():
     assert parse_fio(render_fio(chosen)).jobs == chosen.jobs
     document = sim("[j]\nrw=read\nbs=4k\nnrfiles=4\nfilesize=1m\n")
     assert document["jobs"][0]["read"]["total_ios"] == 4 * 256
+
+
+def test_wait_for_delays_only_the_job_that_waits():
+    text = ("[a]\nrw=read\nruntime=40ms\ntime_based\n[b]\nwait_for=a\nrw=read\nruntime=40ms\ntime_based\n"
+            "[c]\nrw=read\nruntime=40ms\ntime_based\n")
+    workload = parse_fio(text)
+    assert [job.group for job in workload.jobs] == [0, 1, 0]
+    assert sim(text)["raidlab"]["simulated_ns"] == pytest.approx(80e6, rel=0.001)

@@ -521,12 +521,15 @@ def assemble(builders, errors: List[str], text: str) -> Workload:
         index_of.setdefault(builder.name, index)
         if index and (get("s_stonewall") or get("s_wait_for_previous")):
             group += 1
+        own_group = group
         waited = get("s_wait_for")
         if waited is not None:
+            # backend.c: a wait_for job starts when that job is done; the jobs after it that
+            # wait for nothing still start with their stonewall group.
             if waited not in index_of:
                 errors.append(f"fio job {show(builder.name)!r}: wait_for={show(waited)} names no earlier job")
             else:
-                group = max(group, groups[index_of[waited]] + 1)
+                own_group = max(group, groups[index_of[waited]] + 1)
         if index and (get("s_new_group") or get("s_stonewall") or get("s_wait_for_previous")):
             report += 1
         try:
@@ -534,7 +537,7 @@ def assemble(builders, errors: List[str], text: str) -> Workload:
         except WorkloadError as error:
             errors.append(str(error))
             continue
-        groups.append(group)
+        groups.append(own_group)
         report_groups.append(report)
         reporting.append(bool(get("s_group_reporting", False)))
         jobs.append(job)
