@@ -10,6 +10,7 @@ use super::super::offsets::{self, Region, Zipf};
 use crate::rng::Prng;
 use super::super::workload::{Cursor, FsyncScope, Job, MixChoice};
 use crate::time::Nanos;
+use super::stream::{pick_size, served_file, strided, zoned_offset, FileService, ZbdZones};
 
 /// What a host I/O does.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -60,9 +61,7 @@ pub struct ThreadState {
     /// Data I/Os issued, as fio's `flow` counts them (td->flow_counter).
     pub flow_issued: u64,
     /// fio's file service: a position per file, the current file and its I/Os so far.
-    file_cursors: Vec<u64>,
-    file_index: u64,
-    file_ios: u32,
+    files: FileService,
 }
 
 pub struct JobState {
@@ -111,9 +110,7 @@ impl JobState {
                 verifying: false,
                 verify_left: 0,
                 flow_issued: 0,
-                file_cursors: Vec::new(),
-                file_index: 0,
-                file_ios: 0,
+                files: FileService::default(),
             })
             .collect();
         JobState {
@@ -225,8 +222,7 @@ impl JobState {
         t.verify_left = t.writes_issued;
         t.rng = t.start_rng.clone();
         t.cursor_bytes = 0;
-        t.file_cursors.clear();
-        (t.file_index, t.file_ios) = (0, 0);
+        t.files = FileService::default();
         true
     }
 
@@ -345,7 +341,7 @@ impl JobState {
         } else if random {
             (offsets::random_offset(job, &region, bytes, &mut t.rng, &mut self.zipf), bytes)
         } else if job.file_service > 0 && job.cursor == Cursor::PerThread && region.bytes > region.file_bytes {
-            served_file(job, &region, bytes, t)
+            served_file(job, &region, bytes, &mut t.files, &mut t.rng)
         } else {
             let cursor = match job.cursor {
                 Cursor::PerThread => &mut t.cursor_bytes,
@@ -437,113 +433,4 @@ fn sequential(cursor: &mut u64, region: &Region, bytes: u64) -> (u64, u64) {
     let offset = *cursor;
     *cursor += length;
     (offset, length)
-}
-
-/// fio `zonemode=strided`: a position in the zones laid out with `zone_skip_bytes` gaps.
-fn strided(job: &Job, offset: u64) -> u64 {
-    if job.zone_bytes == 0 || job.zone_skip_bytes == 0 {
-        return offset;
-    }
-    offset / job.zone_bytes * (job.zone_bytes + job.zone_skip_bytes) + offset % job.zone_bytes
-}
-
-/// fio `random_distribution=zoned` (io_u.c `__get_next_rand_offset_zoned`): a zone by its
-/// share of accesses, then a uniform aligned offset inside it.
-fn zoned_offset(job: &Job, region: &Region, bytes: u64, rng: &mut Prng) -> u64 {
-    let mut pick = rng.unit_f64();
-    let mut zone = job.zones[job.zones.len() - 1];
-    for &candidate in &job.zones {
-        if pick < candidate.0 {
-            zone = candidate;
-            break;
-        }
-        pick -= candidate.0;
-    }
-    let (start, end) = if job.zones_absolute {
-        (zone.1.min(region.bytes), zone.2.min(region.bytes))
-    } else {
-        let at = |millionths: u64| (region.bytes as u128 * millionths as u128 / 1_000_000) as u64;
-        (at(zone.1), at(zone.2))
-    };
-    let align = job.block_align_bytes;
-    let first = start.div_ceil(align) * align;
-    let last = end.max(first + bytes).min(region.bytes).saturating_sub(bytes);
-    let slots = last.saturating_sub(first) / align + 1;
-    (first + rng.below(slots) * align).min(region.bytes - bytes)
-}
-
-/// Emulated zones of fio `zonemode=zbd` on a regular device: each empty at the start, written
-/// only at its write pointer; a zone that fills is reset (fio resets full zones to keep a
-/// time-based job writing).
-#[derive(Debug, Default)]
-struct ZbdZones {
-    pointers: std::collections::BTreeMap<u64, u64>,
-    open: Vec<u64>,
-}
-
-impl ZbdZones {
-    fn write_pointer(&mut self, job: &Job, region: &Region, offset: u64, bytes: u64, rng: &mut Prng) -> u64 {
-        let size = job.zbd_zone_bytes;
-        let mut zone = offset / size;
-        if zone * size + bytes > region.bytes {
-            zone = 0; // a last partial zone too small for the block
-        }
-        if !self.open.contains(&zone) {
-            let limit = job.zbd_max_open_zones as usize;
-            if limit > 0 && self.open.len() >= limit {
-                zone = self.open[rng.below(self.open.len() as u64) as usize];
-            } else {
-                self.open.push(zone);
-            }
-        }
-        let zone_end = ((zone + 1) * size).min(region.bytes);
-        let pointer = self.pointers.entry(zone).or_insert(zone * size);
-        if *pointer + bytes > zone_end {
-            *pointer = zone * size; // full: reset, as zbd.c does before writing it again
-        }
-        let at = *pointer;
-        *pointer += bytes;
-        if *pointer + bytes > zone_end {
-            self.open.retain(|&z| z != zone);
-        }
-        at
-    }
-}
-
-/// A size from a (bytes, weight) mix (fio `bssplit` for one direction).
-fn pick_size(sizes: &[(u64, u32)], rng: &mut Prng) -> u64 {
-    if sizes.len() == 1 {
-        return sizes[0].0;
-    }
-    let total: u64 = sizes.iter().map(|&(_, w)| w as u64).sum();
-    let mut pick = rng.below(total);
-    for &(bytes, weight) in sizes {
-        if pick < weight as u64 {
-            return bytes;
-        }
-        pick -= weight as u64;
-    }
-    unreachable!("weights cover the draw")
-}
-
-/// Sequential I/O under fio's `roundrobin` or `random` file service: the thread's next file
-/// (after `file_service_ios` I/Os on one), at that file's own position, wrapping in the file.
-fn served_file(job: &Job, region: &Region, bytes: u64, t: &mut ThreadState) -> (u64, u64) {
-    let files = region.bytes / region.file_bytes;
-    if t.file_cursors.len() as u64 != files {
-        t.file_cursors = vec![0; files as usize];
-    }
-    if t.file_ios >= job.file_service_ios.max(1) {
-        t.file_index = if job.file_service == 2 { t.rng.below(files) } else { (t.file_index + 1) % files };
-        t.file_ios = 0;
-    }
-    t.file_ios += 1;
-    let file = t.file_index as usize;
-    if t.file_cursors[file] >= region.file_bytes {
-        t.file_cursors[file] = 0;
-    }
-    let at = t.file_cursors[file];
-    let length = bytes.min(region.file_bytes - at);
-    t.file_cursors[file] = at + length;
-    (file as u64 * region.file_bytes + at, length)
 }

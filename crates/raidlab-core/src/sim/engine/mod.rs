@@ -11,6 +11,7 @@ mod members;
 mod rebuild;
 mod results;
 mod slab;
+mod stream;
 mod stripes;
 
 pub use config::{ArrayEvent, ArrayEventKind, ControllerConfig, HwConfig, MdConfig, RebuildConfig, SimConfig, MAX_SIM_TIME_NS};
