@@ -231,3 +231,9 @@ def test_wait_for_delays_only_the_job_that_waits():
     workload = parse_fio(text)
     assert [job.group for job in workload.jobs] == [0, 1, 0]
     assert sim(text)["raidlab"]["simulated_ns"] == pytest.approx(80e6, rel=0.001)
+
+
+def test_a_linear_rate_issues_its_first_io_at_once():
+    # fio's usec_for_io: nothing is due before the first I/O, so it goes at the start.
+    document = sim("[j]\nrw=read\nbs=4k\nrate=1250\nruntime=20ms\ntime_based\n")
+    assert document["jobs"][0]["read"]["total_ios"] == 1

@@ -306,7 +306,13 @@ impl Simulation {
         self.results.start_job(job, self.now, state.deadline_ns);
         for thread in 0..self.jobs[job as usize].job.threads {
             if self.jobs[job as usize].job.open_loop() {
-                let first = self.jobs[job as usize].next_arrival(thread as usize, self.now);
+                // fio's usec_for_io (io_u.c): a linear rate issues its first I/O at once (no
+                // bytes are due yet); a Poisson process waits its first exponential gap.
+                let first = if self.jobs[job as usize].job.poisson_arrivals {
+                    self.jobs[job as usize].next_arrival(thread as usize, self.now)
+                } else {
+                    self.now
+                };
                 self.events.push(first, Event::Arrival { job, thread });
             } else {
                 self.issue(job, thread);
@@ -748,35 +754,37 @@ fn build_jobs(config: &SimConfig, array: &Array) -> Result<Vec<JobState>> {
 /// without a size each gets the room the last one has).
 fn resolve_shares(job: &Job, capacity_bytes: u64) -> Result<Job> {
     let mut job = job.clone();
-    let room = capacity_bytes.saturating_sub(job.offset_bytes);
+    let fail = |job: &Job, what: String| Err(Error::new(ErrorKind::InvalidWorkload, format!("job '{}': {what}", job.name)));
+    let mut room = capacity_bytes.saturating_sub(job.offset_bytes);
     if job.size_percent > 0 {
         let unit = job.block_align_bytes.max(512);
         job.size_bytes = (room as u128 * job.size_percent as u128 / 100) as u64 / unit * unit;
     }
+    if job.offset_increment_bytes > 0 && job.threads > 1 {
+        // Every clone's region must fit: the last one starts offset_increment × (clones - 1) on.
+        let shift = job.offset_increment_bytes.saturating_mul(job.threads as u64 - 1);
+        room = room.saturating_sub(shift);
+        if room < job.max_block_bytes() {
+            let what = format!(
+                "offset_increment {} bytes × {} clones goes past the array of {capacity_bytes} bytes",
+                job.offset_increment_bytes,
+                job.threads - 1
+            );
+            return fail(&job, what);
+        }
+        if job.size_bytes == 0 || job.size_bytes > room {
+            job.size_bytes = room;
+        }
+    }
     if job.zone_bytes > 0 && job.zone_skip_bytes > 0 {
-        // zonemode=strided: the offsets are drawn over the zones only (see host::strided).
+        // zonemode=strided: the offsets are drawn over the zones only (see stream::strided),
+        // and the zones with their gaps must fit the room.
         let span = if job.size_bytes > 0 { job.size_bytes.min(room) } else { room };
         let zones = (span + job.zone_skip_bytes) / (job.zone_bytes + job.zone_skip_bytes);
         if zones == 0 {
-            return Err(Error::new(ErrorKind::InvalidWorkload, format!("job '{}': no whole zone fits its region", job.name)));
+            return fail(&job, "no whole zone fits its region".into());
         }
         job.size_bytes = zones * job.zone_bytes;
-    }
-    if job.offset_increment_bytes > 0 && job.threads > 1 {
-        let shift = job.offset_increment_bytes.saturating_mul(job.threads as u64 - 1);
-        let last_room = room.saturating_sub(shift);
-        if job.size_bytes == 0 || job.size_bytes > last_room {
-            if last_room < job.max_block_bytes() {
-                return Err(Error::new(
-                    ErrorKind::InvalidWorkload,
-                    format!(
-                        "job '{}': offset_increment {} bytes × {} clones goes past the array of {} bytes",
-                        job.name, job.offset_increment_bytes, job.threads - 1, capacity_bytes
-                    ),
-                ));
-            }
-            job.size_bytes = last_room;
-        }
     }
     Ok(job)
 }
