@@ -110,22 +110,27 @@ IOSTAT_HEADERS = ["device", "r/s", "w/s", "rkB/s", "wkB/s", "rrqm/s", "wrqm/s", 
                   "aqu-sz", "%util", "flush/s"]
 
 
+def _number(disk: Dict[str, Any], key: str) -> float:
+    """A count of a disk entry, 0 when absent or not a number (imported documents vary)."""
+    value = disk.get(key, 0)
+    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else 0.0
+
+
 def iostat_table(document: Dict[str, Any]) -> str:
     """Per member and for the array device (md0), as `iostat -x` shows them over the run:
     requests that reached the device per second (merged ones in rrqm/s, wrqm/s), kB/s, the
     mean time a request spent queued and served (ms), the mean queue size and the busy time."""
-    seconds = document["raidlab"]["simulated_ns"] / 1e9
+    seconds = _number(document["raidlab"], "simulated_ns") / 1e9
+    array = document.get("array_device")
     rows = []
-    array = [document["array_device"]] if document.get("array_device") else []
-    for disk in document["disk_util"] + array:
-        rate = (lambda n: n / seconds) if seconds else (lambda n: 0.0)
-        reads, writes = disk["read_ios"], disk["write_ios"]
-        r_merges, w_merges = disk.get("read_merges", 0), disk.get("write_merges", 0)
-        r_await = disk.get("read_time_ns", 0) / 1e6 / reads if reads else 0.0
-        w_await = disk.get("write_time_ns", 0) / 1e6 / writes if writes else 0.0
-        queue = disk["queue_depth_mean"]
-        rows.append([disk["name"], f"{rate(reads - r_merges):.1f}", f"{rate(writes - w_merges):.1f}",
-                     f"{rate(disk['read_sectors'] / 2):.1f}", f"{rate(disk['write_sectors'] / 2):.1f}",
+    for disk in document["disk_util"] + ([array] if isinstance(array, dict) else []):
+        n = lambda key: _number(disk, key)  # noqa: E731
+        rate = (lambda v: v / seconds) if seconds else (lambda v: 0.0)
+        reads, writes, r_merges, w_merges = n("read_ios"), n("write_ios"), n("read_merges"), n("write_merges")
+        r_await = n("read_time_ns") / 1e6 / reads if reads else 0.0
+        w_await = n("write_time_ns") / 1e6 / writes if writes else 0.0
+        rows.append([str(disk.get("name", "?")), f"{rate(reads - r_merges):.1f}", f"{rate(writes - w_merges):.1f}",
+                     f"{rate(n('read_sectors') / 2):.1f}", f"{rate(n('write_sectors') / 2):.1f}",
                      f"{rate(r_merges):.1f}", f"{rate(w_merges):.1f}", f"{r_await:.2f}", f"{w_await:.2f}",
-                     f"{queue:.2f}", f"{disk['util']:.1f}", f"{rate(disk['flush_ios']):.1f}"])
+                     f"{n('queue_depth_mean'):.2f}", f"{n('util'):.1f}", f"{rate(n('flush_ios')):.1f}"])
     return render(IOSTAT_HEADERS, rows)
