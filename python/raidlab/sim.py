@@ -161,8 +161,9 @@ class SimResult:
     #: What the user should know about this run (see :mod:`raidlab.notes`).
     notes: List[str] = field(default_factory=list)
 
-    def to_dict(self) -> Dict[str, Any]:
-        """fio's JSON shape, with a ``raidlab`` block (version, seed, resolved configuration)."""
+    def to_dict(self, plus: bool = False, per_job: bool = False) -> Dict[str, Any]:
+        """fio's JSON shape, with a ``raidlab`` block (version, seed, resolved configuration);
+        ``plus`` adds fio's json+ histogram bins, ``per_job`` ignores ``group_reporting``."""
         block = {
             "version": _core.__version__,
             "seed": self.raw["seed"],
@@ -173,7 +174,7 @@ class SimResult:
             "notes": list(self.notes),
             "config": self.config,
         }
-        return fio_json.document(self.raw, block)
+        return fio_json.document(self.raw, block, self.workload, plus=plus, per_job=per_job)
 
     def to_pandas(self):
         """One row per job and direction: iops, bandwidth and latency percentiles (pandas)."""

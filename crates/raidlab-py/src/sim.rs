@@ -79,7 +79,9 @@ fn job_from(dict: &Bound<'_, PyDict>, sysbench: bool) -> PyResult<Job> {
             Some(value) => value.extract()?,
             None => true,
         },
+        ..Job::default()
     })
+    .and_then(|job| stream_options(dict, job))
 }
 
 /// fio's `ss`/`ss_dur`/`ss_ramp`, as the workload dict carries them (optional `steady_state`:
@@ -105,6 +107,51 @@ fn steady_from(dict: &Bound<'_, PyDict>) -> PyResult<SteadyState> {
         duration_ns: field(&ss, "duration_ns")?,
         ramp_ns: field(&ss, "ramp_ns")?,
     })
+}
+
+/// fio's options that shape the stream (issue 22): optional keys, the core's defaults if absent.
+fn stream_options(dict: &Bound<'_, PyDict>, mut job: Job) -> PyResult<Job> {
+    fn or<'py, T: FromPyObject<'py>>(dict: &Bound<'py, PyDict>, key: &str, default: T) -> PyResult<T> {
+        if dict.contains(key)? { field(dict, key) } else { Ok(default) }
+    }
+    job.start_delay_ns = or(dict, "start_delay_ns", job.start_delay_ns)?;
+    job.group = or(dict, "group", job.group)?;
+    job.think_ns = or(dict, "think_ns", job.think_ns)?;
+    job.think_blocks = or(dict, "think_blocks", job.think_blocks)?;
+    job.rate_bytes_per_s = or(dict, "rate_bytes_per_s", job.rate_bytes_per_s)?;
+    job.loops = or(dict, "loops", job.loops)?;
+    job.offset_increment_bytes = or(dict, "offset_increment_bytes", job.offset_increment_bytes)?;
+    job.iodepth_low = or(dict, "iodepth_low", job.iodepth_low)?;
+    job.size_percent = or(dict, "size_percent", job.size_percent)?;
+    job.verify = or(dict, "verify", job.verify)?;
+    job.seq_skip_bytes = or(dict, "seq_skip_bytes", job.seq_skip_bytes)?;
+    job.zone_bytes = or(dict, "zone_bytes", job.zone_bytes)?;
+    job.zone_skip_bytes = or(dict, "zone_skip_bytes", job.zone_skip_bytes)?;
+    let zones: Vec<(f64, u64, u64)> = or(dict, "zones", Vec::<Vec<f64>>::new())?
+        .into_iter()
+        .map(|z| match z[..] {
+            [share, start, end] => Ok((share, start as u64, end as u64)),
+            _ => Err(config_error("zones entries must be [share, start, end]".into())),
+        })
+        .collect::<PyResult<_>>()?;
+    job.zones = zones;
+    let writes: Vec<Vec<u64>> = or(dict, "write_block_sizes", Vec::new())?;
+    for pair in writes {
+        let [bytes, weight] = pair[..] else {
+            return Err(config_error("write_block_sizes entries must be [bytes, weight]".into()));
+        };
+        let weight = u32::try_from(weight).map_err(|_| config_error(format!("block size weight {weight} is too large")))?;
+        job.write_block_sizes.push((bytes, weight));
+    }
+    job.zones_absolute = or(dict, "zones_absolute", job.zones_absolute)?;
+    job.zbd_zone_bytes = or(dict, "zbd_zone_bytes", job.zbd_zone_bytes)?;
+    job.zbd_max_open_zones = or(dict, "zbd_max_open_zones", job.zbd_max_open_zones)?;
+    job.flow_id = or(dict, "flow_id", job.flow_id)?;
+    job.flow_weight = or(dict, "flow_weight", job.flow_weight)?;
+    job.flow_sleep_ns = or(dict, "flow_sleep_ns", job.flow_sleep_ns)?;
+    job.file_service = or(dict, "file_service", job.file_service)?;
+    job.file_service_ios = or(dict, "file_service_ios", job.file_service_ios)?;
+    Ok(job)
 }
 
 fn workload_from(dict: &Bound<'_, PyDict>) -> PyResult<Workload> {
@@ -399,6 +446,7 @@ fn latency_dict<'py>(py: Python<'py>, histogram: &Histogram) -> PyResult<Bound<'
     dict.set_item("N", histogram.count())?;
     let percentiles: Vec<u64> = PERCENTILES.iter().map(|&p| histogram.percentile(p)).collect();
     dict.set_item("percentiles", percentiles)?;
+    dict.set_item("buckets", histogram.buckets())?;
     Ok(dict)
 }
 
@@ -430,6 +478,8 @@ fn timeline_dicts<'py>(py: Python<'py>, result: &SimResult, dict: &Bound<'py, Py
         entry.set_item("write_ios", point.write_ios)?;
         entry.set_item("latency_ns_p50", point.latency_ns_p50)?;
         entry.set_item("latency_ns_p99", point.latency_ns_p99)?;
+        entry.set_item("latency_ns_p95", point.latency_ns_p95)?;
+        entry.set_item("flush_ios", point.flush_ios)?;
         entry.set_item("rebuild_pct", point.rebuild_pct)?;
         series.append(entry)?;
     }
@@ -490,11 +540,16 @@ fn result_dict<'py>(py: Python<'py>, result: &SimResult) -> PyResult<Bound<'py, 
         entry.set_item("write_sectors", member.write_sectors)?;
         entry.set_item("busy_ns", member.busy_ns)?;
         entry.set_item("queue_area", member.queue_area as f64)?;
+        entry.set_item("read_merges", member.read_merges)?;
+        entry.set_item("write_merges", member.write_merges)?;
+        entry.set_item("read_area", member.read_area as f64)?;
+        entry.set_item("write_area", member.write_area as f64)?;
         members.append(entry)?;
     }
     let dict = PyDict::new(py);
     dict.set_item("jobs", jobs)?;
     dict.set_item("members", members)?;
+    dict.set_item("host_busy_ns", result.host_busy_ns)?;
     dict.set_item("end_ns", result.end_ns)?;
     dict.set_item("events", result.events)?;
     dict.set_item("truncated", result.truncated.clone())?;

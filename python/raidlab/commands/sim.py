@@ -134,19 +134,25 @@ def _progress(enabled: bool):
               help="Print fio-shaped JSON (to OUT if given) instead of a table.")
 @click.option("--html", "html_out", metavar="PATH",
               help="Also write a self-contained HTML report with charts to PATH.")
+@click.option("--output-format", "output_format", type=click.Choice(["normal", "json", "json+"]), default="normal",
+              show_default=True, help="As fio's: json is --json; json+ adds fio's clat histogram bins.")
+@click.option("--per-job", is_flag=True, help="One entry per fio job even where the job file asks for group_reporting.")
 @writes_files(json_out="file", html_out="file", png_dir="dir", log_prefix="log-prefix")
 def sim_command(level, devices, layout, chunk_kib, drive, controller, controller_opts, drive_queue_depth,
                 drive_write_cache, cache_mib, bbu, read_ahead,
                 scheduler, stripe_cache_size, rmw_level, group_thread_cnt, skip_copy, preread_bypass_threshold, nr_requests, max_sectors_kb,
                 ram_gib, dirty_ratio, dirty_background_ratio, dirty_expire_centisecs, dirty_writeback_centisecs, read_ahead_kb, failed,
                 fio_job, sysbench, preset, runtime_s, seed, max_time_s, fail_at, replace_at, spare,
-                speed_limit_min, speed_limit_max, rebuild_priority, log_prefix, png_dir, json_out, html_out) -> None:
+                speed_limit_min, speed_limit_max, rebuild_priority, log_prefix, png_dir, json_out, html_out,
+                output_format="normal", per_job=False) -> None:
     """Simulate an array of drives under a workload: IOPS, bandwidth, latency, per-member load.
 
     Give one workload: --fio JOB.fio, --sysbench "fileio options", or --preset NAME. Bad days:
     start degraded with --failed, or script failures and replacements with --fail/--replace
     (and --spare); with no workload the array is idle and only the rebuild runs.
     """
+    if output_format != "normal" and json_out is None:
+        json_out = "-"  # fio's --output-format=json / json+: the document on stdout
     timeline = parse_events(fail_at, "fail") + parse_events(replace_at, "replace")
     failed_members = _failed_members(failed)
     spec = build_run({
@@ -172,7 +178,7 @@ def sim_command(level, devices, layout, chunk_kib, drive, controller, controller
         if bar is not None:
             bar.close()
     run_notes.emit(result.notes)
-    document = result.to_dict()
+    document = result.to_dict(plus=output_format == "json+", per_job=per_job)
     if png_dir:
         from raidlab.report.png import write_pngs
 
@@ -191,6 +197,8 @@ def sim_command(level, devices, layout, chunk_kib, drive, controller, controller
         return
     title = spec.title()
     if workload is not None and workload.to_dict()["source"]["tool"] == "sysbench":
+        for line in sysbench_text.interval_lines(result.raw, workload):
+            click.echo(line)
         click.echo(sysbench_text.render(result.raw, document, workload))
         click.echo("")
     click.echo(table.summary(document, title))

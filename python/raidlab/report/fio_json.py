@@ -1,9 +1,30 @@
 """fio's JSON output shape (fio 3.x ``--output-format=json``), so scripts written for fio read
 raidlab's results unchanged.
 
-Field meanings follow fio's ``stat.c`` (``show_thread_status_json``): ``bw`` in KiB/s,
+Field meanings follow fio's ``stat.c`` (``show_thread_status_json``, fio-3.33): ``bw`` in KiB/s,
 ``bw_bytes`` in B/s, ``runtime`` in ms, latencies in ns with fio's default percentile list.
-``slat_ns`` is all zero (the simulator has no submission cost), so ``lat_ns`` equals ``clat_ns``.
+Every key fio 3.x writes for a job is here (``tests/test_fio_json_keys.py`` compares the key
+trees with the installed fio's). Where each value comes from:
+
+- Simulated: ``io_bytes``, ``bw``, ``iops``, ``runtime``, ``total_ios``, ``clat_ns``/``lat_ns``
+  (min, max, mean, stddev, N, percentiles; json+ ``bins``), ``latency_ns/us/ms`` (the share of
+  I/Os per latency range, from the same histogram), ``sync``, ``job_runtime``, ``elapsed``,
+  ``disk_util`` (ios, merges, ticks = request time in flight, in_queue, util) and, beside it,
+  ``array_device``: the md device as fio writes it (its own counts and ``aggr_*``).
+- Derived from the simulation: ``bw_min/max/mean/dev/samples`` and ``iops_min/max/mean/stddev/
+  samples`` from the 1 s windows (fio samples every 500 ms), only when the run has one job
+  (the windows count every job together; zero otherwise); ``bw_agg`` is 100 % for one job in
+  its group; ``iodepth_level`` puts every I/O at the job's depth for a closed-loop job (what fio
+  reports once the queue is full; zero for rate-limited jobs); ``latency_depth`` is the depth.
+- Zero, because the simulator has no such thing: ``slat_ns`` (no submission cost, so ``lat_ns``
+  equals ``clat_ns``), ``short_ios``, ``drop_ios``, ``usr_cpu``, ``sys_cpu``, ``ctx``, ``majf``,
+  ``minf``, ``iodepth_submit``, ``iodepth_complete``, ``error``, ``eta``, ``latency_target``,
+  ``latency_window``, ``trim`` (discard is not modelled); ``timestamp``, ``timestamp_ms`` and
+  ``time`` are zero/empty so that the same inputs and seed give the same bytes.
+
+One entry per job section: fio writes one per ``numjobs`` clone unless ``group_reporting``
+sums them; raidlab's entry is already the sum of the clones (``group_reporting`` then also
+sums the jobs of a reporting group, see :mod:`raidlab.report.grouping`).
 """
 
 from __future__ import annotations
@@ -18,6 +39,18 @@ FIO_PERCENTILES = (1.0, 5.0, 10.0, 20.0, 30.0, 40.0, 50.0, 60.0, 70.0, 80.0, 90.
 def percentile_key(p: float) -> str:
     """fio writes percentile keys with six decimals: ``"99.900000"``."""
     return f"{p:.6f}"
+
+
+
+#: fio's latency ranges (stat.c ``show_latencies``): upper bounds, per unit.
+LAT_KEYS = ("2", "4", "10", "20", "50", "100", "250", "500", "750", "1000")
+LAT_MS_KEYS = LAT_KEYS + ("2000", ">=2000")
+#: fio's clat histogram (stat.h): FIO_IO_U_PLAT_BITS, FIO_IO_U_PLAT_VAL, FIO_IO_U_PLAT_NR.
+PLAT_BITS, PLAT_VAL = 6, 64
+PLAT_NR = 29 * PLAT_VAL
+#: fio's iodepth_level keys.
+DEPTH_KEYS = ("1", "2", "4", "8", "16", "32", ">=64")
+DEPTH_SUBMIT_KEYS = ("0", "4", "8", "16", "32", "64", ">=64")
 
 
 def _latency(lat: Dict[str, Any]) -> Dict[str, Any]:
@@ -35,12 +68,46 @@ def _zero_latency() -> Dict[str, Any]:
     return {"min": 0, "max": 0, "mean": 0.0, "stddev": 0.0, "N": 0}
 
 
-def direction(stats: Dict[str, Any], runtime_ns: int) -> Dict[str, Any]:
-    """One of fio's per-direction objects (``read``, ``write``)."""
+def plat_index(value_ns: int) -> int:
+    """fio's histogram bucket of a latency (stat.c ``plat_val_to_idx``, restated): exact up to
+    2^6, then 64 buckets per power of two."""
+    msb = max(int(value_ns).bit_length() - 1, 0)
+    if msb <= PLAT_BITS:
+        return int(value_ns)
+    error_bits = msb - PLAT_BITS
+    base = (error_bits + 1) << PLAT_BITS
+    offset = (PLAT_VAL - 1) & (int(value_ns) >> error_bits)
+    return min(base + offset, PLAT_NR - 1)
+
+
+def plat_value(index: int) -> int:
+    """The value fio writes for a bucket (stat.c ``plat_idx_to_val``): its midpoint."""
+    if index < (PLAT_VAL << 1):
+        return index
+    error_bits = (index >> PLAT_BITS) - 1
+    base = 1 << (error_bits + PLAT_BITS)
+    return int(base + ((index % PLAT_VAL) + 0.5) * (1 << error_bits))
+
+
+def bins(lat: Dict[str, Any]) -> Dict[str, int]:
+    """json+'s ``bins``: count per fio bucket, keyed by the bucket's value in ns. Each of
+    fio's buckets holds whole buckets of raidlab's histogram, so the counts are exact."""
+    counts: Dict[int, int] = {}
+    for low, _width, count in lat.get("buckets", ()):
+        index = plat_index(low)
+        counts[index] = counts.get(index, 0) + count
+    return {str(plat_value(i)): c for i, c in sorted(counts.items())}
+
+
+def direction(stats: Dict[str, Any], runtime_ns: int, plus: bool = False) -> Dict[str, Any]:
+    """One of fio's per-direction objects (``read``, ``write``, ``trim``)."""
     seconds = runtime_ns / 1e9 if runtime_ns > 0 else 0.0
     ios, io_bytes = stats["ios"], stats["bytes"]
     bw_bytes = int(io_bytes / seconds) if seconds else 0
     latency = _latency(stats["lat_ns"]) if ios else _zero_latency()
+    clat = dict(latency)
+    if plus and ios:
+        clat["bins"] = bins(stats["lat_ns"])
     return {
         "io_bytes": io_bytes,
         "io_kbytes": io_bytes // 1024,
@@ -52,9 +119,32 @@ def direction(stats: Dict[str, Any], runtime_ns: int) -> Dict[str, Any]:
         "short_ios": 0,
         "drop_ios": 0,
         "slat_ns": _zero_latency(),
-        "clat_ns": latency,
+        "clat_ns": clat,
         "lat_ns": latency,
+        **_samples(None),
     }
+
+
+def _samples(windows: Any) -> Dict[str, Any]:
+    """fio's bandwidth and IOPS sample statistics (KiB/s and I/O/s per sample)."""
+    if not windows:
+        return {"bw_min": 0, "bw_max": 0, "bw_agg": 0.0, "bw_mean": 0.0, "bw_dev": 0.0, "bw_samples": 0,
+                "iops_min": 0, "iops_max": 0, "iops_mean": 0.0, "iops_stddev": 0.0, "iops_samples": 0}
+    iops, bw = [w[0] for w in windows], [w[1] for w in windows]
+    return {"bw_min": int(min(bw)), "bw_max": int(max(bw)), "bw_agg": 100.0, "bw_mean": _mean(bw),
+            "bw_dev": _stddev(bw), "bw_samples": len(bw), "iops_min": int(min(iops)), "iops_max": int(max(iops)),
+            "iops_mean": _mean(iops), "iops_stddev": _stddev(iops), "iops_samples": len(iops)}
+
+
+def _mean(values: List[float]) -> float:
+    return sum(values) / len(values)
+
+
+def _stddev(values: List[float]) -> float:
+    if len(values) < 2:
+        return 0.0
+    mean = _mean(values)
+    return (sum((v - mean) ** 2 for v in values) / (len(values) - 1)) ** 0.5
 
 
 def sync_direction(stats: Dict[str, Any]) -> Dict[str, Any]:
@@ -63,45 +153,171 @@ def sync_direction(stats: Dict[str, Any]) -> Dict[str, Any]:
     return {"total_ios": stats["ios"], "lat_ns": latency}
 
 
+def _member_row(name: str, member: Dict[str, Any], end_ns: int) -> Dict[str, Any]:
+    util = 100.0 * member["busy_ns"] / end_ns if end_ns else 0.0
+    return {
+        "name": name,
+        "read_ios": member["read_ios"],
+        "write_ios": member["write_ios"],
+        "read_merges": member.get("read_merges", 0),
+        "write_merges": member.get("write_merges", 0),
+        "read_ticks": int(member.get("read_area", 0) // 1_000_000),
+        "write_ticks": int(member.get("write_area", 0) // 1_000_000),
+        "in_queue": int(member["queue_area"] // 1_000_000),
+        "util": min(util, 100.0),
+        "read_sectors": member["read_sectors"],
+        "write_sectors": member["write_sectors"],
+        "flush_ios": member["flush_ios"],
+        "queue_depth_mean": member["queue_area"] / end_ns if end_ns else 0.0,
+        # raidlab's: the ticks in ns (fio's are whole ms), for iostat's awaits.
+        "read_time_ns": float(member.get("read_area", 0)),
+        "write_time_ns": float(member.get("write_area", 0)),
+    }
+
+
 def disk_util(members: List[Dict[str, Any]], end_ns: int) -> List[Dict[str, Any]]:
-    """fio's ``disk_util``: one entry per member, plus raidlab's mean queue depth."""
-    rows = []
-    for index, member in enumerate(members):
-        util = 100.0 * member["busy_ns"] / end_ns if end_ns else 0.0
-        rows.append({
-            "name": f"member{index}",
-            "read_ios": member["read_ios"],
-            "write_ios": member["write_ios"],
-            "read_sectors": member["read_sectors"],
-            "write_sectors": member["write_sectors"],
-            "flush_ios": member["flush_ios"],
-            "util": min(util, 100.0),
-            "queue_depth_mean": member["queue_area"] / end_ns if end_ns else 0.0,
-        })
-    return rows
+    """fio's ``disk_util``: one entry per member (``read_ticks``/``write_ticks``/``in_queue`` in
+    ms of request time in flight, as /proc/diskstats counts them)."""
+    return [_member_row(f"member{index}", member, end_ns) for index, member in enumerate(members)]
 
 
-def document(result: Dict[str, Any], raidlab_block: Dict[str, Any]) -> Dict[str, Any]:
-    """The whole fio-shaped document for a simulated run."""
+def array_device(members: List[Dict[str, Any]], end_ns: int, host: Dict[str, Any]) -> Dict[str, Any]:
+    """The array device as fio's ``disk_util`` entry for md: its own counts (``host``: the host
+    I/O) and fio's ``aggr_*`` keys over its members. raidlab writes it beside ``disk_util``
+    (``array_device``), so that ``disk_util`` keeps one entry per member."""
+    rows = disk_util(members, end_ns)
+    array = dict(_member_row(ARRAY_NAME, {
+        "read_ios": host["read_ios"], "write_ios": host["write_ios"], "read_sectors": host["read_sectors"],
+        "write_sectors": host["write_sectors"], "flush_ios": host["flush_ios"], "busy_ns": host["busy_ns"],
+        "queue_area": host["queue_area"], "read_area": host["read_area"], "write_area": host["write_area"],
+    }, end_ns))
+    array.update({
+        "aggr_read_ios": sum(r["read_ios"] for r in rows),
+        "aggr_write_ios": sum(r["write_ios"] for r in rows),
+        "aggr_read_merges": sum(r["read_merges"] for r in rows),
+        "aggr_write_merge": sum(r["write_merges"] for r in rows),  # sic: fio's key
+        "aggr_read_ticks": sum(r["read_ticks"] for r in rows),
+        "aggr_write_ticks": sum(r["write_ticks"] for r in rows),
+        "aggr_in_queue": sum(r["in_queue"] for r in rows),
+        "aggr_util": sum(r["util"] for r in rows) / len(rows) if rows else 0.0,
+    })
+    return array
+
+
+#: The name of the array device's ``disk_util`` entry.
+ARRAY_NAME = "md0"
+
+
+
+
+def _host_device(result: Dict[str, Any]) -> Dict[str, Any]:
+    """The array device as /proc/diskstats would count it: every host I/O, its time in flight
+    (the sum of the latencies), and the time anything was in flight."""
+    jobs = result["jobs"]
+
+    def area(direction: str) -> float:
+        return float(sum(j[direction]["lat_ns"]["mean"] * j[direction]["ios"] for j in jobs if j[direction]["ios"]))
+
+    reads, writes = area("read"), area("write")
+    return {
+        "read_ios": sum(j["read"]["ios"] for j in jobs), "write_ios": sum(j["write"]["ios"] for j in jobs),
+        "read_sectors": sum(j["read"]["bytes"] for j in jobs) // 512,
+        "write_sectors": sum(j["write"]["bytes"] for j in jobs) // 512,
+        "flush_ios": sum(j["flush"]["ios"] for j in jobs), "busy_ns": result.get("host_busy_ns", 0),
+        "queue_area": reads + writes, "read_area": reads, "write_area": writes,
+    }
+
+
+def _latency_ranges(job: Dict[str, Any]) -> Dict[str, Dict[str, float]]:
+    """fio's ``latency_ns``/``latency_us``/``latency_ms``: percent of the job's I/Os per range."""
+    counts = {"ns": [0] * len(LAT_KEYS), "us": [0] * len(LAT_KEYS), "ms": [0] * len(LAT_MS_KEYS)}
+    total = 0
+    for name in ("read", "write"):
+        for low, width, count in job[name]["lat_ns"].get("buckets", ()) if job[name]["ios"] else ():
+            value = low + width // 2
+            total += count
+            for unit, scale in (("ns", 1), ("us", 1000), ("ms", 1_000_000)):
+                if unit != "ms" and value >= 1000 * scale:
+                    continue
+                bounds = [int(k) for k in LAT_KEYS] + ([2000] if unit == "ms" else [])
+                index = next((i for i, b in enumerate(bounds) if value < b * scale), len(bounds))
+                counts[unit][index] += count
+                break
+    return {f"latency_{unit}": {key: (100.0 * c / total if total else 0.0)
+                                for key, c in zip(LAT_MS_KEYS if unit == "ms" else LAT_KEYS, counts[unit])}
+            for unit in ("ns", "us", "ms")}
+
+
+def _depth_levels(spec: Any, ios: int) -> Dict[str, Dict[str, float]]:
+    """``iodepth_level`` (the queue full at the job's depth for a closed loop), and fio's
+    submit/complete batch counts, which the simulator does not have (zero)."""
+    level = {key: 0.0 for key in DEPTH_KEYS}
+    if spec is not None and ios and not (spec.rate_iops or spec.rate_bytes_per_s):
+        depth = spec.iodepth
+        key = ">=64" if depth >= 64 else next(k for k in reversed(DEPTH_KEYS[:-1]) if int(k) <= depth)
+        level[key] = 100.0
+    zero = {key: 0.0 for key in DEPTH_SUBMIT_KEYS}
+    return {"iodepth_level": level, "iodepth_submit": zero, "iodepth_complete": dict(zero)}
+
+
+def _windows(result: Dict[str, Any], job: Dict[str, Any], name: str) -> List[Any]:
+    """(IOPS, KiB/s) per 1 s window of the one job of a run, for fio's sample statistics."""
+    stats = job[name]
+    if len(result["jobs"]) != 1 or not stats["ios"]:
+        return []
+    mean_bytes = stats["bytes"] / stats["ios"]
+    key = "read_ios" if name == "read" else "write_ios"
+    return [(p[key], p[key] * mean_bytes / 1024) for p in result["series"]]
+
+
+def job_entry(result: Dict[str, Any], index: int, spec: Any, options: Dict[str, str], group: int,
+              plus: bool) -> Dict[str, Any]:
+    """One job as fio writes it (every key of fio 3.x's ``jobs[]`` entries)."""
+    job = result["jobs"][index]
+    runtime = job["runtime_ns"]
+    entry: Dict[str, Any] = {
+        "jobname": job["name"], "groupid": group, "error": 0, "eta": 0,
+        "elapsed": runtime // 1_000_000_000, "job options": dict(options),
+    }
+    for name in ("read", "write"):
+        entry[name] = direction(job[name], runtime, plus)
+        entry[name].update(_samples(_windows(result, job, name)))
+    entry["trim"] = direction({"ios": 0, "bytes": 0, "lat_ns": {}}, 0)
+    entry["sync"] = sync_direction(job["flush"])
+    entry.update({"job_runtime": runtime // 1_000_000, "usr_cpu": 0.0, "sys_cpu": 0.0, "ctx": 0, "majf": 0,
+                  "minf": 0})
+    entry.update(_depth_levels(spec, job["read"]["ios"] + job["write"]["ios"]))
+    entry.update(_latency_ranges(job))
+    entry.update({"latency_depth": spec.iodepth if spec is not None else 1, "latency_target": 0,
+                  "latency_percentile": 100.0, "latency_window": 0})
+    return entry
+
+
+def document(result: Dict[str, Any], raidlab_block: Dict[str, Any], workload: Any = None,
+             plus: bool = False, per_job: bool = False) -> Dict[str, Any]:
+    """The whole fio-shaped document for a simulated run (``plus``: fio's json+ bins;
+    ``per_job``: one entry per job even where the job file asks for ``group_reporting``)."""
+    from raidlab.report import grouping, timeline
+
+    specs = list(workload.jobs) if workload is not None else []
+    options = list(getattr(workload, "job_options", ()) or ())
+    groups = list(getattr(workload, "report_groups", ()) or ())
     jobs = []
-    for job in result["jobs"]:
-        runtime = job["runtime_ns"]
-        jobs.append({
-            "jobname": job["name"],
-            "groupid": 0,
-            "error": 0,
-            "elapsed": runtime // 1_000_000_000,
-            "read": direction(job["read"], runtime),
-            "write": direction(job["write"], runtime),
-            "sync": sync_direction(job["flush"]),
-        })
-    from raidlab.report import timeline
-
+    for index in range(len(result["jobs"])):
+        spec = specs[index] if index < len(specs) else None
+        jobs.append(job_entry(result, index, spec, options[index] if index < len(options) else {},
+                              groups[index] if index < len(groups) else 0, plus))
+    if not per_job and workload is not None and any(getattr(workload, "group_reporting", ()) or ()):
+        jobs = grouping.group_jobs(jobs, result, workload, plus)
     out = {
         "fio version": f"raidlab-{raidlab_block['version']}",
-        "global options": {},
+        "timestamp": 0,
+        "timestamp_ms": 0,
+        "time": "",
+        "global options": dict(getattr(workload, "global_options", {}) or {}),
         "jobs": jobs,
         "disk_util": disk_util(result["members"], result["end_ns"]),
+        "array_device": array_device(result["members"], result["end_ns"], _host_device(result)),
         "phases": timeline.phases(result),
         "rebuild": timeline.rebuild(result),
         "data_loss": timeline.data_loss(result),

@@ -4,7 +4,7 @@ Latency is one distribution over reads, writes and fsyncs, as sysbench reports i
 
 from __future__ import annotations
 
-from typing import Any, Dict
+from typing import Any, Dict, List
 
 from raidlab.workload import Workload
 
@@ -48,3 +48,26 @@ def render(raw: Dict[str, Any], document: Dict[str, Any], workload: Workload) ->
         f"         sum:                                    {mean_ms * events:.2f}",
     ]
     return "\n".join(lines)
+
+
+def interval_lines(raw: Dict[str, Any], workload: Workload) -> List[str]:
+    """sysbench 1.0.20's ``--report-interval`` lines (sb_fileio.c ``file_report_intermediate``):
+    ``[ Ns ] reads: R MiB/s writes: W MiB/s fsyncs: F/s latency (ms,95%): L``, one per
+    interval, from the simulator's 1 s windows. An interval of N > 1 s sums N windows and
+    shows the largest of their 95th percentiles (the windows keep no histogram to merge)."""
+    interval = workload.report_interval_s
+    if not interval:
+        return []
+    block = workload.jobs[0].block_sizes[0][0]
+    points = raw["series"]
+    lines = []
+    for start in range(0, len(points) - interval + 1, interval):
+        chunk = points[start:start + interval]
+        reads = sum(p["read_ios"] for p in chunk) * block / 2**20 / interval
+        writes = sum(p["write_ios"] for p in chunk) * block / 2**20 / interval
+        fsyncs = sum(p.get("flush_ios", 0) for p in chunk) / interval
+        p95 = max(p.get("latency_ns_p95", 0) for p in chunk) / 1e6
+        seconds = (start + interval)
+        lines.append(f"[ {seconds}s ] reads: {reads:4.2f} MiB/s writes: {writes:4.2f} MiB/s "
+                     f"fsyncs: {fsyncs:4.2f}/s latency (ms,95%): {p95:4.3f}")
+    return lines

@@ -69,9 +69,7 @@ def summary(document: Dict[str, Any], title: str) -> str:
     jobs = job_rows(document)
     lines.append(render(JOB_HEADERS, jobs) if jobs else "no foreground I/O: the array was idle")
     lines.append("")
-    members = [[d["name"], d["read_ios"], d["write_ios"], d["flush_ios"], f"{d['util']:.1f}",
-                f"{d['queue_depth_mean']:.2f}"] for d in document["disk_util"]]
-    lines.append(render(["member", "reads", "writes", "flushes", "util %", "mean qd"], members))
+    lines.append(iostat_table(document))
     cache = page_cache_numbers(document)
     if cache:
         lines += ["", page_cache_line(cache)]
@@ -136,3 +134,34 @@ def bad_days(document: Dict[str, Any]) -> List[str]:
     if loss:
         lines += ["", f"DATA LOSS at {loss['at_s']:.3f} s: members {loss['failed_members']} failed"]
     return lines
+
+
+#: The member table's columns, as `iostat -x` (sysstat) names them (issue 22).
+IOSTAT_HEADERS = ["device", "r/s", "w/s", "rkB/s", "wkB/s", "rrqm/s", "wrqm/s", "r_await", "w_await",
+                  "aqu-sz", "%util", "flush/s"]
+
+
+def _number(disk: Dict[str, Any], key: str) -> float:
+    """A count of a disk entry, 0 when absent or not a number (imported documents vary)."""
+    value = disk.get(key, 0)
+    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else 0.0
+
+
+def iostat_table(document: Dict[str, Any]) -> str:
+    """Per member and for the array device (md0), as `iostat -x` shows them over the run:
+    requests that reached the device per second (merged ones in rrqm/s, wrqm/s), kB/s, the
+    mean time a request spent queued and served (ms), the mean queue size and the busy time."""
+    seconds = _number(document["raidlab"], "simulated_ns") / 1e9
+    array = document.get("array_device")
+    rows = []
+    for disk in document["disk_util"] + ([array] if isinstance(array, dict) else []):
+        n = lambda key: _number(disk, key)  # noqa: E731
+        rate = (lambda v: v / seconds) if seconds else (lambda v: 0.0)
+        reads, writes, r_merges, w_merges = n("read_ios"), n("write_ios"), n("read_merges"), n("write_merges")
+        r_await = n("read_time_ns") / 1e6 / reads if reads else 0.0
+        w_await = n("write_time_ns") / 1e6 / writes if writes else 0.0
+        rows.append([str(disk.get("name", "?")), f"{rate(reads - r_merges):.1f}", f"{rate(writes - w_merges):.1f}",
+                     f"{rate(n('read_sectors') / 2):.1f}", f"{rate(n('write_sectors') / 2):.1f}",
+                     f"{rate(r_merges):.1f}", f"{rate(w_merges):.1f}", f"{r_await:.2f}", f"{w_await:.2f}",
+                     f"{n('queue_depth_mean'):.2f}", f"{n('util'):.1f}", f"{rate(n('flush_ios')):.1f}"])
+    return render(IOSTAT_HEADERS, rows)

@@ -47,6 +47,7 @@ from dataclasses import dataclass
 import math
 from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 
+from raidlab.workload import fio_options, fio_stream
 from raidlab.workload.spec import SECTOR_BYTES, Distribution, Job, Workload, WorkloadError
 from raidlab.workload.units import (
     MAX_INT,
@@ -157,6 +158,7 @@ _ALIASES = {
     "fileoffset": "offset",
     "timeout": "runtime",
 }
+_ALIASES.update({k: v for k, v in fio_options._ALIASES.items()})  # issue 22's options
 
 # Known fio options raidlab refuses, with the reason (everything else unknown gets the list).
 _REFUSED = {
@@ -262,6 +264,8 @@ def _read_sections(text: str) -> List[_Section]:
 def _unknown(option: _Option) -> WorkloadError:
     name = option.name
     where = _where(option.line)
+    if option.key in fio_options.REFUSED_OPTIONS:
+        return WorkloadError(f"{where}: fio option {name!r} {fio_options.REFUSED_OPTIONS[option.key]}")
     if name in _REFUSED:
         return WorkloadError(f"{where}: fio option {name!r} {_REFUSED[name]}")
     if name in _CLI_ONLY or name.lstrip("-") in _CLI_ONLY:
@@ -424,6 +428,10 @@ class _JobBuilder:
         self.notes: List[str] = []
         # slot -> (value, option that set it)
         self.slots: Dict[str, Tuple[object, _Option]] = {}
+        #: Every problem found (issue 22: all of them are reported at once, each with its line).
+        self.errors: List[str] = []
+        #: Accepted options that do not change the simulated I/O (one note per file).
+        self.no_effect: List[str] = []
 
     # -- per-option parsing -------------------------------------------------------------------
 
@@ -437,13 +445,18 @@ class _JobBuilder:
                 kb_base = int(value)
         self.kb_base = kb_base
         for option in self.options:
-            self._apply_one(option)
+            try:
+                self._apply_one(option)
+            except WorkloadError as error:
+                self.errors.append(str(error))
 
     def _set(self, slot: str, value: object, option: _Option) -> None:
         self.slots[slot] = (value, option)
 
     def _apply_one(self, option: _Option) -> None:
         key, where, kb = option.key, _where(option.line), self.kb_base
+        if fio_stream.apply(self, option):
+            return
         if key in IGNORED_OPTIONS:
             if key == "filename" and option.value and re.search(r"(?<!\\):", option.value):
                 raise WorkloadError(
@@ -517,12 +530,13 @@ class _JobBuilder:
             self._set(key, _int_in(option, raw, kb, 1, 4096), option)
         elif key == "ioengine":
             engine = raw.strip()
-            if engine not in SYNC_ENGINES + ASYNC_ENGINES:
-                raise WorkloadError(
-                    f"{where}: ioengine={show(engine)} is not modelled "
-                    f"(raidlab supports: {', '.join(SYNC_ENGINES + ASYNC_ENGINES)})"
-                )
+            kind, why = fio_options.engine_class(engine)
+            if kind is None:
+                raise WorkloadError(f"{where}: ioengine={show(engine)} {why}")
+            if why:
+                self.notes.append(f"{self.name}: {why}")
             self._set(key, engine, option)
+            self._set("engine_kind", kind, option)
         elif key in ("size", "offset", "io_size"):
             try:
                 number, percent = fio_size(option.name, raw, kb, allow_percent=True)
@@ -631,15 +645,14 @@ class _JobBuilder:
                 size = bs[d] if bs[d] is not None else 4096
                 per_dir.append((((size, 100),), size))
         chosen = [per_dir[d] for d in active]
-        if any(sizes != chosen[0] for sizes in chosen):
-            slot = "bssplit" if "bssplit" in self.slots else "bs"
-            option = self.slots[slot][1]
-            raise self.fail(
-                f"{option.name}={show(option.value)} gives reads and writes different block sizes; "
-                "raidlab models one size mix per job (split the job in two)"
-            )
+        # bs=r,w / bssplit=r,w (issue 22): a job that reads and writes with different sizes
+        # draws its writes' sizes from their own mix (write_block_sizes).
+        self.write_sizes = chosen[1][0] if len(chosen) == 2 and chosen[1] != chosen[0] else ()
+        if self.write_sizes:
+            smallest = min(chosen[0][1], chosen[1][1])
+            chosen = [(chosen[0][0], smallest)]
         block_sizes, smallest = chosen[0]
-        largest = max(size for size, _ in block_sizes)
+        largest = max(size for size, _ in block_sizes + tuple(self.write_sizes))
 
         align = self.per_direction("blockalign", smallest, active)
         if not random:
@@ -652,7 +665,7 @@ class _JobBuilder:
 
         engine = self.get("ioengine", DEFAULT_ENGINE)
         iodepth = self.get("iodepth", 1)
-        if engine in SYNC_ENGINES and iodepth > 1:
+        if (engine in SYNC_ENGINES or self.get("engine_kind") == "sync") and iodepth > 1:
             self.notes.append(
                 f"{self.name}: iodepth={iodepth} is capped at 1 by the {engine} engine"
                 + (" (fio's default)" if "ioengine" not in self.slots else "")
@@ -710,8 +723,7 @@ class _JobBuilder:
             fsync = fdatasync = 0  # should_fsync: nothing is written, so nothing is synced
             end_fsync = False
 
-        try:
-            return Job(
+        kwargs = fio_stream.finish(self, dict(
                 name=self.name,
                 threads=self.get("numjobs", 1),
                 iodepth=iodepth,
@@ -739,7 +751,9 @@ class _JobBuilder:
                 block_align_bytes=align,
                 steady_state=self._steady(),
                 invalidate=self.get("invalidate", True),
-            )
+            ))
+        try:
+            return Job(**kwargs)
         except WorkloadError as error:
             raise WorkloadError(f"fio {error}") from None
 
@@ -782,22 +796,21 @@ def parse_fio(text: Union[str, bytes]) -> Workload:
     if not sections:
         raise WorkloadError("fio job file has no sections (expected [global] and [job] sections)")
     defaults: List[_Option] = []
-    jobs: List[Job] = []
-    notes: List[str] = []
+    builders: List[_JobBuilder] = []
+    errors: List[str] = []
     for section in sections:
-        if section.is_global:
-            # Check its options now, as fio parses each section when it ends, so a bad option in
-            # a [global] that no job follows is still reported.
-            _JobBuilder(section, defaults + section.options).apply()
-            defaults.extend(section.options)
-            continue
         builder = _JobBuilder(section, defaults + section.options)
         builder.apply()
-        jobs.append(builder.build())
-        notes.extend(builder.notes)
-    if not jobs:
+        errors.extend(builder.errors)
+        if section.is_global:
+            # Checked now, as fio parses each section when it ends, so a bad option in a
+            # [global] that no job follows is still reported.
+            defaults.extend(section.options)
+            continue
+        builders.append(builder)
+    if not builders and not errors:
         raise WorkloadError("fio job file defines no jobs (only [global] sections)")
-    return Workload(tuple(jobs), "fio", text, tuple(notes))
+    return fio_stream.assemble(builders, errors, text)
 
 
 def parse_fio_file(path: Union[str, "os.PathLike[str]"]) -> Workload:
@@ -845,8 +858,9 @@ def _render_job(job: Job) -> List[str]:
         or not name.isprintable()
     ):
         raise WorkloadError(f"job {name!r}: the name cannot be written as a fio section header")
-    if job.files != 1:
-        raise WorkloadError(f"job {name!r}: files={job.files} has no fio spelling raidlab reads (nrfiles)")
+    if job.files != 1 and job.size_bytes == 0:
+        raise WorkloadError(f"job {name!r}: files={job.files} over the whole target has no fio spelling (nrfiles "
+                            "needs a size)")
     if job.sequential_cursor != "per_thread" and job.threads > 1 and job.random_fraction < 1:
         raise WorkloadError(f"job {name!r}: a shared sequential cursor has no fio spelling")
     if job.fsync_every and job.fsync_scope != "thread":
@@ -924,7 +938,7 @@ def _render_job(job: Job) -> List[str]:
         lines.append("direct=1")
     elif not job.invalidate:
         lines.append("invalidate=0")
-    return lines
+    return lines + fio_stream.render(job)
 
 
 def render_fio(workload: Workload) -> str:

@@ -71,6 +71,12 @@ ARRIVALS = ("linear", "poisson")
 FSYNC_KINDS = ("fsync", "fdatasync")
 FSYNC_SCOPES = ("thread", "all_files")
 TOOLS = ("fio", "sysbench", "preset")
+#: Job fields of fio's stream options (issue 22): optional in dicts, written only when set.
+STREAM_FIELDS = ("start_delay_ns", "group", "think_ns", "think_blocks", "rate_bytes_per_s", "loops",
+                 "offset_increment_bytes", "iodepth_low", "size_percent", "verify", "seq_skip_bytes",
+                 "zone_bytes", "zone_skip_bytes", "zones", "zones_absolute", "zbd_zone_bytes",
+                 "zbd_max_open_zones", "write_block_sizes", "flow_id", "flow_weight", "flow_sleep_ns",
+                 "file_service", "file_service_ios")
 
 
 try:  # raidlab.errors.WorkloadError (defined by the Rust extension, under RaidlabError)
@@ -249,6 +255,31 @@ class Job:
     # Buffered jobs (direct False): whether the file's cached pages are dropped first (fio
     # invalidate=1, its default) or kept (invalidate=0: the run starts with them cached).
     invalidate: bool = True
+    # -- fio options that shape the stream (issue 22; the core's sim/workload.rs documents each).
+    # Defaults change nothing; to_dict() writes them only when set, so older dicts stay valid.
+    start_delay_ns: int = 0
+    group: int = 0
+    think_ns: int = 0
+    think_blocks: int = 1
+    rate_bytes_per_s: int = 0
+    loops: int = 1
+    offset_increment_bytes: int = 0
+    iodepth_low: int = 0
+    size_percent: int = 0
+    verify: bool = False
+    seq_skip_bytes: int = 0
+    zone_bytes: int = 0
+    zone_skip_bytes: int = 0
+    zones: Tuple[Tuple[float, int, int], ...] = ()
+    zones_absolute: bool = False
+    zbd_zone_bytes: int = 0
+    zbd_max_open_zones: int = 0
+    write_block_sizes: Tuple[Tuple[int, int], ...] = ()
+    flow_id: int = 0
+    flow_weight: int = 0
+    flow_sleep_ns: int = 0
+    file_service: int = 0
+    file_service_ios: int = 1
 
     def __post_init__(self) -> None:
         if not isinstance(self.name, str) or not self.name or len(self.name) > 255:
@@ -309,6 +340,7 @@ class Job:
             _fail(job, "time_based needs a runtime")
         _check_bool(job, "direct", self.direct)
         _check_bool(job, "invalidate", self.invalidate)
+        self._check_stream(job)
         align = self.block_align_bytes
         if align == 0:
             object.__setattr__(self, "block_align_bytes", smallest)
@@ -316,6 +348,33 @@ class Job:
             _check_int(job, "block_align_bytes", align, 1)
             if align % SECTOR_BYTES:
                 _fail(job, f"block_align_bytes={align} is not a multiple of {SECTOR_BYTES}")
+
+    def _check_stream(self, job: str) -> None:
+        for name in ("start_delay_ns", "group", "think_ns", "rate_bytes_per_s", "offset_increment_bytes"):
+            _check_int(job, name, getattr(self, name))
+        _check_int(job, "think_blocks", self.think_blocks, 1, 1 << 31)
+        _check_int(job, "loops", self.loops, 1, 1_000_000)
+        _check_int(job, "iodepth_low", self.iodepth_low, 0, max(self.iodepth - 1, 0))
+        _check_int(job, "size_percent", self.size_percent, 0, 100)
+        _check_bool(job, "verify", self.verify)
+        _check_int(job, "seq_skip_bytes", self.seq_skip_bytes, -MAX_INT, MAX_INT)
+        for name in ("zone_bytes", "zone_skip_bytes", "zbd_zone_bytes", "zbd_max_open_zones", "seq_skip_bytes"):
+            if getattr(self, name) % SECTOR_BYTES and name != "zbd_max_open_zones":
+                _fail(job, f"{name}={getattr(self, name)} is not a multiple of {SECTOR_BYTES}")
+        _check_bool(job, "zones_absolute", self.zones_absolute)
+        for name in ("flow_id", "flow_weight"):
+            _check_int(job, name, getattr(self, name), 0, (1 << 31))
+        _check_int(job, "flow_sleep_ns", self.flow_sleep_ns)
+        _check_int(job, "file_service", self.file_service, 0, 2)
+        _check_int(job, "file_service_ios", self.file_service_ios, 1, 1 << 31)
+        zones = tuple(tuple(z) for z in self.zones)
+        if zones and abs(sum(z[0] for z in zones) - 1.0) > 1e-6:
+            _fail(job, "zoned distribution shares must add up to 100%")
+        object.__setattr__(self, "zones", zones)
+        writes = tuple(tuple(p) for p in self.write_block_sizes)
+        if writes and (sum(w for _, w in writes) != 100 or any(b <= 0 or b % SECTOR_BYTES for b, _ in writes)):
+            _fail(job, "write_block_sizes must be [bytes, percent] pairs of sector multiples adding up to 100")
+        object.__setattr__(self, "write_block_sizes", writes)
 
     # -- views ------------------------------------------------------------------------------
 
@@ -351,6 +410,9 @@ class Job:
             **({} if self.steady_state is None else {"steady_state": dict(
                 zip(("metric", "limit", "percent", "duration_ns", "ramp_ns"), self.steady_state))}),
             "invalidate": self.invalidate,
+            **{name: ([list(z) for z in getattr(self, name)] if name in ("zones", "write_block_sizes")
+                      else getattr(self, name))
+               for name in STREAM_FIELDS if getattr(self, name) != self.__dataclass_fields__[name].default},
         }
 
     @classmethod
@@ -359,7 +421,8 @@ class Job:
         if not isinstance(data, Mapping):
             raise WorkloadError("a job must be an object")
         names = [f for f in cls.__dataclass_fields__]
-        missing = [name for name in names if name not in data and name not in ("steady_state", "invalidate")]  # added later
+        optional = ("steady_state", "invalidate", *STREAM_FIELDS)  # added later: older dicts lack them
+        missing = [name for name in names if name not in data and name not in optional]
         extra = sorted(set(data) - set(names))
         if missing:
             raise WorkloadError(f"job is missing {', '.join(missing)}")
@@ -480,6 +543,16 @@ class Workload:
     tool: str
     text: str
     notes: Tuple[str, ...] = field(default=(), compare=False)
+    #: fio reporting groups (``new_group``/``stonewall`` start one) and ``group_reporting`` per
+    #: job, for the report only (issue 22); empty for other tools.
+    report_groups: Tuple[int, ...] = field(default=(), compare=False)
+    group_reporting: Tuple[bool, ...] = field(default=(), compare=False)
+    #: Each job's own options and the [global] ones, as written (fio's "job options" and
+    #: "global options" in its JSON), for the report only.
+    job_options: Tuple[Dict[str, str], ...] = field(default=(), compare=False)
+    global_options: Dict[str, str] = field(default_factory=dict, compare=False)
+    #: sysbench ``--report-interval`` in seconds (0 = no interval lines), for the report only.
+    report_interval_s: int = field(default=0, compare=False)
 
     def __post_init__(self) -> None:
         jobs = tuple(self.jobs)

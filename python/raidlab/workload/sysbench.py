@@ -416,4 +416,6 @@ def parse_sysbench(text: Union[str, bytes, Sequence[str]]) -> Workload:
         )
     except WorkloadError as error:
         raise WorkloadError(f"sysbench {error}") from None
-    return Workload((job,), "sysbench", source, tuple(notes))
+    # --report-interval=N (issue 22): the per-interval lines sysbench prints (0 = none).
+    interval = int(values.get("report-interval") or 0)
+    return Workload((job,), "sysbench", source, tuple(notes), report_interval_s=interval)

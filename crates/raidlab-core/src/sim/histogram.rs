@@ -103,6 +103,20 @@ impl Histogram {
         variance.sqrt()
     }
 
+    /// The non-empty buckets as (lowest value, width, count), lowest first (issue 22: fio's
+    /// json+ bins are re-bucketed from these; each of fio's buckets is a whole number of ours).
+    pub fn buckets(&self) -> Vec<(u64, u64, u64)> {
+        self.counts
+            .iter()
+            .enumerate()
+            .filter(|&(_, &count)| count > 0)
+            .map(|(index, &count)| {
+                let (low, width) = bucket_range(index);
+                (low, width, count)
+            })
+            .collect()
+    }
+
     /// The value at percentile `p` (0-100): the midpoint of the bucket holding the
     /// ceil(p/100 · N)-th smallest value, clamped to the observed min and max.
     pub fn percentile(&self, p: f64) -> u64 {

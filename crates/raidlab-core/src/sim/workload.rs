@@ -87,6 +87,61 @@ pub struct Job {
     /// The file's cached pages are dropped before the job starts (fio `invalidate=1`, its
     /// default); false keeps them: the job starts with its region in the cache.
     pub invalidate: bool,
+    // -- fio options that shape the I/O stream (issue 22); the defaults change nothing --
+    /// fio `startdelay`: the job's threads start this long after the job itself may start.
+    pub start_delay_ns: Nanos,
+    /// fio `stonewall`/`wait_for_previous`: the jobs of group g start once every job of the
+    /// groups before it has finished (backend.c `run_threads` waits for the running jobs).
+    pub group: u32,
+    /// fio `thinktime` (µs there): after every `think_blocks` completed I/Os the thread lets
+    /// its queue drain (`io_u_quiesce`) and then pauses this long (backend.c `handle_thinktime`).
+    pub think_ns: Nanos,
+    pub think_blocks: u32,
+    /// fio `rate`: per-thread bandwidth cap in bytes/s (0 = none); arrivals are spaced by the
+    /// mean block size over the rate, as fio's `usec_for_io` spaces them by bytes.
+    pub rate_bytes_per_s: u64,
+    /// fio `loops`: the size-bounded job runs this many passes (1 = once).
+    pub loops: u32,
+    /// fio `offset_increment`: clone t works at `offset + t × offset_increment`.
+    pub offset_increment_bytes: u64,
+    /// fio `iodepth_low` (0 = keep the queue full): once the queue is full, refill it only
+    /// after it drained to this many I/Os in flight.
+    pub iodepth_low: u32,
+    /// fio `size=N%` (0 = unused): the region is N % of the target after `offset`.
+    pub size_percent: u32,
+    /// fio `verify`/`do_verify`: once a thread has written its size, it reads back every block
+    /// it wrote, in the order written (backend.c `do_verify`, io_u.c `log_io_piece` keeps a
+    /// FIFO for sequential or non-overwriting jobs).
+    pub verify: bool,
+    /// fio `rw=read:N` / `rw=write:-N`: after each sequential I/O the position moves on by
+    /// this many more bytes (negative: back), wrapping in the region (io_u.c `get_next_seq_offset`).
+    pub seq_skip_bytes: i64,
+    /// fio `zonemode=strided`: I/O covers `zone_bytes`, then skips `zone_skip_bytes` (0 = off);
+    /// offsets are drawn over the zones and laid out with the gaps.
+    pub zone_bytes: u64,
+    pub zone_skip_bytes: u64,
+    /// fio `random_distribution=zoned`/`zoned_abs`: (share of accesses, first byte, end byte)
+    /// per zone; byte ranges are fractions of the region in millionths unless `zones_absolute`.
+    pub zones: Vec<(f64, u64, u64)>,
+    pub zones_absolute: bool,
+    /// fio `zonemode=zbd` on a regular device (zbd.c `init_zone_info` emulates empty
+    /// sequential-write zones of `zonesize`): random writes go to the write pointer of the zone
+    /// they land in, or of an open zone once `max_open_zones` are open (0 = off).
+    pub zbd_zone_bytes: u64,
+    pub zbd_max_open_zones: u32,
+    /// fio `bs=r,w`/`bssplit=r,w`: the writes' own (bytes, weight) mix (empty = `block_sizes`).
+    pub write_block_sizes: Vec<(u64, u32)>,
+    /// fio `flow`/`flow_id`/`flow_sleep` (engine/flow.rs): the job's weight in its flow (0 =
+    /// none) and how long a thread ahead of its share pauses (0: until the flow moves on).
+    pub flow_id: u32,
+    pub flow_weight: u32,
+    pub flow_sleep_ns: Nanos,
+    /// fio `file_service_type` for sequential I/O over `files` > 1 (per-thread cursor):
+    /// 0 = `sequential` (one file after another), 1 = `roundrobin` (fio's default), 2 =
+    /// `random`; the thread moves on after `file_service_ios` I/Os (fio's `:N`, default 1),
+    /// keeping a position per file (file.c `get_next_file_rr`/`get_next_file_rand`).
+    pub file_service: u8,
+    pub file_service_ios: u32,
 }
 
 impl Default for Job {
@@ -121,6 +176,29 @@ impl Default for Job {
             steady: Default::default(),
             buffered: false,
             invalidate: true,
+            start_delay_ns: 0,
+            group: 0,
+            think_ns: 0,
+            think_blocks: 1,
+            rate_bytes_per_s: 0,
+            loops: 1,
+            offset_increment_bytes: 0,
+            iodepth_low: 0,
+            size_percent: 0,
+            verify: false,
+            seq_skip_bytes: 0,
+            zone_bytes: 0,
+            zone_skip_bytes: 0,
+            zones: Vec::new(),
+            zones_absolute: false,
+            zbd_zone_bytes: 0,
+            zbd_max_open_zones: 0,
+            write_block_sizes: Vec::new(),
+            flow_id: 0,
+            flow_weight: 0,
+            flow_sleep_ns: 0,
+            file_service: 0,
+            file_service_ios: 1,
         }
     }
 }
@@ -141,7 +219,10 @@ impl Job {
         if self.block_sizes.is_empty() || self.block_sizes.iter().all(|&(_, w)| w == 0) {
             return fail("no block size".into());
         }
-        for &(bytes, _) in &self.block_sizes {
+        if !self.write_block_sizes.is_empty() && self.write_block_sizes.iter().all(|&(_, w)| w == 0) {
+            return fail("no write block size".into());
+        }
+        for &(bytes, _) in self.block_sizes.iter().chain(&self.write_block_sizes) {
             if bytes == 0 || bytes % 512 != 0 || bytes > 64 << 20 {
                 return fail(format!("block size {bytes} must be a multiple of 512 up to 64 MiB"));
             }
@@ -155,11 +236,46 @@ impl Job {
         if self.rate_iops > 100_000_000 {
             return fail(format!("rate_iops {} is beyond what raidlab simulates", self.rate_iops));
         }
+        if !self.zones.is_empty() {
+            let total: f64 = self.zones.iter().map(|z| z.0).sum();
+            if self.zones.iter().any(|z| !(z.0 >= 0.0) || z.2 <= z.1) || (total - 1.0).abs() > 1e-6 {
+                return fail("zoned distribution: shares must add up to 1 and every zone must be non-empty".into());
+            }
+        }
+        if (self.zone_bytes > 0 && self.zone_bytes < self.max_block_bytes())
+            || (self.zbd_zone_bytes > 0 && self.zbd_zone_bytes < self.max_block_bytes())
+        {
+            return fail("zonesize must hold at least one block".into());
+        }
+        if self.think_blocks == 0 || self.loops == 0 || self.loops > 1_000_000 {
+            return fail("thinktime_blocks and loops must be at least 1 (loops at most 1000000)".into());
+        }
+        if self.size_percent > 100 || (self.iodepth_low > 0 && self.iodepth_low >= self.iodepth) {
+            return fail(format!("size_percent must be at most 100 and iodepth_low below iodepth {}", self.iodepth));
+        }
         Ok(())
     }
 
+    /// Arrivals follow a rate (fio `rate`/`rate_iops`) rather than completions.
+    pub fn open_loop(&self) -> bool {
+        self.rate_iops > 0 || self.rate_bytes_per_s > 0
+    }
+
+    /// The mean gap between arrivals of one thread, ns: the tighter of the I/O and byte caps.
+    pub fn arrival_gap_ns(&self) -> f64 {
+        let by_ios = if self.rate_iops > 0 { 1e9 / self.rate_iops as f64 } else { 0.0 };
+        let by_bytes = if self.rate_bytes_per_s > 0 {
+            let total: u64 = self.block_sizes.iter().map(|&(_, w)| w as u64).sum();
+            let mean: f64 = self.block_sizes.iter().map(|&(b, w)| b as f64 * w as f64).sum::<f64>() / total as f64;
+            mean * 1e9 / self.rate_bytes_per_s as f64
+        } else {
+            0.0
+        };
+        by_ios.max(by_bytes)
+    }
+
     pub fn max_block_bytes(&self) -> u64 {
-        self.block_sizes.iter().map(|&(b, _)| b).max().expect("validated")
+        self.block_sizes.iter().chain(&self.write_block_sizes).map(|&(b, _)| b).max().expect("validated")
     }
 }
 
@@ -210,9 +326,18 @@ impl Workload {
         self.jobs.iter().map(|j| j.threads as u64 * j.iodepth as u64).sum()
     }
 
-    /// Stop time: the longest job runtime plus ramp (0 when no job is time-limited).
+    /// Stop time: the longest job runtime plus ramp and start delay (0 when no job is
+    /// time-limited, or when jobs run in groups: a later group starts when an earlier ends).
     pub fn time_limit_ns(&self) -> Nanos {
-        self.jobs.iter().filter(|j| j.runtime_ns > 0).map(|j| j.runtime_ns + j.ramp_ns).max().unwrap_or(0)
+        if self.jobs.iter().any(|j| j.group > 0) {
+            return 0;
+        }
+        self.jobs
+            .iter()
+            .filter(|j| j.runtime_ns > 0)
+            .map(|j| j.runtime_ns + j.ramp_ns + j.start_delay_ns)
+            .max()
+            .unwrap_or(0)
     }
 }
 

@@ -29,6 +29,10 @@ pub enum Event {
     DestageDone { destage: u64 },
     /// The page cache's flusher wakes (kupdate, every dirty_writeback_centisecs).
     PageCacheTimer,
+    /// A job's `startdelay` ended (or its stonewall group began): its threads start.
+    JobStart { job: u32 },
+    /// A thread's `thinktime` pause ended.
+    Resume { job: u32, thread: u32 },
 }
 
 /// A min-heap of events keyed by `(time, sequence)` packed into one `u128`, so each comparison

@@ -20,6 +20,12 @@ pub struct MemberStats {
     /// Requests queued or in the drive, integrated over time (request·ns).
     pub queue_area: u128,
     pub busy_ns: Nanos,
+    /// Read and write requests in flight integrated over time (request·ns): the sum of their
+    /// times from queueing to completion, which is what /proc/diskstats' read and write ticks
+    /// count (Documentation/admin-guide/iostats.rst, fields 4 and 8), so `iostat -x`'s
+    /// r_await and w_await are these over the requests (issue 22).
+    pub read_area: u128,
+    pub write_area: u128,
 }
 
 /// The block requests behind one drive command: the first in place (a command is usually
@@ -28,6 +34,8 @@ pub struct MemberStats {
 struct SlotIds {
     first: u64,
     merged: Vec<u64>,
+    /// The command's operation (which in-flight count its requests leave).
+    op: Option<Op>,
 }
 
 impl SlotIds {
@@ -55,6 +63,9 @@ pub struct Member {
     pub wake_at: Option<Nanos>,
     pub timer_at: Option<Nanos>,
     outstanding: u64,
+    /// Reads and writes among `outstanding` (issue 22: iostat's awaits).
+    outstanding_reads: u64,
+    outstanding_writes: u64,
     last_change: Nanos,
     pub stats: MemberStats,
     merged: Vec<u64>,
@@ -88,6 +99,8 @@ impl Member {
             wake_at: None,
             timer_at: None,
             outstanding: 0,
+            outstanding_reads: 0,
+            outstanding_writes: 0,
             last_change: 0,
             stats: MemberStats::default(),
             merged: Vec::with_capacity(64),
@@ -101,6 +114,8 @@ impl Member {
     fn account(&mut self, now: Nanos) {
         assert!(now >= self.last_change, "time went backwards");
         self.stats.queue_area += self.outstanding as u128 * (now - self.last_change) as u128;
+        self.stats.read_area += self.outstanding_reads as u128 * (now - self.last_change) as u128;
+        self.stats.write_area += self.outstanding_writes as u128 * (now - self.last_change) as u128;
         self.last_change = now;
     }
 
@@ -110,10 +125,12 @@ impl Member {
         self.outstanding += 1;
         match request.op {
             Op::Read => {
+                self.outstanding_reads += 1;
                 self.stats.read_ios += 1;
                 self.stats.read_sectors += request.sectors as u64;
             }
             Op::Write => {
+                self.outstanding_writes += 1;
                 self.stats.write_ios += 1;
                 self.stats.write_sectors += request.sectors as u64;
             }
@@ -152,6 +169,7 @@ impl Member {
             }
             let slot = self.free_slots.pop().expect("a free slot below depth");
             self.slots[slot as usize].set(&self.merged);
+            self.slots[slot as usize].op = Some(dispatch.op);
             self.in_drive += 1;
             *budget -= 1;
             let command = Command {
@@ -182,6 +200,11 @@ impl Member {
             self.account(now);
             let ids = &mut self.slots[slot as usize];
             self.outstanding -= ids.len() as u64;
+            match ids.op.take() {
+                Some(Op::Read) => self.outstanding_reads -= ids.len() as u64,
+                Some(Op::Write) => self.outstanding_writes -= ids.len() as u64,
+                _ => {}
+            }
             self.done.push(ids.first);
             // One id at a time: there are seldom more, and a copy of the slice calls memcpy.
             for &id in ids.merged.iter() {

@@ -6,12 +6,14 @@ mod array_queue;
 mod buffered;
 pub mod config;
 mod events;
+mod flow;
 mod host;
 mod hw;
 mod members;
 mod rebuild;
 mod results;
 mod slab;
+mod stream;
 mod stripes;
 
 pub use config::{ArrayEvent, ArrayEventKind, ControllerConfig, HwConfig, MdConfig, QueueDepths, RebuildConfig, SimConfig, MAX_SIM_TIME_NS};
@@ -25,6 +27,7 @@ use crate::layout::{Array, Level};
 use crate::plan::{IoKind, MemberIo, MirrorState, Plan, Planner, Request, RmwLevel};
 use crate::sim::md::{HeadIo, Raid5dThreads, StripeCache};
 use crate::sim::offsets::Region;
+use crate::sim::workload::Job;
 use crate::sim::sched::{self, BlockRequest, Scheduler};
 use crate::time::Nanos;
 use crate::SECTOR_BYTES;
@@ -138,6 +141,8 @@ pub struct Simulation {
     page_cache_bios: Vec<crate::sim::pagecache::Bio>,
     /// fsyncs in flight: files each still waits for.
     page_cache_syncs: HashMap<u32, u32>,
+    /// fio `flow` groups (issue 22).
+    flows: flow::Flows,
 }
 
 impl Simulation {
@@ -257,6 +262,7 @@ impl Simulation {
             page_cache,
             page_cache_bios: Vec::new(),
             page_cache_syncs: HashMap::new(),
+            flows: flow::Flows::default(),
             config,
         })
     }
@@ -313,17 +319,90 @@ impl Simulation {
 
     fn start(&mut self) {
         self.started = true;
+        self.flows = flow::Flows::new(&self.jobs);
         self.schedule_timeline();
+        if let Some(first) = self.jobs.iter().map(|j| j.job.group).min() {
+            self.begin_group(first);
+        }
+    }
+
+    /// Starts the jobs of stonewall group `group` (fio `stonewall`): each after its own
+    /// `startdelay` (fio's `startdelay` counts from when the job may start).
+    fn begin_group(&mut self, group: u32) {
         for job in 0..self.jobs.len() as u32 {
-            for thread in 0..self.jobs[job as usize].job.threads {
-                if self.jobs[job as usize].job.rate_iops > 0 {
-                    let first = self.jobs[job as usize].next_arrival(thread as usize, 0);
-                    self.events.push(first, Event::Arrival { job, thread });
-                } else {
-                    self.issue(job, thread);
-                }
+            let state = &self.jobs[job as usize];
+            if state.job.group != group {
+                continue;
+            }
+            if state.job.start_delay_ns > 0 {
+                self.events.push(self.now + state.job.start_delay_ns, Event::JobStart { job });
+            } else {
+                self.launch(job);
             }
         }
+    }
+
+    /// A job's threads start issuing.
+    fn launch(&mut self, job: u32) {
+        self.jobs[job as usize].launch(self.now);
+        let state = &self.jobs[job as usize];
+        self.results.start_job(job, self.now, state.deadline_ns);
+        for thread in 0..self.jobs[job as usize].job.threads {
+            if self.jobs[job as usize].job.open_loop() {
+                // fio's usec_for_io (io_u.c): a linear rate issues its first I/O at once (no
+                // bytes are due yet); a Poisson process waits its first exponential gap.
+                let first = if self.jobs[job as usize].job.poisson_arrivals {
+                    self.jobs[job as usize].next_arrival(thread as usize, self.now)
+                } else {
+                    self.now
+                };
+                self.events.push(first, Event::Arrival { job, thread });
+            } else {
+                self.issue(job, thread);
+            }
+        }
+        self.after_issue(job);
+    }
+
+    /// After a job's threads may have finished: the next stonewall group starts once every
+    /// job of this one has.
+    fn after_issue(&mut self, job: u32) {
+        if !self.jobs[job as usize].check_finished() {
+            return;
+        }
+        for (waiting_job, waiting_thread) in self.flows.leave(&self.jobs[job as usize]) {
+            self.events.push(self.now, Event::Resume { job: waiting_job, thread: waiting_thread });
+        }
+        let group = self.jobs[job as usize].job.group;
+        if self.jobs.iter().any(|j| j.job.group == group && !j.finished) {
+            return;
+        }
+        if let Some(next) = self.jobs.iter().map(|j| j.job.group).filter(|&g| g > group).min() {
+            self.begin_group(next);
+        }
+    }
+
+    /// A thread ahead of its flow share waits: `flow_sleep`, or until the flow moves on (and
+    /// at the latest until its runtime ends).
+    fn hold_for_flow(&mut self, job: u32, thread: u32) {
+        let state = &mut self.jobs[job as usize];
+        state.hold(thread as usize);
+        if state.job.flow_sleep_ns > 0 {
+            self.events.push(self.now + state.job.flow_sleep_ns, Event::Resume { job, thread });
+            return;
+        }
+        let deadline = state.deadline_ns;
+        self.flows.wait(&self.jobs[job as usize], job, thread);
+        if deadline < Nanos::MAX {
+            self.events.push(deadline.max(self.now), Event::Resume { job, thread });
+        }
+    }
+
+    /// A thread's think pause ended (fio `thinktime`).
+    fn resume(&mut self, job: u32, thread: u32) {
+        self.jobs[job as usize].resume(thread as usize);
+        self.issue(job, thread);
+        self.after_issue(job);
     }
 
     fn handle(&mut self, event: Event) {
@@ -337,6 +416,8 @@ impl Simulation {
                 }
             }
             Event::Arrival { job, thread } => self.arrival(job, thread),
+            Event::JobStart { job } => self.launch(job),
+            Event::Resume { job, thread } => self.resume(job, thread),
             Event::CacheAck { host_io } => self.host_complete(host_io),
             Event::ArrayChange { kind } => self.array_change(kind),
             Event::RebuildTimer => self.rebuild_timer(),
@@ -361,6 +442,7 @@ impl Simulation {
             self.events.push(next, Event::Arrival { job, thread });
         }
         self.issue(job, thread);
+        self.after_issue(job);
     }
 
     /// Issues I/O for a thread while it has room (depth, and backlog for open loop).
@@ -370,16 +452,32 @@ impl Simulation {
         }
         loop {
             let state = &mut self.jobs[job as usize];
-            let open_loop = state.job.rate_iops > 0;
-            let t = &state.threads[thread as usize];
-            if t.outstanding >= state.job.iodepth || (open_loop && t.backlog == 0) {
+            let open_loop = state.job.open_loop();
+            if !state.may_issue(thread as usize) || (open_loop && state.threads[thread as usize].backlog == 0) {
                 return;
             }
-            let Some(intent) = state.next(thread as usize) else { return };
+            if self.flows.ahead(state, state.threads[thread as usize].flow_issued) && !state.threads[thread as usize].done {
+                self.hold_for_flow(job, thread);
+                return;
+            }
+            let state = &mut self.jobs[job as usize];
+            let Some(intent) = state.next(thread as usize, self.now) else {
+                if state.take_pause(thread as usize) {
+                    let at = self.now + state.job.think_ns;
+                    self.events.push(at, Event::Resume { job, thread });
+                }
+                return;
+            };
             let t = &mut state.threads[thread as usize];
             t.outstanding += 1;
             if open_loop {
                 t.backlog -= 1;
+            }
+            if intent.op != HostOp::Flush {
+                t.flow_issued += 1;
+                for (waiting_job, waiting_thread) in self.flows.issued(&self.jobs[job as usize]) {
+                    self.events.push(self.now, Event::Resume { job: waiting_job, thread: waiting_thread });
+                }
             }
             self.submit_host(job, thread, intent);
         }
@@ -402,6 +500,8 @@ impl Simulation {
     fn route_host(&mut self, id: u32) {
         let io = self.host_ios.get(id);
         let (op, sector, sectors, thread) = (io.op, io.sector, io.sectors, io.thread);
+        // The array device is busy while a host I/O is at it (iostat's %util of md0).
+        self.results.host_issued(self.now);
         if self.controller.is_some() {
             self.array_queue_submit(id);
         } else if op == HostOp::Write && self.stripes.is_some() {
@@ -604,6 +704,7 @@ impl Simulation {
         // bio; not a buffered I/O the page cache served) free their tag.
         let via_queue = self.array_queue.as_ref().is_some_and(|queue| queue.holds(id as u64));
         if self.host_ios.get(id).job == buffered::KERNEL_JOB {
+            self.results.host_done(self.now);
             if via_queue {
                 self.array_queue_done(id, self.host_ios.get(id).thread);
             }
@@ -611,6 +712,10 @@ impl Simulation {
             return;
         }
         let io = self.host_ios.remove(id);
+        // (A buffered I/O went to the page cache, not to the array: route_host never saw it.)
+        if self.page_cache.is_none() || !self.jobs[io.job as usize].job.buffered {
+            self.results.host_done(self.now);
+        }
         let pct = self.rebuild_pct();
         let seconds = self.results.seconds();
         self.results.close_windows(self.now, pct);
@@ -631,6 +736,7 @@ impl Simulation {
             self.array_queue_done(id, io.thread);
         }
         self.issue(io.job, io.thread);
+        self.after_issue(io.job);
     }
 
     /// Dispatches what the member's scheduler releases and re-arms its wake-ups.
@@ -827,6 +933,7 @@ fn build_members(config: &SimConfig, drives: Vec<Box<dyn Drive>>) -> Vec<Member>
 fn build_jobs(config: &SimConfig, array: &Array) -> Result<Vec<JobState>> {
     let mut jobs = Vec::new();
     for (index, job) in config.workload.jobs.iter().enumerate() {
+        let job = &resolve_shares(job, array.capacity_bytes())?;
         let region = Region::of(job, array.capacity_bytes()).ok_or_else(|| {
             Error::new(
                 ErrorKind::InvalidWorkload,
@@ -839,4 +946,44 @@ fn build_jobs(config: &SimConfig, array: &Array) -> Result<Vec<JobState>> {
         jobs.push(JobState::new(job.clone(), region, config.seed, index as u32));
     }
     Ok(jobs)
+}
+
+/// Resolves what a job gives as a share of the target (fio `size=N%`) and checks that every
+/// clone's region fits with `offset_increment` (each clone works `offset_increment` further on;
+/// without a size each gets the room the last one has).
+fn resolve_shares(job: &Job, capacity_bytes: u64) -> Result<Job> {
+    let mut job = job.clone();
+    let fail = |job: &Job, what: String| Err(Error::new(ErrorKind::InvalidWorkload, format!("job '{}': {what}", job.name)));
+    let mut room = capacity_bytes.saturating_sub(job.offset_bytes);
+    if job.size_percent > 0 {
+        let unit = job.block_align_bytes.max(512);
+        job.size_bytes = (room as u128 * job.size_percent as u128 / 100) as u64 / unit * unit;
+    }
+    if job.offset_increment_bytes > 0 && job.threads > 1 {
+        // Every clone's region must fit: the last one starts offset_increment × (clones - 1) on.
+        let shift = job.offset_increment_bytes.saturating_mul(job.threads as u64 - 1);
+        room = room.saturating_sub(shift);
+        if room < job.max_block_bytes() {
+            let what = format!(
+                "offset_increment {} bytes × {} clones goes past the array of {capacity_bytes} bytes",
+                job.offset_increment_bytes,
+                job.threads - 1
+            );
+            return fail(&job, what);
+        }
+        if job.size_bytes == 0 || job.size_bytes > room {
+            job.size_bytes = room;
+        }
+    }
+    if job.zone_bytes > 0 && job.zone_skip_bytes > 0 {
+        // zonemode=strided: the offsets are drawn over the zones only (see stream::strided),
+        // and the zones with their gaps must fit the room.
+        let span = if job.size_bytes > 0 { job.size_bytes.min(room) } else { room };
+        let zones = (span + job.zone_skip_bytes) / (job.zone_bytes + job.zone_skip_bytes);
+        if zones == 0 {
+            return fail(&job, "no whole zone fits its region".into());
+        }
+        job.size_bytes = zones * job.zone_bytes;
+    }
+    Ok(job)
 }

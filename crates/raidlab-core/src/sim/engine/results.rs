@@ -69,6 +69,10 @@ pub struct SeriesPoint {
     pub rebuild_pct: f64,
     /// Bytes read and written in the second (steady-state bandwidth).
     pub bytes: u64,
+    /// Issue 22 (sysbench's --report-interval lines): fsyncs completed in the window and the
+    /// 95th percentile of its data I/O latencies.
+    pub flush_ios: u64,
+    pub latency_ns_p95: Nanos,
 }
 
 /// A rebuild (md recovery) of one member.
@@ -111,6 +115,9 @@ pub struct SimResult {
     pub seed: u64,
     /// When fio's steady-state criterion (`ss`) was met and the run ended (issue 20).
     pub steady_state_ns: Option<Nanos>,
+    /// Time with at least one host I/O in flight on the array device (its %util in
+    /// `iostat -x`, issue 22).
+    pub host_busy_ns: Nanos,
 }
 
 pub struct Recorder {
@@ -123,6 +130,12 @@ pub struct Recorder {
     /// Per job: whether it runs to a time limit, and its last completion.
     timed: Vec<bool>,
     last_completion: Vec<Nanos>,
+    /// Per job: when it started and when its runtime ends (issue 22: stonewall, startdelay).
+    starts: Vec<(Nanos, Nanos)>,
+    /// Host I/Os in flight, since when, and the busy time so far (the array's %util).
+    host_in_flight: u64,
+    host_busy_since: Nanos,
+    host_busy_ns: Nanos,
     phases: Vec<PhaseResult>,
     series: Vec<SeriesPoint>,
     /// When steady state was reached (fio `ss`).
@@ -134,7 +147,17 @@ pub struct Recorder {
 }
 
 fn empty_window(start_ns: Nanos) -> SeriesPoint {
-    SeriesPoint { start_ns, read_ios: 0, write_ios: 0, latency_ns_p50: 0, latency_ns_p99: 0, rebuild_pct: 0.0, bytes: 0 }
+    SeriesPoint {
+        start_ns,
+        read_ios: 0,
+        write_ios: 0,
+        latency_ns_p50: 0,
+        latency_ns_p99: 0,
+        rebuild_pct: 0.0,
+        flush_ios: 0,
+        latency_ns_p95: 0,
+        bytes: 0,
+    }
 }
 
 impl Recorder {
@@ -155,6 +178,10 @@ impl Recorder {
         Recorder {
             timed: workload.jobs.iter().map(|j| j.time_based || j.runtime_ns > 0).collect(),
             last_completion: vec![0; workload.jobs.len()],
+            starts: vec![(Nanos::MAX, Nanos::MAX); workload.jobs.len()],
+            host_in_flight: 0,
+            host_busy_since: 0,
+            host_busy_ns: 0,
             open: vec![Default::default(); workload.jobs.len()],
             jobs,
             phases: vec![first],
@@ -192,10 +219,33 @@ impl Recorder {
     }
 
     /// Records a completed host I/O unless it was issued during the job's ramp.
+    /// A job's threads started at `start_ns` (its ramp counts from here) and stop issuing at
+    /// `deadline_ns` (`Nanos::MAX` without a runtime): fio times each job from its own start.
+    pub fn start_job(&mut self, job: u32, start_ns: Nanos, deadline_ns: Nanos) {
+        self.starts[job as usize] = (start_ns, deadline_ns);
+    }
+
+    /// A host I/O entered the array device.
+    pub fn host_issued(&mut self, now: Nanos) {
+        if self.host_in_flight == 0 {
+            self.host_busy_since = now;
+        }
+        self.host_in_flight += 1;
+    }
+
+    /// A host I/O left the array device.
+    pub fn host_done(&mut self, now: Nanos) {
+        assert!(self.host_in_flight > 0, "a host completion without a host I/O");
+        self.host_in_flight -= 1;
+        if self.host_in_flight == 0 {
+            self.host_busy_ns += now - self.host_busy_since;
+        }
+    }
+
     pub fn record(&mut self, job: u32, op: HostOp, bytes: u64, issued_at: Nanos, completed_at: Nanos) {
         self.last_completion[job as usize] = completed_at;
         let result = &mut self.jobs[job as usize];
-        if issued_at < result.ramp_ns {
+        if issued_at < self.starts[job as usize].0.saturating_add(result.ramp_ns) {
             return;
         }
         assert!(completed_at >= issued_at);
@@ -212,7 +262,10 @@ impl Recorder {
                 self.window.write_ios += 1;
                 self.window.bytes += bytes;
             }
-            HostOp::Flush => result.flush.record(bytes, latency),
+            HostOp::Flush => {
+                result.flush.record(bytes, latency);
+                self.window.flush_ios += 1;
+            }
         }
         if op != HostOp::Flush {
             self.window_latencies.push(latency);
@@ -249,6 +302,7 @@ impl Recorder {
             if !self.window_latencies.is_empty() {
                 point.latency_ns_p50 = nth_percentile(&mut self.window_latencies, 50.0);
                 point.latency_ns_p99 = nth_percentile(&mut self.window_latencies, 99.0);
+                point.latency_ns_p95 = nth_percentile(&mut self.window_latencies, 95.0);
                 self.window_latencies.clear();
             }
             self.series.push(point);
@@ -266,8 +320,9 @@ impl Recorder {
         for (index, job) in self.jobs.iter_mut().enumerate() {
             // A job that ends by count or size ran until its last completion (fio's runtime);
             // background work after it (destage, rebuild) does not stretch it.
-            let end = if self.timed[index] { end_ns } else { self.last_completion[index].min(end_ns) };
-            job.runtime_ns = end.saturating_sub(job.ramp_ns);
+            let (start, deadline) = self.starts[index];
+            let end = if self.timed[index] { end_ns.min(deadline) } else { self.last_completion[index].min(end_ns) };
+            job.runtime_ns = end.saturating_sub(start.saturating_add(job.ramp_ns));
         }
         self.phases.last_mut().expect("a phase is open").end_ns = end_ns;
         self.close_phase();
@@ -284,6 +339,8 @@ impl Recorder {
             truncated,
             seed: config.seed,
             steady_state_ns: self.steady_at,
+            host_busy_ns: self.host_busy_ns
+                + if self.host_in_flight > 0 { end_ns.saturating_sub(self.host_busy_since) } else { 0 },
         }
     }
 }
