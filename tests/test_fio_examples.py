@@ -22,7 +22,6 @@ EXAMPLES = Path(__file__).resolve().parent / "data" / "fio-examples"
 EXPECTED_REFUSALS = {
     "enospc-pressure.fio": "rw=randtrim: discard (trim) to the members is not modelled",
     "zbd-rand-write-trim-gc.fio": "rw=randtrim: discard (trim) to the members is not modelled",
-    "steadystate.fio": "(steady-state detection) is not modelled yet (issue 20)",
 }
 
 

@@ -28,12 +28,12 @@ BASE = "[j]\nrw=randread\nbs=4k\ndirect=1\nruntime=1\ntime_based\n"
 
 
 def test_three_unsupported_options_are_all_reported_in_one_run():
-    run = run_cli(["sim", "--drive", "null", "--fio", "[j]\nrw=read\nfoo=1\nsteadystate=iops:1%\nioengine=rbd\n"])
+    run = run_cli(["sim", "--drive", "null", "--fio", "[j]\nrw=read\nfoo=1\nread_iolog=trace.log\nioengine=rbd\n"])
     assert run.status == 2 and len(run.stderr_lines) == 1
     line = run.stderr_lines[0]
     assert line.startswith("raidlab: error: fio job file: 3 problems: ")
     assert "line 3: unknown option 'foo'" in line
-    assert "line 4: fio option 'steadystate' (steady-state detection) is not modelled yet" in line
+    assert "line 4: fio option 'read_iolog' replays an I/O log; use raidlab replay" in line
     assert "line 5: ioengine=rbd talks to an object store" in line
 
 

@@ -51,13 +51,17 @@ _ALIASES = {
     "iodepth_batch_complete": "iodepth_batch_complete_min",
     "fill_fs": "fill_device",
     "threads": "thread",
+    # fio's long names of the steady-state options (issue 20 models ss, ss_dur, ss_ramp)
+    "steadystate": "ss",
+    "steadystate_duration": "ss_dur",
+    "steadystate_ramp_time": "ss_ramp",
 }
 
 #: Options that change data contents, CPU, memory placement, logging, reporting or error
 #: handling only: the I/O stream raidlab simulates is the same with or without them.
 NO_EFFECT_OPTIONS = frozenset("""
     description filename directory filename_format unique_filename thread threads lockfile
-    invalidate randrepeat allrandrepeat randseed norandommap softrandommap random_generator
+    randrepeat allrandrepeat randseed norandommap softrandommap random_generator
     refill_buffers scramble_buffers zero_buffers buffer_pattern buffer_compress_percentage
     buffer_compress_chunk compress_percentage compress_chunk dedupe_percentage dedupe_mode
     dedupe_working_set_percentage dedupe_global
@@ -141,12 +145,6 @@ ENGINE_REFUSED = {
 
 #: Options that shape the I/O in ways raidlab does not model (refused with the reason).
 REFUSED_OPTIONS = {
-    "steadystate": "(steady-state detection) is not modelled yet (issue 20)",
-    "ss": "(steady-state detection) is not modelled yet (issue 20)",
-    "steadystate_duration": "(steady-state detection) is not modelled yet (issue 20)",
-    "ss_dur": "(steady-state detection) is not modelled yet (issue 20)",
-    "steadystate_ramp_time": "(steady-state detection) is not modelled yet (issue 20)",
-    "ss_ramp": "(steady-state detection) is not modelled yet (issue 20)",
     "read_iolog": "replays an I/O log; use raidlab replay",
     "write_iolog": "records an I/O log, which raidlab does not write",
     "replay_redirect": "replays an I/O log; use raidlab replay",

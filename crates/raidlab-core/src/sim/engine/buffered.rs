@@ -38,13 +38,13 @@ pub(super) fn build_page_cache(config: &SimConfig, array: &Array, regions: &[(Jo
     let mut cache = PageCache::new(config.page_cache, array, io_pages, config.queue_limits.nr_requests);
     for (job, region) in regions.iter().filter(|(job, _)| job.buffered) {
         for file in 0..job.files as u64 {
-            let (start, end) = file_pages(region, file);
+            let (start, end) = clone_pages(job, region, file);
             cache.add_file(start, end);
         }
     }
     for (job, region) in regions.iter().filter(|(job, _)| job.buffered && !job.invalidate) {
         for file in 0..job.files as u64 {
-            let (start, end) = file_pages(region, file);
+            let (start, end) = clone_pages(job, region, file);
             cache.preload(start, end);
         }
     }
@@ -54,6 +54,14 @@ pub(super) fn build_page_cache(config: &SimConfig, array: &Array, regions: &[(Jo
 fn file_pages(region: &Region, file: u64) -> (u64, u64) {
     let start = region.start_bytes + file * region.file_bytes;
     (start / PAGE_BYTES, (start + region.file_bytes).div_ceil(PAGE_BYTES))
+}
+
+/// A file's pages as the job's clones use them: with fio's `offset_increment` clone t works
+/// `t × offset_increment` further on, so the file reaches as far as its last clone does.
+fn clone_pages(job: &Job, region: &Region, file: u64) -> (u64, u64) {
+    let (start, end) = file_pages(region, file);
+    let shift = job.offset_increment_bytes.saturating_mul(job.threads.saturating_sub(1) as u64);
+    (start, end + shift.div_ceil(PAGE_BYTES))
 }
 
 impl Simulation {
