@@ -33,6 +33,8 @@ fn config(level: Level, devices: usize, jobs: Vec<Job>) -> SimConfig {
         max_events: 10_000_000,
         timeline: vec![],
         rebuild: Default::default(),
+        queues: Default::default(),
+        page_cache: Default::default(),
     }
 }
 
