@@ -10,7 +10,7 @@ use raidlab_core::device::catalog::DriveChoice;
 use raidlab_core::device::Drive;
 use raidlab_core::layout::{ArraySpec, Level};
 use raidlab_core::rng::Prng;
-use raidlab_core::sim::engine::{ControllerConfig, MdConfig, RebuildConfig, SimConfig, Simulation};
+use raidlab_core::sim::engine::{ControllerConfig, MdConfig, SimConfig, Simulation};
 use raidlab_core::sim::pagecache::PageCacheConfig;
 use raidlab_core::sim::sched::{QueueLimits, SchedulerKind};
 use raidlab_core::sim::workload::{Job, Workload};
@@ -30,19 +30,14 @@ fn config(write: bool) -> SimConfig {
     };
     SimConfig {
         seed: 1,
-        array: ArraySpec { level: Level::Raid5, layout: None, chunk_kib: 512, member_kib: vec![64 << 20; 4] },
         data_offset_sectors: 264_192,
-        failed: vec![],
         controller: ControllerConfig::Md(MdConfig::default()),
         scheduler: SchedulerKind::mq_deadline_default(),
         queue_limits: QueueLimits { nr_requests: 128, max_sectors: 2560 },
-        workload: Workload { jobs: vec![job] },
         max_time_ns: 3_600_000_000_000,
         max_events: u64::MAX,
-        timeline: vec![],
-        rebuild: RebuildConfig::default(),
         page_cache: PageCacheConfig { ram_bytes: 8 << 30, ..PageCacheConfig::default() },
-        queues: Default::default(),
+        ..SimConfig::new(ArraySpec { level: Level::Raid5, layout: None, chunk_kib: 512, member_kib: vec![64 << 20; 4] }, Workload { jobs: vec![job] })
     }
 }
 

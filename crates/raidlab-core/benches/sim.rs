@@ -39,19 +39,13 @@ fn config(level: Level) -> (SimConfig, DriveChoice) {
     };
     let config = SimConfig {
         seed: 1,
-        array: ArraySpec { level, layout: None, chunk_kib: 64, member_kib: vec![member_kib; 6] },
         data_offset_sectors: 264_192,
-        failed: vec![],
         controller: ControllerConfig::Md(MdConfig::default()),
         scheduler: SchedulerKind::mq_deadline_default(),
         queue_limits: QueueLimits { nr_requests: 128, max_sectors: 2560 },
-        workload: Workload { jobs: vec![job] },
         max_time_ns: 60_000_000_000,
         max_events: u64::MAX,
-        timeline: vec![],
-        rebuild: raidlab_core::sim::engine::RebuildConfig::default(),
-        queues: Default::default(),
-        page_cache: Default::default(),
+        ..SimConfig::new(ArraySpec { level, layout: None, chunk_kib: 64, member_kib: vec![member_kib; 6] }, Workload { jobs: vec![job] })
     };
     (config, drive)
 }

@@ -37,19 +37,13 @@ fn job(read_fraction: f64, random: bool, block_bytes: u64, threads: u32, iodepth
 fn config(level: Level, devices: usize, member_kib: u64, job: Job, hw: HwConfig) -> SimConfig {
     SimConfig {
         seed: 7,
-        array: ArraySpec { level, layout: None, chunk_kib: 64, member_kib: vec![member_kib; devices] },
         data_offset_sectors: 0,
-        failed: vec![],
         controller: ControllerConfig::Hardware(hw),
         scheduler: SchedulerKind::mq_deadline_default(),
         queue_limits: QueueLimits { nr_requests: 128, max_sectors: 2560 },
-        workload: Workload { jobs: vec![job] },
         max_time_ns: 60_000_000_000,
         max_events: 50_000_000,
-        timeline: vec![],
-        rebuild: Default::default(),
-        queues: Default::default(),
-        page_cache: Default::default(),
+        ..SimConfig::new(ArraySpec { level, layout: None, chunk_kib: 64, member_kib: vec![member_kib; devices] }, Workload { jobs: vec![job] })
     }
 }
 

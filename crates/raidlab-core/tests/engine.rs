@@ -40,24 +40,18 @@ fn config(level: Level, layout: Option<&str>, devices: usize, job: Job, controll
     use raidlab_core::layout::Layout;
     SimConfig {
         seed: 7,
-        array: ArraySpec {
+        data_offset_sectors: 2048,
+        controller,
+        scheduler: SchedulerKind::None,
+        queue_limits: QueueLimits { nr_requests: 256, max_sectors: 2560 },
+        max_time_ns: 60_000_000_000,
+        max_events: 50_000_000,
+        ..SimConfig::new(ArraySpec {
             level,
             layout: layout.map(|l| Layout::parse(level, l).unwrap()),
             chunk_kib: 64,
             member_kib: vec![8 << 20; devices],
-        },
-        data_offset_sectors: 2048,
-        failed: vec![],
-        controller,
-        scheduler: SchedulerKind::None,
-        queue_limits: QueueLimits { nr_requests: 256, max_sectors: 2560 },
-        workload: Workload { jobs: vec![job] },
-        max_time_ns: 60_000_000_000,
-        max_events: 50_000_000,
-        timeline: vec![],
-        rebuild: raidlab_core::sim::engine::RebuildConfig::default(),
-        queues: Default::default(),
-        page_cache: Default::default(),
+        }, Workload { jobs: vec![job] })
     }
 }
 

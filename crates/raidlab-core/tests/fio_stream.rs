@@ -22,19 +22,13 @@ fn serial(count: usize) -> Vec<Box<dyn Drive>> {
 fn config(level: Level, devices: usize, jobs: Vec<Job>) -> SimConfig {
     SimConfig {
         seed: 5,
-        array: ArraySpec { level, layout: None, chunk_kib: 64, member_kib: vec![4 << 20; devices] },
         data_offset_sectors: 2048,
-        failed: vec![],
         controller: ControllerConfig::Md(MdConfig::default()),
         scheduler: SchedulerKind::None,
         queue_limits: QueueLimits { nr_requests: 128, max_sectors: 2560 },
-        workload: Workload { jobs },
         max_time_ns: 10_000_000_000,
         max_events: 10_000_000,
-        timeline: vec![],
-        rebuild: Default::default(),
-        queues: Default::default(),
-        page_cache: Default::default(),
+        ..SimConfig::new(ArraySpec { level, layout: None, chunk_kib: 64, member_kib: vec![4 << 20; devices] }, Workload { jobs })
     }
 }
 

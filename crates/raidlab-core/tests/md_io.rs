@@ -18,7 +18,7 @@ use common::serial::fingerprint;
 use raidlab_core::device::catalog::DriveChoice;
 use raidlab_core::layout::{ArraySpec, Layout, Level};
 use raidlab_core::rng::Prng;
-use raidlab_core::sim::engine::{ControllerConfig, HwConfig, MdConfig, RebuildConfig, SimConfig, SimResult, Simulation};
+use raidlab_core::sim::engine::{ControllerConfig, HwConfig, MdConfig, SimConfig, SimResult, Simulation};
 use raidlab_core::sim::sched::{QueueLimits, SchedulerKind};
 use raidlab_core::sim::workload::{Job, Workload};
 use serde_json::Value;
@@ -206,24 +206,18 @@ fn pinned_run(level: Level, layout: Option<&str>, controller: ControllerConfig) 
     };
     let config = SimConfig {
         seed: 11,
-        array: ArraySpec {
+        data_offset_sectors: 2048,
+        controller,
+        scheduler: SchedulerKind::mq_deadline_default(),
+        queue_limits: QueueLimits { nr_requests: 64, max_sectors: 2560 },
+        max_time_ns: 10_000_000_000,
+        max_events: 50_000_000,
+        ..SimConfig::new(ArraySpec {
             level,
             layout: layout.map(|l| Layout::parse(level, l).unwrap()),
             chunk_kib: 64,
             member_kib: vec![drive.capacity_bytes() / 1024 - 2048; 6],
-        },
-        data_offset_sectors: 2048,
-        failed: vec![],
-        controller,
-        scheduler: SchedulerKind::mq_deadline_default(),
-        queue_limits: QueueLimits { nr_requests: 64, max_sectors: 2560 },
-        workload: Workload { jobs: vec![job] },
-        max_time_ns: 10_000_000_000,
-        max_events: 50_000_000,
-        timeline: vec![],
-        rebuild: RebuildConfig::default(),
-        queues: Default::default(),
-        page_cache: Default::default(),
+        }, Workload { jobs: vec![job] })
     };
     let drives = (0..6).map(|i| drive.build(Prng::derive(config.seed, "drive", i), None)).collect();
     fingerprint(&Simulation::new(config, drives).unwrap().run())

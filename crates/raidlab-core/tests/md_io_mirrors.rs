@@ -15,7 +15,7 @@ mod common;
 
 use common::md_io::{self, is_recovery, missing_members, run, Range};
 use raidlab_core::layout::{ArraySpec, Layout, Level};
-use raidlab_core::sim::engine::{ArrayEvent, ArrayEventKind, ControllerConfig, MdConfig, RebuildConfig, SimConfig, SimResult};
+use raidlab_core::sim::engine::{ArrayEvent, ArrayEventKind, ControllerConfig, MdConfig, SimConfig, SimResult};
 use raidlab_core::sim::sched::{QueueLimits, SchedulerKind};
 use raidlab_core::sim::workload::{Job, Workload};
 use serde_json::Value;
@@ -211,24 +211,18 @@ fn mirror_and_recovery_cases_match_md() {
 fn small_md(level: Level, layout: Option<&str>, devices: usize, member_kib: u64, workload: Workload) -> SimConfig {
     SimConfig {
         seed: 3,
-        array: ArraySpec {
+        data_offset_sectors: 2048,
+        controller: ControllerConfig::Md(MdConfig::default()),
+        scheduler: SchedulerKind::None,
+        queue_limits: QueueLimits { nr_requests: 256, max_sectors: 2560 },
+        max_time_ns: 600_000_000_000,
+        max_events: 50_000_000,
+        ..SimConfig::new(ArraySpec {
             level,
             layout: layout.map(|name| Layout::parse(level, name).unwrap()),
             chunk_kib: 64,
             member_kib: vec![member_kib; devices],
-        },
-        data_offset_sectors: 2048,
-        failed: vec![],
-        controller: ControllerConfig::Md(MdConfig::default()),
-        scheduler: SchedulerKind::None,
-        queue_limits: QueueLimits { nr_requests: 256, max_sectors: 2560 },
-        workload,
-        max_time_ns: 600_000_000_000,
-        max_events: 50_000_000,
-        timeline: vec![],
-        rebuild: RebuildConfig::default(),
-        queues: Default::default(),
-        page_cache: Default::default(),
+        }, workload)
     }
 }
 

@@ -5,7 +5,7 @@
 
 use raidlab_core::device::catalog::DriveChoice;
 use raidlab_core::layout::{ArraySpec, Level};
-use raidlab_core::sim::engine::{ControllerConfig, MdConfig, RebuildConfig, SimConfig, SimResult, Simulation};
+use raidlab_core::sim::engine::{ControllerConfig, MdConfig, SimConfig, SimResult, Simulation};
 use raidlab_core::sim::md::Raid5dCpu;
 use raidlab_core::sim::sched::{QueueLimits, SchedulerKind};
 use raidlab_core::sim::workload::{Job, Workload};
@@ -18,19 +18,13 @@ fn run(preset: &str, level: Level, job: Job, md: MdConfig) -> SimResult {
     let member_kib = (drive.capacity_bytes() / 1024 - 132 * 1024).min(64 << 20);
     let config = SimConfig {
         seed: 1,
-        array: ArraySpec { level, layout: None, chunk_kib: 512, member_kib: vec![member_kib; DEVICES] },
         data_offset_sectors: 264_192,
-        failed: vec![],
         controller: ControllerConfig::Md(md),
         scheduler: SchedulerKind::mq_deadline_default(),
         queue_limits: QueueLimits { nr_requests: 256, max_sectors: 2560 },
-        workload: Workload { jobs: vec![job] },
         max_time_ns: 60_000_000_000,
         max_events: u64::MAX,
-        timeline: vec![],
-        rebuild: RebuildConfig::default(),
-        queues: Default::default(),
-        page_cache: Default::default(),
+        ..SimConfig::new(ArraySpec { level, layout: None, chunk_kib: 512, member_kib: vec![member_kib; DEVICES] }, Workload { jobs: vec![job] })
     };
     let drives = (0..DEVICES).map(|i| drive.build(Prng::derive(1, "drive", i as u64), None)).collect();
     Simulation::new(config, drives).unwrap().run()

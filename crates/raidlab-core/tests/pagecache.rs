@@ -6,7 +6,7 @@
 use raidlab_core::device::catalog::DriveChoice;
 use raidlab_core::layout::{ArraySpec, Level};
 use raidlab_core::rng::Prng;
-use raidlab_core::sim::engine::{ControllerConfig, HwConfig, MdConfig, RebuildConfig, SimConfig, SimResult, Simulation};
+use raidlab_core::sim::engine::{ControllerConfig, HwConfig, MdConfig, SimConfig, SimResult, Simulation};
 use raidlab_core::sim::pagecache::{PageCacheConfig, PageCacheStats};
 use raidlab_core::sim::sched::{QueueLimits, SchedulerKind};
 use raidlab_core::sim::workload::{Job, Workload};
@@ -16,19 +16,14 @@ const GIB: u64 = 1 << 30;
 fn config(level: Level, devices: usize, member_kib: u64, jobs: Vec<Job>, page_cache: PageCacheConfig) -> SimConfig {
     SimConfig {
         seed: 1,
-        array: ArraySpec { level, layout: None, chunk_kib: 512, member_kib: vec![member_kib; devices] },
         data_offset_sectors: 264_192,
-        failed: vec![],
         controller: ControllerConfig::Md(MdConfig::default()),
         scheduler: SchedulerKind::mq_deadline_default(),
         queue_limits: QueueLimits { nr_requests: 128, max_sectors: 2560 },
-        workload: Workload { jobs },
         max_time_ns: 3_600_000_000_000,
         max_events: u64::MAX,
-        timeline: vec![],
-        rebuild: RebuildConfig::default(),
         page_cache,
-        queues: Default::default(),
+        ..SimConfig::new(ArraySpec { level, layout: None, chunk_kib: 512, member_kib: vec![member_kib; devices] }, Workload { jobs })
     }
 }
 

@@ -164,19 +164,16 @@ fn run_one(seed: u64) {
     let (timeline, rebuild) = timeline(seed, array.devices());
     let config = SimConfig {
         seed,
-        array: spec,
         data_offset_sectors: 2048,
         failed,
         controller,
         scheduler,
         queue_limits: QueueLimits { nr_requests: pick(&mut rng, &[4, 64, 128]), max_sectors: pick(&mut rng, &[256, 2560]) },
-        workload,
         max_time_ns: 1_000_000_000,
         max_events: 300_000,
         timeline,
         rebuild,
-        queues: Default::default(),
-        page_cache: Default::default(),
+        ..SimConfig::new(spec, workload)
     };
     let write_cache = matches!(config.controller, ControllerConfig::Hardware(_)).then_some(false);
     let drives = (0..array.devices()).map(|i| drive.build(Prng::derive(seed, "drive", i as u64), write_cache)).collect();

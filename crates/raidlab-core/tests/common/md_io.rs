@@ -21,7 +21,7 @@
 use super::serial::SerialDisk;
 use raidlab_core::device::{Drive, DriveInfo};
 use raidlab_core::layout::{ArraySpec, Layout, Level};
-use raidlab_core::sim::engine::{ControllerConfig, MdConfig, RebuildConfig, SimConfig, SimResult, Simulation};
+use raidlab_core::sim::engine::{ControllerConfig, MdConfig, SimConfig, SimResult, Simulation};
 use raidlab_core::sim::sched::{QueueLimits, SchedulerKind};
 use raidlab_core::sim::workload::{Cursor, Job, Workload};
 use raidlab_core::time::Nanos;
@@ -186,20 +186,15 @@ pub fn job_of(case: &Value, paced_iops: u64) -> Job {
 pub fn base_config(case: &Value, workload: Workload) -> SimConfig {
     SimConfig {
         seed: 1,
-        array: array_of(case),
         data_offset_sectors: 2048,
         failed: missing_members(case),
         controller: ControllerConfig::Md(md_config(case)),
         scheduler: SchedulerKind::mq_deadline_default(),
         // Member queues as recorded: nr_requests 256, max_sectors_kb 1280.
         queue_limits: QueueLimits { nr_requests: 256, max_sectors: 2560 },
-        workload,
         max_time_ns: 3_600_000_000_000,
         max_events: 200_000_000,
-        timeline: vec![],
-        rebuild: RebuildConfig::default(),
-        queues: Default::default(),
-        page_cache: Default::default(),
+        ..SimConfig::new(array_of(case), workload)
     }
 }
 

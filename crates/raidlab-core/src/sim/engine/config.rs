@@ -82,6 +82,34 @@ pub struct SimConfig {
     pub page_cache: PageCacheConfig,
 }
 
+impl SimConfig {
+    /// A run of `workload` on `array`, everything else at a plain default: seed 1, md with its
+    /// own defaults, mq-deadline with nr_requests 256 and max_sectors_kb 1280 (the kernel's
+    /// defaults), mdadm 1.2's 1 MiB data offset, no failures and no timeline, md's rebuild
+    /// limits, each drive's own queue depth, the default page cache, and bounds of an hour and
+    /// 200 million events. Callers set what they care about with struct update syntax,
+    /// `SimConfig { seed: 7, ..SimConfig::new(array, workload) }`, so a field added later needs
+    /// no edit where its default will do.
+    pub fn new(array: ArraySpec, workload: Workload) -> SimConfig {
+        SimConfig {
+            seed: 1,
+            array,
+            data_offset_sectors: 2048,
+            failed: Vec::new(),
+            controller: ControllerConfig::Md(MdConfig::default()),
+            scheduler: SchedulerKind::mq_deadline_default(),
+            queue_limits: QueueLimits { nr_requests: 256, max_sectors: 2560 },
+            workload,
+            max_time_ns: 3_600_000_000_000,
+            max_events: 200_000_000,
+            timeline: Vec::new(),
+            rebuild: RebuildConfig::default(),
+            queues: QueueDepths::default(),
+            page_cache: PageCacheConfig::default(),
+        }
+    }
+}
+
 /// Command queue depths below the host's scheduler.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct QueueDepths {
