@@ -30,7 +30,7 @@ use std::collections::BTreeMap;
 /// the server default (`Raid5dCpu::SERVER`); on the recording VM one emulated vCPU runs the
 /// loadgen and raid5d by turns (the guest's scheduler decides who runs when a write wakes raid5d),
 /// which the simulator has no model of. Tried and left out: the VM's vCPU as one factor on every
-/// raid5d cost (`Raid5dCpu::slower`, 2x to 100x): at 2x and above the stream gathers whole
+/// raid5d cost (every rate divided and the per-head overhead multiplied, 2x to 100x): at 2x and above the stream gathers whole
 /// stripes (reads per host sector near 0 at 10x), below md everywhere.
 const KNOWN_GAPS: &[(&str, &str)] = &[
     ("g1-r5-4x512k-seqw-direct-bs1024k-t8", "stripe_cache_size 256 against an 8 MiB stream: 0.33 reads per host sector, md 0.56-0.78; md grows its cache one head per raid5d run (R5_ALLOC_MORE, modelled) and reads more when writers wait for heads: the guest's scheduling of the blocked writers is not modelled"),

@@ -64,17 +64,6 @@ impl Raid5dCpu {
         gen_bytes_per_second: 12_000_000_000,
     };
 
-    /// The same CPU `factor` times slower (an emulated CPU, a slower core).
-    pub fn slower(self, factor: u64) -> Raid5dCpu {
-        let rate = |r: u64| if r == 0 { 0 } else { (r / factor).max(1) };
-        Raid5dCpu {
-            head_overhead_ns: self.head_overhead_ns * factor,
-            copy_bytes_per_second: rate(self.copy_bytes_per_second),
-            xor_bytes_per_second: rate(self.xor_bytes_per_second),
-            gen_bytes_per_second: rate(self.gen_bytes_per_second),
-        }
-    }
-
     fn bytes_ns(bytes: u64, rate: u64) -> Nanos {
         if rate == 0 { 0 } else { (bytes as u128 * 1_000_000_000 / rate as u128) as Nanos }
     }
