@@ -94,7 +94,11 @@ impl VolumeSpec {
         Ok(VolumeSpec {
             capacity_bytes: capacity as u64 / crate::SECTOR_BYTES * crate::SECTOR_BYTES,
             baseline_iops,
-            burst_iops: get(&v, "burst_iops").max(if get(&v, "burst_iops") > 0.0 { baseline_iops } else { 0.0 }),
+            // A burst rate below the baseline would never be used: the bucket bursts to at least it.
+            burst_iops: match get(&v, "burst_iops") {
+                0.0 => 0.0,
+                burst => burst.max(baseline_iops),
+            },
             io_credit_bucket: get(&v, "io_credit_bucket"),
             baseline_bytes_s,
             burst_bytes_s: (get(&v, "burst_mib_s_per_tib") * tib * MIB).min(max_bytes_s),
