@@ -181,7 +181,10 @@ fn results_are_pinned_across_machines_and_releases() {
 // 2467215979057575628) added more reported fields (MemberStats read_area/write_area, SeriesPoint
 // flush_ios/latency_ns_p95, SimResult host_busy_ns, RebuildResult start_sector): with every field
 // added this round taken out of the Debug text of the merged code, 2783196745631113984 holds.
-const PINNED_RAID5_CHEETAH: u64 = 7786726260697554614;
+// Issue 18, session 11 (was 7786726260697554614): a head whose member I/O completed goes back
+// through raid5d's handle list before it is released (raid5_end_write_request → handle_stripe),
+// and bypass_count counts only heads without STRIPE_IO_STARTED, as __get_priority_stripe does.
+const PINNED_RAID5_CHEETAH: u64 = 13960990992781719593;
 
 /// Every completed I/O counts once in its job and once in its phase: with two jobs and a
 /// failure mid-run (optimal, then degraded), the jobs' reads and writes add up to the phases',

@@ -217,6 +217,7 @@ impl Simulation {
             self.issue_bios(&mut bios, FLUSHER_THREAD);
         }
         self.page_cache_bios = bios;
+        self.md_unplug();
     }
 
     fn arm_page_cache_timer(&mut self) {

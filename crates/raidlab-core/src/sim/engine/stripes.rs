@@ -18,9 +18,21 @@ impl Simulation {
         let io = self.host_ios.get(id);
         // O_DIRECT writes carry REQ_SYNC (block/fops.c dio_bio_write_op); background writeback
         // does not (`write_is_sync`).
-        let bio = WriteBio { id, sector: io.sector, sectors: io.sectors, sync: self.write_is_sync(id) };
+        // The page cache's writeback is submitted under a plug (wb_writeback and
+        // generic_writepages hold one over the whole pass): see `md_unplug`.
+        let plugged = io.job == super::buffered::KERNEL_JOB;
+        let bio = WriteBio { id, sector: io.sector, sectors: io.sectors, sync: self.write_is_sync(id), plugged };
         self.stripes.as_mut().expect("a stripe cache").submit(bio);
         self.stripes_settle();
+    }
+
+    /// The page cache's writer finished a pass (blk_finish_plug): the heads its writeback
+    /// added reach raid5d together (raid5_unplug).
+    pub(super) fn md_unplug(&mut self) {
+        if let Some(cache) = self.stripes.as_mut() {
+            cache.unplug();
+            self.stripes_settle();
+        }
     }
 
     /// Completes finished writes and wakes raid5d if heads wait to be handled.

@@ -45,6 +45,9 @@ pub struct WriteBio {
     /// REQ_SYNC (O_DIRECT writes carry it): its heads pre-read at once (STRIPE_PREREAD_ACTIVE)
     /// instead of waiting on the delayed list.
     pub sync: bool,
+    /// Sent under its submitter's plug (`blk_start_plug`): the heads it adds wait on the plug's
+    /// list until the submitter unplugs ([`StripeCache::unplug`]) or sleeps for a free head.
+    pub plugged: bool,
 }
 
 /// Member I/O for heads handled alike in one pass: `pages` consecutive 4 KiB rows from member
@@ -88,12 +91,19 @@ struct Head {
     in_flight: u64,
     way: RowWay,
     queued: bool,
+    /// STRIPE_ON_UNPLUG_LIST: queued on the plug's list, not yet released for handling.
+    on_plug: bool,
     /// STRIPE_PREREAD_ACTIVE, STRIPE_DELAYED (with the stamp of its delayed-list entry), and
     /// a full-stripe write in flight (counted in `pending_full_writes`).
     preread_active: bool,
     delayed: bool,
     delay_stamp: u32,
+    /// On the hold list (with the stamp of its entry).
+    on_hold: bool,
+    hold_stamp: u32,
     full_write: bool,
+    /// STRIPE_IO_STARTED: the head issued member I/O since it was (re)initialised.
+    io_started: bool,
     bios: Vec<u32>,
     writing_bios: Vec<u32>,
     inactive: bool,
@@ -150,6 +160,9 @@ pub struct StripeCache {
     blocked: bool,
     waiting: VecDeque<Pending>,
     handle_list: VecDeque<u32>,
+    /// The plug's list of heads (`raid5_plug_cb.list`): heads a plugged submitter added, which
+    /// raid5d sees once the plug is released (`raid5_unplug`).
+    plug_list: Vec<u32>,
     /// Per bio id: heads holding it, plus one while it is being added.
     bio_refs: Vec<u32>,
     batches: Vec<Vec<u32>>,
@@ -160,10 +173,16 @@ pub struct StripeCache {
     /// `hold_list`; `preread_active_stripes`, `pending_full_writes`, `bypass_count` and
     /// `bypass_threshold` as in `struct r5conf`.
     delayed_list: VecDeque<(u32, u32)>,
-    hold_list: VecDeque<u32>,
+    /// Entries are (head, stamp): stale unless the head is still on the hold list with that
+    /// stamp (a writer that finds a held head takes it off: `find_get_stripe`'s list_del_init).
+    hold_list: VecDeque<(u32, u32)>,
+    /// Heads on the hold list (its live entries).
+    held: u32,
     preread_active: u32,
     pending_full_writes: u32,
     bypass_count: u32,
+    /// `last_hold`: the head first on the hold list when bypasses were last counted.
+    last_hold: u32,
     bypass_threshold: u32,
     /// md's queue `max_hw_sectors` for raid4/5/6: RAID5_MAX_REQ_STRIPES (256) stripe pages
     /// (raid5.c `raid5_run`), 1024 KiB: larger writes reach md as several bios.
@@ -192,15 +211,18 @@ impl StripeCache {
             blocked: false,
             waiting: VecDeque::new(),
             handle_list: VecDeque::new(),
+            plug_list: Vec::new(),
             bio_refs: Vec::new(),
             batches: Vec::new(),
             free_batches: Vec::new(),
             completed: Vec::new(),
             delayed_list: VecDeque::new(),
             hold_list: VecDeque::new(),
+            held: 0,
             preread_active: 0,
             pending_full_writes: 0,
             bypass_count: 0,
+            last_hold: NIL,
             bypass_threshold: BYPASS_THRESHOLD,
             max_bio_sectors: MAX_REQ_STRIPES * PAGE_SECTORS,
             alloc_more: false,
@@ -229,10 +251,14 @@ impl StripeCache {
             in_flight: 0,
             way: RowWay::Rcw,
             queued: false,
+            on_plug: false,
             preread_active: false,
             delayed: false,
             delay_stamp: 0,
+            on_hold: false,
+            hold_stamp: 0,
             full_write: false,
+            io_started: false,
             bios: Vec::new(),
             writing_bios: Vec::new(),
             inactive: false,
@@ -280,7 +306,7 @@ impl StripeCache {
         let hold_may_go = self.pending_full_writes == 0
             || (self.bypass_threshold > 0 && self.bypass_count > self.bypass_threshold);
         !self.handle_list.is_empty()
-            || (!self.hold_list.is_empty() && hold_may_go)
+            || (self.held > 0 && hold_may_go)
             || (!self.delayed_list.is_empty() && self.preread_active < IO_THRESHOLD)
     }
 
@@ -372,6 +398,11 @@ impl StripeCache {
             let member_sector = pending.row * chunk + slot * PAGE_SECTORS;
             let Some(head) = self.get_head(member_sector, pending.row, stripe) else {
                 self.blocked = true;
+                // The submitter sleeps in raid5_get_active_stripe: schedule() flushes its plug
+                // (sched_submit_work → blk_flush_plug → raid5_unplug).
+                if pending.bio.plugged {
+                    self.unplug();
+                }
                 if resumed {
                     self.waiting.push_front(pending);
                 } else {
@@ -405,7 +436,7 @@ impl StripeCache {
             head.preread_active = true;
             self.preread_active += 1;
         }
-        let bio = bio.id;
+        let (bio, plugged) = (bio.id, bio.plugged);
         head.towrite |= 1 << member;
         if whole {
             head.overwrite |= 1 << member;
@@ -414,8 +445,30 @@ impl StripeCache {
             head.bios.push(bio);
             self.bio_refs[bio as usize] += 1;
         }
+        if plugged && head.queued && !head.on_plug {
+            // A plugged writer holds the head it found on the handle list until it unplugs
+            // (find_get_stripe's list_del_init, then release_stripe_plug).
+            let at = self.handle_list.iter().position(|&i| i == index).expect("a queued head is on the handle list");
+            self.handle_list.remove(at);
+            head.queued = false;
+        }
         if !head.queued {
             head.queued = true;
+            if plugged {
+                // release_stripe_plug: the head waits on the plug's list.
+                head.on_plug = true;
+                self.plug_list.push(index);
+            } else {
+                self.handle_list.push_back(index);
+            }
+        }
+    }
+
+    /// `raid5_unplug`: the plug's heads are released for handling, in the order they joined.
+    /// A submitter calls it when it is done submitting (`blk_finish_plug`).
+    pub fn unplug(&mut self) {
+        for index in self.plug_list.drain(..) {
+            self.heads[index as usize].on_plug = false;
             self.handle_list.push_back(index);
         }
     }
@@ -431,9 +484,13 @@ impl StripeCache {
     /// `raid5_get_active_stripe`: the cached head of the row page, or a free one of its hash.
     fn get_head(&mut self, sector: u64, stripe_row: u64, stripe: &Stripe) -> Option<u32> {
         if let Some(&index) = self.map.get(&sector) {
-            if self.heads[index as usize].inactive {
+            let head = &mut self.heads[index as usize];
+            if head.inactive {
                 self.unlink(index);
                 self.active += 1;
+            } else if std::mem::take(&mut head.on_hold) {
+                // find_get_stripe takes a waiting head off its list (list_del_init).
+                self.held -= 1;
             }
             return Some(index);
         }
@@ -459,6 +516,7 @@ impl StripeCache {
         head.data_mask = stripe.data_members().iter().fold(0, |m, &d| m | 1 << d);
         (head.p, head.q) = (stripe.p, stripe.q);
         head.uptodate = 0;
+        head.io_started = false;
         self.map.insert(sector, index);
         Some(index)
     }
@@ -471,14 +529,17 @@ impl StripeCache {
             let cached = self.map.contains_key(&sector);
             let may_go = cached || (list.len > 0 && (!self.blocked || self.active < self.heads.len() as u32 * 3 / 4));
             if !may_go {
-                return;
+                break;
             }
             self.blocked = false;
             let pending = self.waiting.pop_front().unwrap();
             if !self.add_pages(pending, true) {
-                return;
+                break;
             }
         }
+        // A resumed plugged submitter either added everything (blk_finish_plug) or sleeps
+        // again (schedule() flushes its plug): either way its heads are released.
+        self.unplug();
     }
 
     /// One raid5d pass: handles every head queued before it, appending the member I/O to
@@ -491,30 +552,64 @@ impl StripeCache {
     /// `handle_active_stripes` takes MAX_STRIPE_BATCH at a time; the rest wait for the next.
     pub fn handle_batch(&mut self, failed_mask: impl Fn(u64) -> u64, out: &mut Vec<HeadIo>, max_heads: usize) {
         self.activate_delayed();
-        let holding = !self.hold_list.is_empty();
         let mut budget = max_heads;
         let queued = self.handle_list.len();
         for _ in 0..queued.min(budget) {
             let index = self.handle_list.pop_front().unwrap();
             budget -= 1;
+            self.count_bypass(index);
             self.heads[index as usize].queued = false;
             self.handle_head(index, &failed_mask, out);
-            if holding {
-                self.bypass_count += 1;
-            }
         }
-        // __get_priority_stripe: the hold list once the handle list is empty, if no full-stripe
-        // write is pending or full-stripe writes passed it more than bypass_threshold times.
-        let bypassed = self.bypass_threshold > 0 && self.bypass_count > self.bypass_threshold;
-        if budget > 0 && queued < max_heads && (self.pending_full_writes == 0 || bypassed) {
-            self.bypass_count = self.bypass_count.saturating_sub(self.bypass_threshold);
-            while budget > 0 {
-                let Some(index) = self.hold_list.pop_front() else { break };
-                budget -= 1;
-                self.handle_head(index, &failed_mask, out);
+        // __get_priority_stripe: the hold list once the handle list is empty, a head at a time
+        // while no full-stripe write is pending or new heads passed it more than
+        // bypass_threshold times (each hold head taken pays the threshold back).
+        while budget > 0 && queued < max_heads {
+            let bypassed = self.bypass_threshold > 0 && self.bypass_count > self.bypass_threshold;
+            if !(self.pending_full_writes == 0 || bypassed) {
+                break;
             }
+            let Some(index) = self.hold_front() else { break };
+            self.hold_list.pop_front();
+            self.heads[index as usize].on_hold = false;
+            self.held -= 1;
+            self.bypass_count = self.bypass_count.saturating_sub(self.bypass_threshold);
+            budget -= 1;
+            self.handle_head(index, &failed_mask, out);
         }
         self.wake();
+    }
+
+    /// The first live head of the hold list, dropping stale entries before it.
+    fn hold_front(&mut self) -> Option<u32> {
+        while let Some(&(index, stamp)) = self.hold_list.front() {
+            let head = &self.heads[index as usize];
+            if head.on_hold && head.hold_stamp == stamp {
+                return Some(index);
+            }
+            self.hold_list.pop_front();
+        }
+        None
+    }
+
+    /// __get_priority_stripe's count of heads that passed the hold list: only heads that have
+    /// not issued I/O yet count (STRIPE_IO_STARTED, "do not count towards 'bypass_count'"), and
+    /// only while the same head is first on the hold list (`last_hold`); a new first head pays
+    /// the threshold back.
+    fn count_bypass(&mut self, index: u32) {
+        let Some(first) = self.hold_front() else {
+            self.bypass_count = 0;
+            return;
+        };
+        if self.heads[index as usize].io_started {
+            return;
+        }
+        if self.last_hold == first {
+            self.bypass_count += 1;
+        } else {
+            self.last_hold = first;
+            self.bypass_count = self.bypass_count.saturating_sub(self.bypass_threshold);
+        }
     }
 
     /// `raid5_activate_delayed`: with fewer than IO_THRESHOLD heads pre-reading, every delayed
@@ -533,7 +628,11 @@ impl StripeCache {
                 head.preread_active = true;
                 self.preread_active += 1;
             }
-            self.hold_list.push_back(index);
+            head.on_hold = true;
+            head.hold_stamp = head.hold_stamp.wrapping_add(1);
+            let stamp = head.hold_stamp;
+            self.hold_list.push_back((index, stamp));
+            self.held += 1;
         }
     }
 
@@ -582,6 +681,7 @@ impl StripeCache {
     /// Adds a handled head's I/O to the pass's output, joining the previous group when it is
     /// the next page of the same row with the same members.
     fn emit(&mut self, index: u32, ios: u64, write: bool, way: RowWay, out: &mut Vec<HeadIo>) {
+        self.heads[index as usize].io_started = true;
         let head = &self.heads[index as usize];
         let (sector, p, q, stripe_row) = (head.sector, head.p, head.q, head.stripe_row);
         if let Some(last) = out.last_mut() {
@@ -637,14 +737,14 @@ impl StripeCache {
                 bios.clear();
                 self.heads[index as usize].writing_bios = bios;
             }
+            // raid5_end_read_request/raid5_end_write_request set STRIPE_HANDLE and release the
+            // head: raid5d handles it next (handle_stripe completes the writes,
+            // handle_stripe_clean_event) and only then may it go inactive, in handle-list
+            // order behind the heads queued before it.
             let head = &mut self.heads[index as usize];
-            if was == Busy::Reading || head.towrite != 0 {
-                if !head.queued {
-                    head.queued = true;
-                    self.handle_list.push_back(index);
-                }
-            } else if !head.queued {
-                self.release(index);
+            if !head.queued && !head.on_hold {
+                head.queued = true;
+                self.handle_list.push_back(index);
             }
         }
         heads.clear();
@@ -724,6 +824,7 @@ impl StripeCache {
             if head.inactive {
                 assert!(head.towrite == 0 && head.busy == Busy::Idle && !head.queued, "an inactive head has work");
             }
+            assert!(!head.on_plug || head.queued, "a head on the plug's list not queued");
             assert_eq!(head.overwrite & !head.towrite, 0, "overwrite outside towrite");
             match head.busy {
                 Busy::Idle => assert!(head.in_flight == 0 && head.writing_bios.is_empty()),
@@ -735,9 +836,15 @@ impl StripeCache {
             }
         }
         assert_eq!(self.map.len(), self.heads.iter().filter(|h| h.sector != NO_SECTOR).count());
+        assert_eq!(self.plug_list.len() as u32, self.heads.iter().filter(|h| h.on_plug).count() as u32, "plug list");
+        assert!(self.plug_list.iter().all(|&i| self.heads[i as usize].on_plug), "a head on the plug list twice");
         let count = |f: fn(&Head) -> bool| self.heads.iter().filter(|h| f(h)).count() as u32;
         assert_eq!(self.preread_active, count(|h| h.preread_active), "preread_active_stripes");
         assert_eq!(self.pending_full_writes, count(|h| h.full_write), "pending_full_writes");
+        assert_eq!(self.held, count(|h| h.on_hold), "heads on the hold list");
+        for head in self.heads.iter().filter(|h| h.on_hold) {
+            assert!(!head.inactive && !head.queued && !head.delayed, "a held head on another list");
+        }
         for head in self.heads.iter().filter(|h| h.delayed) {
             assert!(!head.inactive && head.busy == Busy::Idle && head.towrite != 0, "a delayed head with nothing to pre-read for");
         }
