@@ -137,3 +137,29 @@ def test_a_learn_cycle_that_keeps_write_back_changes_nothing_but_the_phase_name(
     kept = _random_writes(tmp_path, 40, bbu_learn=(10, 20), bbu_learn_policy="write-back")
     assert [p["name"] for p in kept["phases"]] == ["optimal", "bbu-learn", "optimal"]
     assert [p["write_iops"] for p in kept["timeline"]] == [p["write_iops"] for p in back["timeline"]]
+
+
+def test_host_is_one_setting_on_compare_and_plan(tmp_path):
+    # compare: a designs file sets host like any other setting.
+    designs = tmp_path / "d.toml"
+    designs.write_text('[defaults]\nlevel = 0\ndevices = 4\ndrive = "ebs-gp3"\nchunk_kib = 256\n'
+                       '[[design]]\nname = "alone"\n[[design]]\nname = "i3"\nhost = "i3.large"\n'
+                       '[[design]]\nname = "spent"\nhost = "m5.large"\nhost_credits_pct = 0\n')
+    run = run_cli(["compare", "--designs", str(designs), "--preset", "oltp-postgres", "--states", "optimal",
+                   "--runtime-s", "5", "--json", "-"])
+    assert run.status == 0, run.stderr
+    iops = {}
+    for entry in run.json()["runs"]:
+        job = entry["document"]["jobs"][0]
+        iops[entry["design"]] = job["read"]["iops"] + job["write"]["iops"]
+    assert iops["alone"] > 3.0 * 3000
+    assert iops["i3"] == pytest.approx(3000, rel=0.03)
+    assert iops["spent"] == pytest.approx(M5_LARGE_BASELINE, rel=0.03)
+    # plan: every candidate simulated behind the host.
+    capped = run_cli(["plan", "--capacity-tb", "1", "--drive", "ebs-gp3", "--preset", "oltp-postgres",
+                      "--levels", "0,10", "--sim-seconds", "5", "--host", "i3.large", "--json"])
+    assert capped.status == 0, capped.stderr
+    assert max(p["iops"] for p in capped.json()["points"]) <= 3000 * 1.01
+    free = run_cli(["plan", "--capacity-tb", "1", "--drive", "ebs-gp3", "--preset", "oltp-postgres",
+                    "--levels", "0,10", "--sim-seconds", "5", "--json"])
+    assert max(p["iops"] for p in free.json()["points"]) > 3 * 3000
