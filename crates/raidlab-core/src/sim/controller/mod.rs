@@ -59,7 +59,7 @@ impl Controller {
     /// write-back).
     pub fn set_learning(&mut self, learning: bool) {
         self.learning = learning;
-        self.cache.drain_all = !self.write_back();
+        self.cache.drain_all = learning && !self.write_back();
     }
 
     /// Commands the firmware may still start on the drives.
@@ -79,6 +79,7 @@ impl Controller {
         }
         // (The host queue checks its commands against `host_queue_depth`: a merged command
         // carries several host I/Os, so `host_commands` may exceed it.)
+        assert_eq!(self.cache.drain_all, self.learning && !self.write_back(), "the cache drains while a learn cycle has it write-through");
         assert_eq!(self.ceilings.channels.is_empty(), self.config.channels == 0 || self.config.channel_bytes_per_second == 0);
     }
 }

@@ -831,6 +831,9 @@ impl Simulation {
         if let Some(queue) = &self.array_queue {
             queue.check();
         }
+        if let Some(meter) = &self.host_meter {
+            meter.borrow().check();
+        }
     }
 
     /// Ends the run and returns the results.
