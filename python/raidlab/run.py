@@ -323,7 +323,7 @@ def check_bbu_learn(design: "Design", options: "Options") -> None:
         return
     kind, values = design.controller_values()
     if kind != "hw" or not values["bbu"] or not values["cache_mib"]:
-        why = ("Linux md has no controller cache" if kind == "md" else
+        why = ("the array is Linux md's, with no controller cache" if kind == "md" else
                "its cache has no BBU (--bbu)" if not values["bbu"] else "it has no cache (--cache-mib 0)")
         raise ConfigError(f"--bbu-learn needs a hardware controller with a battery-backed cache; "
                           f"controller {design.controller}: {why}")
