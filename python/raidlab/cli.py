@@ -19,7 +19,7 @@ from raidlab.array import DEFAULT_CHUNK_KIB, DEFAULT_MEMBER_KIB, Array
 from raidlab.errors import RaidlabError
 from raidlab.commands.compare import compare_command
 from raidlab.commands.replay import replay_command
-from raidlab.commands.sim import controllers_command, drives_command, sim_command
+from raidlab.commands.sim import controllers_command, drives_command, hosts_command, sim_command
 from raidlab.commands.reliability import reliability_command
 from raidlab.commands.plan import plan_command
 from raidlab.commands.align import align_command
@@ -204,6 +204,7 @@ cli.add_command(replay_command)
 cli.add_command(sim_command)
 cli.add_command(drives_command)
 cli.add_command(controllers_command)
+cli.add_command(hosts_command)
 cli.add_command(reliability_command)
 cli.add_command(plan_command)
 cli.add_command(align_command)

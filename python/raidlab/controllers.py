@@ -78,6 +78,13 @@ PARAMS: Tuple[Param, ...] = (
           doc="The drives' own write caches (controllers switch them off)."),
     Param("drive_queue_depth", "commands", 0, 0, 65536, doc="Commands each drive accepts, TCQ/NCQ "
                                                             "(0: the drive model's own)."),
+    # Issue 24: during a BBU learn cycle the battery is discharged and recharged; LSI MegaRAID and
+    # Dell PERC firmware switch write-back logical drives to write-through meanwhile (LSI MegaRAID
+    # SAS Software User Guide, "Battery Learn Cycle"; Dell PERC user's guides) unless the cache is
+    # kept on with a bad or charging battery (MegaCli -LDSetProp CachedBadBBU).
+    Param("bbu_learn_policy", "", "write-through", choices=("write-through", "write-back"),
+          doc="Write policy during a BBU learn cycle (--bbu-learn): write-through (LSI/Dell PERC "
+              "default) or keep write-back."),
 )
 
 BY_NAME: Dict[str, Param] = {p.name: p for p in PARAMS}

@@ -25,6 +25,7 @@ from raidlab.workload import Workload
 #: Setting names that choose the workload (exactly one, or none for an idle array).
 WORKLOAD_KEYS = ("fio", "sysbench", "preset")
 from raidlab.controllers import NAMES as CONTROLLERS  # md, hw and the presets (raidlab controllers)
+from raidlab.hosts import NAMES as HOSTS  # issue 24: instance presets (raidlab hosts)
 SCHEDULERS = ("none", "mq-deadline", "cfq")
 
 
@@ -91,6 +92,17 @@ class Design:
     controller_opts: Tuple[Tuple[str, Any], ...] = _setting((), "Controller parameters over the preset's "
                                                                 "(KEY=VALUE; raidlab controllers --params)")
 
+    # ---- issue 24: the host's (cloud instance's) limits on its volumes; the BBU learn policy ----
+    host: Optional[str] = _setting(None, "Host/instance preset whose EBS IOPS and bandwidth (baseline, burst) "
+                                         "cap the sum of its volume members (raidlab hosts; None: no host limit)",
+                                   choices=HOSTS)
+    host_credits_pct: float = _setting(100.0, "The host's EBS burst credits at the start, % of its buckets "
+                                              "(CloudWatch EBSIOBalance%; 0: it has burst already today)", 0.0, 100.0)
+    bbu_learn_policy: str = _setting("default", "The controller's write policy during a BBU learn cycle: "
+                                                "write-through (LSI/Dell PERC default), write-back, or default "
+                                                "(the controller's bbu_learn_policy)",
+                                     choices=("default", "write-through", "write-back"))
+
     def controller_values(self) -> Tuple[str, Dict[str, Any]]:
         """(kind, every controller parameter): the preset or file, then ``controller_opts``, then
         the legacy --cache-mib/--bbu/--rebuild-priority where they differ from the generic default."""
@@ -104,6 +116,8 @@ class Design:
             values["drive_write_cache"] = self.drive_write_cache
         if self.drive_queue_depth:
             values["drive_queue_depth"] = self.drive_queue_depth
+        if self.bbu_learn_policy != "default":
+            values["bbu_learn_policy"] = self.bbu_learn_policy
         return kind, values
 
     def write_cache_note(self) -> str:
@@ -116,7 +130,8 @@ class Design:
     def label(self) -> str:
         """"raid5 x6 default layout, chunk 512 KiB, cheetah-10k7, md, mq-deadline"."""
         return (f"raid{self.level} x{self.devices} {self.layout or 'default layout'}, chunk {self.chunk_kib} KiB, "
-                f"{self.drive.name}, {self.controller}, {self.scheduler}")
+                f"{self.drive.name}, {self.controller}, {self.scheduler}"
+                + (f", host {self.host}" if self.host else ""))
 
 
 @dataclass(frozen=True)
@@ -133,10 +148,14 @@ class Options:
     spare: bool = _setting(False, "A hot spare: rebuild starts as soon as a member fails")
     rebuild_start_pct: float = _setting(0.0, "Where in the member a rebuild starts, % (the part below counts "
                                         "as rebuilt): the rebuild's rate at inner, slower zones", 0.0, 99.9)
+    # ---- issue 24 ----
+    bbu_learn: Optional[Tuple[float, float]] = _setting(None, "A BBU learn cycle START+DURATION, seconds (e.g. "
+                                                              "30+60): a hardware controller with a battery-"
+                                                              "backed cache runs its learn policy meanwhile")
 
 
 #: Settings whose values are (finite) real numbers; the rest are whole numbers, names or flags.
-_FLOAT_KEYS = ("runtime_s", "max_time_s", "rebuild_start_pct", "ram_gib")
+_FLOAT_KEYS = ("runtime_s", "max_time_s", "rebuild_start_pct", "ram_gib", "host_credits_pct")
 #: Every setting's default, by name (for CLI options and docs).
 DEFAULTS: Dict[str, Any] = {f.name: f.default for cls in (Design, Options) for f in fields(cls)}
 DESIGN_DEFAULTS = DEFAULTS
@@ -189,6 +208,8 @@ def _convert(name: str, value: Any, where: str) -> Any:
         return _members(value, where)
     if name == "timeline":
         return _timeline(value, where)
+    if name == "bbu_learn":
+        return _bbu_learn(value, where)
     if name in _FLOAT_KEYS:
         number = _number(name, value, where, float)
     elif isinstance(default, int):
@@ -275,6 +296,39 @@ def _timeline(value: Any, where: str) -> Tuple[Dict[str, Any], ...]:
     return tuple(events)
 
 
+#: Longest a learn cycle may start after, or last: the simulator's bound (10^6 s).
+_LEARN_MAX_S = 1e6
+
+
+def _bbu_learn(value: Any, where: str) -> Tuple[float, float]:
+    """``START+DURATION`` in seconds (text, or a pair of numbers): when the learn cycle starts
+    and how long it lasts."""
+    if isinstance(value, (tuple, list)) and len(value) == 2:
+        parts = list(value)
+    elif isinstance(value, str) and value.count("+") == 1:
+        parts = value.split("+")
+    else:
+        raise ConfigError(f"{where}--bbu-learn {value!r:.40}: expected START+DURATION in seconds, e.g. 30+60")
+    start = _number("bbu_learn start", parts[0].strip() if isinstance(parts[0], str) else parts[0], where, float)
+    duration = _number("bbu_learn duration", parts[1].strip() if isinstance(parts[1], str) else parts[1], where, float)
+    if not (0 <= start <= _LEARN_MAX_S and 0 < duration <= _LEARN_MAX_S):
+        raise ConfigError(f"{where}--bbu-learn {value!r:.40}: START must be 0 to {_LEARN_MAX_S:g} s and DURATION "
+                          f"above 0 up to {_LEARN_MAX_S:g} s")
+    return (start, duration)
+
+
+def check_bbu_learn(design: "Design", options: "Options") -> None:
+    """A learn cycle is a battery's: only a hardware controller with a battery-backed cache has one."""
+    if options.bbu_learn is None:
+        return
+    kind, values = design.controller_values()
+    if kind != "hw" or not values["bbu"] or not values["cache_mib"]:
+        why = ("the array is Linux md's, with no controller cache" if kind == "md" else
+               "its cache has no BBU (--bbu)" if not values["bbu"] else "it has no cache (--cache-mib 0)")
+        raise ConfigError(f"--bbu-learn needs a hardware controller with a battery-backed cache; "
+                          f"controller {design.controller}: {why}")
+
+
 def check_timeline(options: "Options") -> None:
     """Each member's scripted events must make sense in time order: a fail of a working member,
     a replace of a failed one (members in ``failed`` start failed). Without this, a replace of a
@@ -322,7 +376,7 @@ class RunSpec:
 
     def config(self) -> Dict[str, Any]:
         """The core's configuration dict (also recorded in every report)."""
-        from raidlab import controllers
+        from raidlab import controllers, hosts
 
         d, o = self.design, self.options
         kind, values = d.controller_values()
@@ -338,7 +392,7 @@ class RunSpec:
                            "skip_copy": d.skip_copy, "preread_bypass_threshold": d.preread_bypass_threshold,
                            "cache_mib": values["cache_mib"], "bbu": values["bbu"],
                            "read_ahead": d.read_ahead, "name": d.controller,
-                           "hw": controllers.core_params(values)},
+                           "hw": {**controllers.core_params(values), **self.bbu_learn_params()}},
             "scheduler": d.scheduler,
             "nr_requests": d.nr_requests,
             "max_sectors_kb": d.max_sectors_kb,
@@ -353,7 +407,15 @@ class RunSpec:
             "drive_write_cache": (None if kind == "md" and d.drive_write_cache == "default"
                                   else values["drive_write_cache"] == "on"),
             "page_cache": self.page_cache_config(),
+            "host": hosts.limits(d.host, d.host_credits_pct),
         }
+
+    def bbu_learn_params(self) -> Dict[str, Any]:
+        """The learn cycle's start and duration as the controller's glue reads them (issue 24)."""
+        if self.options.bbu_learn is None:
+            return {}
+        start_s, duration_s = self.options.bbu_learn
+        return {"bbu_learn_start_s": float(start_s), "bbu_learn_duration_s": float(duration_s)}
 
     def page_cache_config(self) -> Dict[str, Any]:
         """The host's page cache as the core takes it (used by buffered jobs only)."""
@@ -433,6 +495,7 @@ def build_run(settings: Mapping[str, Any], *, workload: Optional[Workload] = Non
     chosen = {k: given[k] for k in _OPTION_KEYS if k in given}
     options = Options(**{**chosen, "timeline": tuple(chosen.get("timeline", ()))})
     check_timeline(options)
+    check_bbu_learn(design, options)
     idle_ok = allow_idle or bool(options.timeline) or (options.spare and bool(options.failed))
     workload_given = {k: given[k] for k in WORKLOAD_KEYS if k in given}
     if workload is None or workload_given:

@@ -10,6 +10,7 @@ mod array;
 mod dict;
 mod disksim;
 mod errors;
+mod host;
 mod reliability;
 mod sim;
 

@@ -301,6 +301,17 @@ fn hw_params(dict: &Bound<'_, PyDict>, hw: &mut HwConfig) -> PyResult<()> {
     set!("channel_mb_s", channel_bytes_per_second, mb);
     set!("xor_mb_s", xor_bytes_per_second, mb);
     set!("cache_memory_mb_s", cache_memory_bytes_per_second, mb);
+    // Issue 24: the BBU's learn cycle (seconds) and the write policy during it.
+    let seconds = |v: Option<f64>| v.map(|s| (s * 1e9).round() as u64);
+    if let Some(v) = seconds(opt(dict, "bbu_learn_start_s")?) {
+        hw.learn_start_ns = v;
+    }
+    if let Some(v) = seconds(opt(dict, "bbu_learn_duration_s")?) {
+        hw.learn_duration_ns = v;
+    }
+    if let Some(i) = choice("bbu_learn_policy", opt(dict, "bbu_learn_policy")?, &["write-through", "write-back"])? {
+        hw.learn_keeps_write_back = i == 1;
+    }
     Ok(())
 }
 
@@ -427,6 +438,7 @@ fn build(config: &Bound<'_, PyDict>) -> PyResult<Simulation> {
         rebuild: rebuild_from(config)?,
         queues: QueueDepths { drive_queue_depth: config.get_item("drive_queue_depth")?.map(|v| v.extract()).transpose()?.unwrap_or(0) },
         page_cache: page_cache_from(config)?,
+        host_limits: crate::host::limits_from(config)?,
     };
     for event in &sim_config.timeline {
         let (ArrayEventKind::Fail(member) | ArrayEventKind::Replace(member)) = event.kind;
@@ -621,8 +633,12 @@ impl CoreSimulation {
     fn result<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let sim = self.inner.take().ok_or_else(|| config_error("the result was already taken".into()))?;
         let page_cache = sim.page_cache().map(|cache| cache.stats());
+        let host = sim.host_report();
         let result = sim.finish();
         let dict = result_dict(py, &result)?;
+        if let Some(report) = host {
+            dict.set_item("host", crate::host::report_dict(py, &report)?)?;
+        }
         if let Some(cache) = page_cache {
             dict.set_item("page_cache", page_cache_dict(py, &cache)?)?;
         }

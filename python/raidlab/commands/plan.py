@@ -20,6 +20,7 @@ from raidlab.planner.candidates import (DEFAULT_CHUNKS_KIB, DEFAULT_LEVELS, DEFA
 from raidlab.planner.rank import Evaluated, money
 from raidlab.planner.runbook import MD_SPEED_LIMIT_MAX_KIB_S, MD_SPEED_LIMIT_MIN_KIB_S
 from raidlab.report import table
+from raidlab.run import DEFAULTS, cli_type
 from raidlab.sim import FIO_FORMS, resolve_workload
 from raidlab.units import format_probability
 # issue 23: plan runs its simulations through the sweep's executor (--jobs, --ray)
@@ -148,6 +149,8 @@ def render_text(result: PlanResult, top: int) -> str:
 @ray_option
 @click.option("--top", type=whole(1, 1000), default=12, show_default=True,
               help="Pareto designs shown in the text table.")
+@click.option("--host", type=cli_type("host"), default=DEFAULTS["host"], metavar="NAME",
+              help="Host/instance preset whose EBS limits cap cloud volume members (raidlab hosts).")
 @click.option("--html", "html_out", metavar="OUT", help="Write a self-contained HTML report with the Pareto front.")
 @click.option("--png", "png_dir", metavar="DIR", help="Write the Pareto front as a PNG into DIR (matplotlib).")
 @click.option("--json", "json_out", is_flag=False, flag_value="-", default=None, metavar="[OUT]",
@@ -156,7 +159,7 @@ def render_text(result: PlanResult, top: int) -> str:
 def plan_command(capacity_tb, fio_job, sysbench, preset, min_iops, max_p99_ms, min_degraded_iops,
                  max_rebuild_hours, max_drives, drives, budget, spares, levels, chunks_kib,
                  raid10_layouts, durability, mission_years, speed_limit_min, speed_limit_max, sim_seconds,
-                 extra, seed, jobs, ray, top, html_out, png_dir, json_out) -> None:
+                 extra, seed, jobs, ray, top, host, html_out, png_dir, json_out) -> None:
     """Plan an md array: the cheapest design that holds --capacity-tb and meets the targets.
 
     Enumerates levels, device counts, chunk sizes and drive models, drops what is too small or
@@ -177,7 +180,7 @@ def plan_command(capacity_tb, fio_job, sysbench, preset, min_iops, max_p99_ms, m
                       mission_years=mission_years, seed=seed, jobs=jobs or os.cpu_count() or 1,
                       sim_seconds=sim_seconds, extra=extra, progress=factory,
                       speed_limit_min_kib_s=speed_limit_min, speed_limit_max_kib_s=speed_limit_max,
-                      ray=ray)
+                      ray=ray, host=host)
     finally:
         for bar in bars:
             bar.close()

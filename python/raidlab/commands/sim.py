@@ -106,6 +106,14 @@ def _progress(enabled: bool):
               help="vm.dirty_writeback_centisecs: the flusher's period.")
 @click.option("--read-ahead-kb", type=cli_type("read_ahead_kb"), default=DEFAULTS["read_ahead_kb"], show_default=True,
               help="Array read_ahead_kb (0: the kernel's; md raid4/5/6/10: two full stripes).")
+@click.option("--host", type=cli_type("host"), default=DEFAULTS["host"], metavar="NAME",
+              help="Host/instance preset whose EBS limits cap all volume members (raidlab hosts).")
+@click.option("--host-credits-pct", type=cli_type("host_credits_pct"), default=DEFAULTS["host_credits_pct"],
+              show_default=True, help="The host's EBS burst credits at the start, % (0: already spent).")
+@click.option("--bbu-learn", metavar="START+DURATION",
+              help="A BBU learn cycle, seconds (e.g. 30+60): hardware controllers with a battery-backed cache.")
+@click.option("--bbu-learn-policy", type=cli_type("bbu_learn_policy"), default=DEFAULTS["bbu_learn_policy"],
+              show_default=True, help="Write policy during the learn cycle (default: the controller's, write-through).")
 @click.option("--failed", metavar="K[,K...]", help="Start degraded: failed member indices (from 0).")
 @click.option("--fio", "fio_job", metavar="JOB.fio", help="A fio job. " + FIO_FORMS)
 @click.option("--sysbench", metavar='"OPTIONS"', help="sysbench fileio options, e.g. \"--file-test-mode=rndrw\".")
@@ -141,7 +149,8 @@ def _progress(enabled: bool):
 def sim_command(level, devices, layout, chunk_kib, drive, controller, controller_opts, drive_queue_depth,
                 drive_write_cache, cache_mib, bbu, read_ahead,
                 scheduler, stripe_cache_size, rmw_level, group_thread_cnt, skip_copy, preread_bypass_threshold, nr_requests, max_sectors_kb,
-                ram_gib, dirty_ratio, dirty_background_ratio, dirty_expire_centisecs, dirty_writeback_centisecs, read_ahead_kb, failed,
+                ram_gib, dirty_ratio, dirty_background_ratio, dirty_expire_centisecs, dirty_writeback_centisecs, read_ahead_kb,
+                host, host_credits_pct, bbu_learn, bbu_learn_policy, failed,
                 fio_job, sysbench, preset, runtime_s, seed, max_time_s, fail_at, replace_at, spare,
                 speed_limit_min, speed_limit_max, rebuild_priority, log_prefix, png_dir, json_out, html_out,
                 output_format="normal", per_job=False) -> None:
@@ -169,7 +178,8 @@ def sim_command(level, devices, layout, chunk_kib, drive, controller, controller
         "drive_queue_depth": drive_queue_depth, "drive_write_cache": drive_write_cache,
         "ram_gib": ram_gib, "dirty_ratio": dirty_ratio, "dirty_background_ratio": dirty_background_ratio,
         "dirty_expire_centisecs": dirty_expire_centisecs, "dirty_writeback_centisecs": dirty_writeback_centisecs,
-        "read_ahead_kb": read_ahead_kb})
+        "read_ahead_kb": read_ahead_kb, "host": host, "host_credits_pct": host_credits_pct, "bbu_learn": bbu_learn,
+        "bbu_learn_policy": bbu_learn_policy})
     workload = spec.workload
     bar, step = _progress(progress.wanted(json_out is not None))
     try:
@@ -212,6 +222,23 @@ def _parameters(kind: str, as_json: bool) -> None:
         return
     rows = [[name, unit, f"{default:g}", f"{low:g}..{high:g}", doc] for name, unit, default, low, high, doc in declared]
     click.echo(table.render(["parameter", "unit", "default", "range", "meaning"], rows))
+
+
+@click.command("hosts")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+def hosts_command(as_json: bool) -> None:
+    """List the host (cloud instance) presets: their EBS IOPS and bandwidth limits with sources."""
+    from raidlab import hosts
+
+    listing = hosts.listing()
+    if as_json:
+        click.echo(json.dumps(listing, indent=2))
+        return
+    rows = [[h["name"], f"{h['limits']['baseline_iops']:g}", f"{h['limits']['burst_iops']:g}",
+             f"{h['limits']['baseline_mb_s']:g}", f"{h['limits']['burst_mb_s']:g}",
+             f"{h['limits']['burst_minutes']:g}"] for h in listing]
+    click.echo(table.render(["host", "IOPS", "burst IOPS", "MB/s", "burst MB/s", "burst min"], rows))
+    click.echo(f"source: {hosts.AWS_EBS_OPTIMIZED}")
 
 
 @click.command("controllers")

@@ -102,13 +102,14 @@ def plan(*, capacity_tb: float, workload: Workload,
          progress: Optional[Callable[[int, int], Callable[[int], None]]] = None,
          speed_limit_min_kib_s: int = MD_SPEED_LIMIT_MIN_KIB_S,
          speed_limit_max_kib_s: int = MD_SPEED_LIMIT_MAX_KIB_S,
-         ray: Optional[str] = None) -> PlanResult:
+         ray: Optional[str] = None, host: Optional[str] = None) -> PlanResult:
     """Plans an array. Raises ConfigError (one line) when the request cannot be met.
 
     ``progress(total)`` may return a callback that receives the number of designs settled.
     The speed limits are md's resync limits (KiB/s per device) every simulated rebuild runs
     under and the runbook sets. ``jobs`` local processes, or Ray tasks with ``ray`` ("auto" or a
-    cluster address), run the simulations; neither changes the answer.
+    cluster address), run the simulations; neither changes the answer. ``host``: a host preset
+    (raidlab hosts) whose EBS limits cap cloud volume members in every simulation (issue 24).
     """
     limits = _speed_limits(speed_limit_min_kib_s, speed_limit_max_kib_s)
     if not (isinstance(capacity_tb, (int, float)) and math.isfinite(capacity_tb)
@@ -170,7 +171,7 @@ def plan(*, capacity_tb: float, workload: Workload,
                 "scheduler": setup_mod.scheduler_for(model), "seed": seed, "workload": workload,
                 "runtime_s": _seconds_for(model, sim_seconds),
                 "rebuild_s": _rebuild_seconds_for(model, sim_seconds), "targets": targets,
-                "redundant": design.level != 0, **limits}
+                "redundant": design.level != 0, "host": host, **limits}
 
     def judge(design: Design, result: Dict[str, Any]) -> Evaluated:
         model = by_name[design.drive]

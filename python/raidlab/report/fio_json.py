@@ -326,6 +326,8 @@ def document(result: Dict[str, Any], raidlab_block: Dict[str, Any], workload: An
     }
     if result.get("page_cache") is not None:  # runs with buffered jobs only
         out["page_cache"] = page_cache(result["page_cache"])
+    if result.get("host") is not None:  # issue 24: runs with --host only
+        out["host"] = dict(result["host"])
     out["raidlab"] = raidlab_block
     return out
 

@@ -73,8 +73,21 @@ def summary(document: Dict[str, Any], title: str) -> str:
     cache = page_cache_numbers(document)
     if cache:
         lines += ["", page_cache_line(cache)]
+    if isinstance(document.get("host"), dict):
+        lines += ["", host_line(document["host"])]
     lines.extend(bad_days(document))
     return "\n".join(lines)
+
+
+def host_line(host: Dict[str, Any]) -> str:
+    """One line on the host's EBS limits (issue 24): when its burst ended, and the I/O it delayed."""
+    ends = [f"{what} burst ended at {host[key]:.1f} s" for what, key in (("IOPS", "iops_burst_end_s"),
+                                                                        ("bandwidth", "bytes_burst_end_s"))
+            if isinstance(host.get(key), (int, float))]
+    share = host["delayed_ios"] / host["ios"] if host.get("ios") else 0.0
+    return (f"host EBS limits: {', '.join(ends) if ends else 'burst not exhausted (or none)'}; "
+            f"{100 * share:.1f}% of member I/Os delayed by the host's meter; "
+            f"credits left: I/O {100 * host['io_balance']:.0f}%, bytes {100 * host['byte_balance']:.0f}%")
 
 
 _PAGE_CACHE_KEYS = ("ram_bytes", "hit_ratio", "read_from_array_bytes", "written_back_bytes", "throttled_ns",

@@ -112,6 +112,44 @@ impl VolumeSpec {
     }
 }
 
+/// How AWS counts I/O operations against an IOPS limit (the volume's and the instance's):
+/// an I/O is ceil(size / unit) operations, and a sequential I/O of at least 32 KiB first fills
+/// the previous operation up to the unit ("I/O characteristics and monitoring", Amazon EBS
+/// User Guide).
+#[derive(Clone, Copy, Debug)]
+pub struct IoCounter {
+    unit_sectors: u64,
+    /// End sector of the last I/O, for sequential merging, and the sectors its last operation holds.
+    last_end: u64,
+    last_op_sectors: u64,
+}
+
+impl IoCounter {
+    pub fn new(unit_sectors: u64) -> IoCounter {
+        assert!(unit_sectors > 0, "an I/O unit of at least one sector");
+        IoCounter { unit_sectors, last_end: u64::MAX, last_op_sectors: 0 }
+    }
+
+    /// Operations the I/O of `sectors` at `sector` counts as.
+    pub fn count(&mut self, sector: u64, sectors: u64) -> f64 {
+        let unit = self.unit_sectors;
+        let mergeable = sector == self.last_end && sectors >= MERGE_MIN_SECTORS;
+        self.last_end = sector + sectors;
+        let (mut free, mut ops) = (0, 0u64);
+        if mergeable && self.last_op_sectors < unit {
+            free = (unit - self.last_op_sectors).min(sectors);
+        }
+        let rest = sectors - free;
+        if rest > 0 {
+            ops = rest.div_ceil(unit);
+            self.last_op_sectors = rest - (ops - 1) * unit;
+        } else {
+            self.last_op_sectors += free;
+        }
+        ops as f64
+    }
+}
+
 /// A credit bucket: earns at the baseline rate, spends what is used; full at the start.
 #[derive(Clone, Copy, Debug)]
 struct Bucket {
@@ -129,9 +167,8 @@ pub struct Volume {
     io_credits: Bucket,
     byte_credits: Bucket,
     credit_time: f64,
-    /// End sector of the last I/O, for sequential merging, and the operations it was counted as.
-    last_end: u64,
-    last_op_sectors: u64,
+    /// AWS's I/O accounting (sequential merging into `io_unit_kib` operations).
+    counter: IoCounter,
     in_flight: BinaryHeap<Reverse<(Nanos, u64)>>,
     now: Nanos,
     busy_ns: Nanos,
@@ -142,8 +179,14 @@ impl Volume {
         let info = DriveInfo { kind: "volume", capacity_bytes: spec.capacity_bytes, rpm: 0, interface: "network block volume".into(), rotational: false };
         let io_credits = Bucket { balance: spec.io_credit_bucket, capacity: spec.io_credit_bucket };
         let byte_credits = Bucket { balance: spec.byte_credit_bucket, capacity: spec.byte_credit_bucket };
+        let counter = IoCounter::new(spec.io_unit_sectors);
         Volume { spec, info, prng, iops_free_at: 0.0, bytes_free_at: 0.0, io_credits, byte_credits, credit_time: 0.0,
-                 last_end: u64::MAX, last_op_sectors: 0, in_flight: BinaryHeap::new(), now: 0, busy_ns: 0 }
+                 counter, in_flight: BinaryHeap::new(), now: 0, busy_ns: 0 }
+    }
+
+    /// The largest I/O counted as one operation, in sectors (256 KiB SSD-backed, 1 MiB HDD-backed).
+    pub fn io_unit_sectors(&self) -> u64 {
+        self.spec.io_unit_sectors
     }
 
     /// The interface label reports show (the preset's).
@@ -153,22 +196,7 @@ impl Volume {
 
     /// Operations an I/O counts as, merging it into the previous one when it continues it.
     fn operations(&mut self, command: &Command) -> f64 {
-        let unit = self.spec.io_unit_sectors;
-        let sectors = command.sectors as u64;
-        let mergeable = command.sector == self.last_end && sectors >= MERGE_MIN_SECTORS;
-        self.last_end = command.sector + sectors;
-        let (mut free, mut ops) = (0, 0u64);
-        if mergeable && self.last_op_sectors < unit {
-            free = (unit - self.last_op_sectors).min(sectors);
-        }
-        let rest = sectors - free;
-        if rest > 0 {
-            ops = rest.div_ceil(unit);
-            self.last_op_sectors = rest - (ops - 1) * unit;
-        } else {
-            self.last_op_sectors += free;
-        }
-        ops as f64
+        self.counter.count(command.sector, command.sectors as u64)
     }
 
     /// Brings the credit buckets to `t` (earned at the baseline rates while not spending).

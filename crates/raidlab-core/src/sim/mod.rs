@@ -2,6 +2,7 @@
 
 pub mod engine;
 pub mod histogram;
+pub mod instance;
 pub mod controller;
 pub mod md;
 pub mod offsets;

@@ -48,6 +48,8 @@ pub struct WriteCache {
     read_capacity_pages: u64,
     /// Bytes the write share holds (the cache less its read share).
     write_capacity_bytes: u64,
+    /// Issue 24: the cache left write-back (a BBU learn cycle): destage every dirty row.
+    pub(crate) drain_all: bool,
 }
 
 const PAGE_BYTES: u64 = PAGE_SECTORS * SECTOR_BYTES;
@@ -80,6 +82,7 @@ impl WriteCache {
             read_capacity_pages: (config.cache_bytes as f64 * config.read_cache_fraction) as u64 / PAGE_BYTES,
             write_capacity_bytes: config.cache_bytes
                 - ((config.cache_bytes as f64 * config.read_cache_fraction) as u64 / PAGE_BYTES) * PAGE_BYTES,
+            drain_all: false,
         }
     }
 
@@ -219,7 +222,7 @@ impl WriteCache {
         } else if self.dirty_bytes <= low {
             self.draining = false;
         }
-        self.draining || !self.waiting_writes.is_empty()
+        self.draining || !self.waiting_writes.is_empty() || (self.drain_all && self.dirty_bytes > 0)
     }
 
     /// Starts a destage of `bytes` in `ops` array operations; returns its id.

@@ -98,6 +98,18 @@ pub struct HwConfig {
     /// Share of the cache holding data read from the drives (later reads of it hit); the rest
     /// holds writes. At most 0.9 so writes keep room.
     pub read_cache_fraction: f64,
+
+    // ---- issue 24: the battery's learn cycle ----
+    /// When the BBU's learn cycle starts and how long it lasts (0: no learn cycle in the run).
+    pub learn_start_ns: Nanos,
+    pub learn_duration_ns: Nanos,
+    /// The cache stays write-back through the learn cycle. Off by default: the battery is
+    /// discharged and recharged during a learn cycle, and the firmware switches write-back
+    /// logical drives to write-through until it is charged again (LSI MegaRAID SAS Software
+    /// User Guide, "Battery Learn Cycle"; Dell PERC user's guides: "the controller's write
+    /// policy changes to write-through during a learn cycle") unless told to keep the cache on
+    /// a bad or charging battery (MegaCli `-LDSetProp CachedBadBBU`).
+    pub learn_keeps_write_back: bool,
 }
 
 impl Default for HwConfig {
@@ -125,6 +137,9 @@ impl Default for HwConfig {
             xor_bytes_per_second: 0,
             cache_memory_bytes_per_second: 0,
             read_cache_fraction: 0.0,
+            learn_start_ns: 0,
+            learn_duration_ns: 0,
+            learn_keeps_write_back: false,
         }
     }
 }
@@ -138,6 +153,12 @@ impl HwConfig {
                 WritePolicy::WriteThrough => false,
                 WritePolicy::AlwaysWriteBack => true,
             }
+    }
+
+    /// Whether writes are acknowledged from the cache while the BBU runs a learn cycle: the
+    /// battery does not count then, unless the cache is kept on during learning.
+    pub fn write_back_learning(&self) -> bool {
+        HwConfig { bbu: self.bbu && self.learn_keeps_write_back, ..*self }.write_back()
     }
 
     /// The read-ahead in effect.
@@ -156,6 +177,9 @@ impl HwConfig {
         }
         if !(0.0..=0.9).contains(&self.read_cache_fraction) {
             return bad(format!("read cache share {} must be 0 to 0.9 of the cache", self.read_cache_fraction));
+        }
+        if self.learn_duration_ns > 0 && !(self.bbu && self.cache_bytes > 0) {
+            return bad("a BBU learn cycle needs a controller with a cache and a BBU (bbu on, cache_mib above 0)".into());
         }
         if self.destage_concurrency == 0 || self.cache_bytes_per_second == 0 {
             return bad("destage_concurrency and the cache copy rate must be positive".into());

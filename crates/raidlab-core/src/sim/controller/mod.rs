@@ -28,6 +28,8 @@ pub struct Controller {
     pub commands_out: u32,
     /// Host commands inside the controller (bounded by `host_queue_depth`).
     pub host_commands: u32,
+    /// Issue 24: the BBU is running a learn cycle.
+    pub learning: bool,
 }
 
 impl Controller {
@@ -38,7 +40,26 @@ impl Controller {
             ceilings: Ceilings::new(&config),
             commands_out: 0,
             host_commands: 0,
+            learning: false,
         }
+    }
+
+    /// Whether host writes are acknowledged from the cache now (a learn cycle may switch the
+    /// cache to write-through).
+    pub fn write_back(&self) -> bool {
+        if self.learning {
+            self.config.write_back_learning()
+        } else {
+            self.config.write_back()
+        }
+    }
+
+    /// Starts or ends the BBU's learn cycle. While the cache is write-through, its dirty data
+    /// drains: the cache destages all of it (the firmware flushes the cache when it leaves
+    /// write-back).
+    pub fn set_learning(&mut self, learning: bool) {
+        self.learning = learning;
+        self.cache.drain_all = learning && !self.write_back();
     }
 
     /// Commands the firmware may still start on the drives.
@@ -58,6 +79,7 @@ impl Controller {
         }
         // (The host queue checks its commands against `host_queue_depth`: a merged command
         // carries several host I/Os, so `host_commands` may exceed it.)
+        assert_eq!(self.cache.drain_all, self.learning && !self.write_back(), "the cache drains while a learn cycle has it write-through");
         assert_eq!(self.ceilings.channels.is_empty(), self.config.channels == 0 || self.config.channel_bytes_per_second == 0);
     }
 }

@@ -80,6 +80,11 @@ pub struct SimConfig {
     pub queues: QueueDepths,
     /// The host's page cache, used by buffered jobs.
     pub page_cache: PageCacheConfig,
+
+    // ---- issue 24: the instance's limits on its cloud volumes ----
+    /// The instance's EBS IOPS and bandwidth (baseline and burst) shared by every volume member;
+    /// None: no host limit.
+    pub host_limits: Option<crate::sim::instance::HostLimits>,
 }
 
 impl SimConfig {
@@ -106,6 +111,7 @@ impl SimConfig {
             rebuild: RebuildConfig::default(),
             queues: QueueDepths::default(),
             page_cache: PageCacheConfig::default(),
+            host_limits: None,
         }
     }
 }

@@ -33,6 +33,8 @@ pub enum Event {
     JobStart { job: u32 },
     /// A thread's `thinktime` pause ended.
     Resume { job: u32, thread: u32 },
+    /// Issue 24: a controller's BBU starts (true) or ends (false) its learn cycle.
+    BbuLearn { start: bool },
 }
 
 /// A min-heap of events keyed by `(time, sequence)` packed into one `u128`, so each comparison

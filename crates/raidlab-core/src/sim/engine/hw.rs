@@ -85,7 +85,7 @@ impl Simulation {
         let io = self.host_ios.get(id);
         let (op, sector, sectors, thread) = (io.op, io.sector, io.sectors, io.thread);
         self.controller().host_commands += 1;
-        let write_back = self.controller().config.write_back();
+        let write_back = self.controller().write_back();
         match op {
             HostOp::Write if write_back => self.cache_write(id),
             HostOp::Flush if write_back => {
@@ -234,6 +234,9 @@ impl Simulation {
     }
 
     fn cache_room_freed(&mut self) {
+        if !self.controller().write_back() {
+            self.cache_writes_through();
+        }
         while let Some(&id) = self.controller().cache.waiting_writes.front() {
             let io = self.host_ios.get(id);
             let (sector, sectors) = (io.sector, io.sectors);
@@ -248,6 +251,37 @@ impl Simulation {
             self.controller_ack(id, at, sectors * SECTOR_BYTES);
         }
         self.cache_destage_more();
+    }
+
+    /// Issue 24: schedules the BBU's learn cycle (`learn_start_ns`, `learn_duration_ns`).
+    pub(super) fn schedule_bbu_learn(&mut self) {
+        let Some(controller) = self.controller.as_ref() else { return };
+        let (start, duration) = (controller.config.learn_start_ns, controller.config.learn_duration_ns);
+        if duration > 0 {
+            self.events.push(start, Event::BbuLearn { start: true });
+            self.events.push(start.saturating_add(duration), Event::BbuLearn { start: false });
+        }
+    }
+
+    /// The learn cycle starts or ends: the cache leaves or re-enters write-back (a phase of
+    /// its own in the results). Leaving it, the dirty data destages and writes waiting for
+    /// room go to the drives.
+    pub(super) fn bbu_learn(&mut self, start: bool) {
+        self.controller().set_learning(start);
+        self.note_phase();
+        if !self.controller().write_back() {
+            self.cache_writes_through();
+        }
+        self.cache_destage_more();
+    }
+
+    /// Writes waiting for cache room when the cache is write-through go to the drives.
+    fn cache_writes_through(&mut self) {
+        while let Some(id) = self.controller().cache.waiting_writes.pop_front() {
+            let io = self.host_ios.get(id);
+            let (sector, sectors, thread) = (io.sector, io.sectors, io.thread);
+            self.submit_array(Owner::Host(id), HostOp::Write, sector, sectors, thread);
+        }
     }
 
     /// A drive finished block `block` at `now`: it crosses the drive's channel (shared

@@ -143,6 +143,8 @@ pub struct Simulation {
     page_cache_syncs: HashMap<u32, u32>,
     /// fio `flow` groups (issue 22).
     flows: flow::Flows,
+    /// Issue 24: the instance's meter in front of every volume member (`config.host_limits`).
+    host_meter: Option<std::rc::Rc<std::cell::RefCell<crate::sim::instance::HostMeter>>>,
 }
 
 impl Simulation {
@@ -180,6 +182,7 @@ impl Simulation {
             _ => MirrorAccounting::None,
         };
         let planner = Planner::new(array.clone(), &config.failed, rmw_level)?;
+        let (drives, host_meter) = limit_by_host(&config, drives)?;
         let members = build_members(&config, drives);
         let jobs = build_jobs(&config, &array)?;
         let regions: Vec<_> = jobs.iter().map(|j| (j.job.clone(), j.region)).collect();
@@ -263,12 +266,21 @@ impl Simulation {
             page_cache_bios: Vec::new(),
             page_cache_syncs: HashMap::new(),
             flows: flow::Flows::default(),
+            host_meter,
             config,
         })
     }
 
     pub fn now(&self) -> Nanos {
         self.now
+    }
+
+    /// What the instance's EBS limits did so far (issue 24; None without host limits).
+    pub fn host_report(&self) -> Option<crate::sim::instance::HostReport> {
+        self.host_meter.as_ref().map(|meter| {
+            meter.borrow().check();
+            meter.borrow().report()
+        })
     }
 
     /// The time the run stops at the latest.
@@ -321,6 +333,7 @@ impl Simulation {
         self.started = true;
         self.flows = flow::Flows::new(&self.jobs);
         self.schedule_timeline();
+        self.schedule_bbu_learn();
         if let Some(first) = self.jobs.iter().map(|j| j.job.group).min() {
             self.begin_group(first);
         }
@@ -427,6 +440,7 @@ impl Simulation {
             Event::BlockDone { block } => self.block_done(block),
             Event::DestageDone { destage } => self.destage_done(destage),
             Event::PageCacheTimer => self.page_cache_timer(),
+            Event::BbuLearn { start } => self.bbu_learn(start),
         }
     }
 
@@ -817,6 +831,9 @@ impl Simulation {
         if let Some(queue) = &self.array_queue {
             queue.check();
         }
+        if let Some(meter) = &self.host_meter {
+            meter.borrow().check();
+        }
     }
 
     /// Ends the run and returns the results.
@@ -893,6 +910,23 @@ fn is_parity(array: &Array) -> bool {
 
 fn config_error(message: String) -> Error {
     Error::new(ErrorKind::InvalidConfig, message)
+}
+
+/// Puts the instance's meter (issue 24) in front of every member when the run has host limits;
+/// they apply to cloud volumes only.
+fn limit_by_host(config: &SimConfig, drives: Vec<Box<dyn Drive>>) -> Result<(Vec<Box<dyn Drive>>, Option<std::rc::Rc<std::cell::RefCell<crate::sim::instance::HostMeter>>>)> {
+    use crate::sim::instance::{HostLimited, HostMeter};
+    let Some(limits) = config.host_limits else { return Ok((drives, None)) };
+    limits.validate()?;
+    if let Some(other) = drives.iter().find(|d| d.info().kind != "volume") {
+        return Err(config_error(format!(
+            "a host's EBS limits apply to cloud volume members (kind volume); this array's members are kind {}",
+            other.info().kind
+        )));
+    }
+    let meter = std::rc::Rc::new(std::cell::RefCell::new(HostMeter::new(limits)));
+    let limited = drives.into_iter().map(|d| Box::new(HostLimited::new(d, meter.clone())) as Box<dyn Drive>).collect();
+    Ok((limited, Some(meter)))
 }
 
 fn build_members(config: &SimConfig, drives: Vec<Box<dyn Drive>>) -> Vec<Member> {

@@ -232,12 +232,15 @@ impl Simulation {
     }
 
     pub(super) fn note_phase(&mut self) {
-        let name = if self.rebuild.is_some() {
-            "rebuilding"
-        } else if self.failed.is_empty() {
-            "optimal"
-        } else {
-            "degraded"
+        let learning = self.controller.as_ref().is_some_and(|c| c.learning);
+        let name = match (self.rebuild.is_some(), self.failed.is_empty(), learning) {
+            (true, _, false) => "rebuilding",
+            (false, true, false) => "optimal",
+            (false, false, false) => "degraded",
+            // Issue 24: a controller's BBU learn cycle is a phase of its own.
+            (true, _, true) => "rebuilding, bbu-learn",
+            (false, true, true) => "bbu-learn",
+            (false, false, true) => "degraded, bbu-learn",
         };
         self.results.phase(self.now, name);
     }
