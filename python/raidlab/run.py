@@ -91,6 +91,13 @@ class Design:
     controller_opts: Tuple[Tuple[str, Any], ...] = _setting((), "Controller parameters over the preset's "
                                                                 "(KEY=VALUE; raidlab controllers --params)")
 
+    # ---- issue 24 §2: stacked arrays (--level 1+0, 5+0, 6+0, 0+1: md arrays over md arrays) ----
+    # --layout and --chunk-kib are the inner arrays'; the outer raid0 has its own chunk.
+    inner_devices: int = _setting(0, "Members of each inner array of a stacked level (0: raid1 pairs for 1+0, "
+                                     "two inner arrays for 5+0, 6+0 and 0+1)", 0, 64)
+    outer_chunk_kib: int = _setting(_core.DEFAULT_CHUNK_KIB, "Chunk of the outer raid0 of a stacked level "
+                                                             "(1+0, 5+0, 6+0), KiB, a power of two", 4, 1 << 20)
+
     def controller_values(self) -> Tuple[str, Dict[str, Any]]:
         """(kind, every controller parameter): the preset or file, then ``controller_opts``, then
         the legacy --cache-mib/--bbu/--rebuild-priority where they differ from the generic default."""
@@ -308,8 +315,10 @@ def _boolean(name: str, value: Any, where: str) -> bool:
 
 def normalise_level(level: Any) -> str:
     """The level's number as text ("raid6", "6" and 6 all give "6"): the one place level names
-    are read (the core's parser, which knows mdadm's names)."""
-    return str(_core.parse_level(str(level)))
+    are read (the core's parser, which knows mdadm's names). A stacked level gives its name
+    ("raid50" and "5+0" give "5+0"; "10" stays md's raid10)."""
+    stacked = _core.parse_stacked_level(str(level))
+    return stacked if stacked else str(_core.parse_level(str(level)))
 
 
 @dataclass(frozen=True)
@@ -330,7 +339,8 @@ class RunSpec:
                     else {"jobs": [], "source": {"tool": "idle", "text": ""}})
         return {
             "seed": int(o.seed),
-            "array": {"level": d.level, "layout": d.layout, "devices": d.devices, "chunk_kib": d.chunk_kib},
+            "array": {"level": d.level, "layout": d.layout, "devices": d.devices, "chunk_kib": d.chunk_kib,
+                      "inner_devices": d.inner_devices, "outer_chunk_kib": d.outer_chunk_kib},
             "failed": list(o.failed),
             "drive": d.drive.choice,
             "controller": {"kind": kind, "stripe_cache_entries": d.stripe_cache_size,

@@ -80,6 +80,11 @@ pub struct SimConfig {
     pub queues: QueueDepths,
     /// The host's page cache, used by buffered jobs.
     pub page_cache: PageCacheConfig,
+
+    // ---- issue 24 §2: stacked arrays ----
+    /// An array of md arrays (raid1+0, raid5+0, raid6+0, raid0+1): when set, the run's array is
+    /// this stack and `array` only records the physical members (the inner arrays' spec).
+    pub stack: Option<crate::layout::StackSpec>,
 }
 
 impl SimConfig {
@@ -106,6 +111,7 @@ impl SimConfig {
             rebuild: RebuildConfig::default(),
             queues: QueueDepths::default(),
             page_cache: PageCacheConfig::default(),
+            stack: None,
         }
     }
 }

@@ -157,7 +157,10 @@ impl Simulation {
                 config.max_time_ns
             )));
         }
-        let array = Array::new(&config.array)?;
+        let array = match &config.stack {
+            Some(stack) => stacked_array(&config, stack)?,
+            None => Array::new(&config.array)?,
+        };
         if drives.len() != array.devices() as usize {
             return Err(config_error(format!("{} drives for {} members", drives.len(), array.devices())));
         }
@@ -177,6 +180,8 @@ impl Simulation {
         let mirrored = match (array.level(), config.controller) {
             (Level::Raid1 | Level::Raid10, ControllerConfig::Md(_)) => MirrorAccounting::Md,
             (Level::Raid1 | Level::Raid10, ControllerConfig::Hardware(_)) => MirrorAccounting::Reads,
+            // A stack with copies (raid1+0, raid0+1): md's read balancing of its mirrors.
+            (_, ControllerConfig::Md(_)) if array.stack().is_some() && array.copies() > 1 => MirrorAccounting::Md,
             _ => MirrorAccounting::None,
         };
         let planner = Planner::new(array.clone(), &config.failed, rmw_level)?;
@@ -885,6 +890,23 @@ impl Simulation {
             self.results.rebuilds[index].estimated_duration_ns = Some((elapsed + left).round() as Nanos);
         }
     }
+}
+
+/// A stacked array (issue 24 §2), as md over md: no hardware controller, and no rebuild of a
+/// lost raid0 half of a raid0+1 (md would need it created again and the outer raid1 resynced).
+fn stacked_array(config: &SimConfig, stack: &crate::layout::StackSpec) -> Result<Array> {
+    if matches!(config.controller, ControllerConfig::Hardware(_)) {
+        return Err(config_error("a stacked level is md over md arrays: use controller md".into()));
+    }
+    let array = Array::stacked(stack)?;
+    let replaces = config.timeline.iter().any(|e| matches!(e.kind, ArrayEventKind::Replace(_)));
+    if stack.outer_level == Level::Raid1 && (replaces || config.rebuild.hot_spare) {
+        return Err(config_error(format!(
+            "raid{}: a replaced drive means creating its raid0 half again and resyncing the outer raid1; that rebuild is not modelled (no --replace or --spare)",
+            stack.name()
+        )));
+    }
+    Ok(array)
 }
 
 fn is_parity(array: &Array) -> bool {
