@@ -131,7 +131,8 @@ fn append_shifted(from: &Plan, base: u32, to: &mut Plan) {
     t.rows_rcw += c.rows_rcw;
     t.rows_full += c.rows_full;
     t.rows_degraded += c.rows_degraded;
-    t.rows_cached += c.rows_cached;
+    // (`rows_cached` stays 0: the engine's stripe-head count is the one stripe cache of a flat
+    // raid4/5/6 array; the inner arrays' own stripe caches are not modelled, see the README.)
 }
 
 impl Planner {
