@@ -51,7 +51,8 @@ def _progress(enabled: bool):
 
 
 @click.command("sim")
-@click.option("--level", default=DEFAULTS["level"], show_default=True, help="RAID level: 0, 1, 4, 5, 6, 10.")
+@click.option("--level", default=DEFAULTS["level"], show_default=True,
+              help="RAID level: 0, 1, 4, 5, 6, 10, or stacked md arrays 1+0, 5+0, 6+0, 0+1 (see --inner-devices).")
 @click.option("--devices", type=cli_type("devices"), default=DEFAULTS["devices"], show_default=True,
               help="Members in the array (a single drive is --level 0 --devices 1).")
 @click.option("--layout", metavar="NAME", help="mdadm layout name [default: mdadm's].")

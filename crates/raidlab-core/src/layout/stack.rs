@@ -119,7 +119,9 @@ impl Stack {
                 spec.sets
             )));
         }
-        let inner = Array::new(&spec.inner)?;
+        let inner = Array::new(&spec.inner).map_err(|e| {
+            Error::new(e.kind, format!("the inner raid{} arrays of {per_set} devices each: {}", spec.inner.level.number(), e.message))
+        })?;
         let outer_chunk_sectors = spec.outer_chunk_kib * 1024 / SECTOR_BYTES;
         let chunk_for_offset = if spec.outer_level == Level::Raid1 { 0 } else { outer_chunk_sectors };
         let offset_sectors = mdadm::data_offset_sectors(inner.capacity_sectors(), chunk_for_offset);
