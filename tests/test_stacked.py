@@ -126,9 +126,42 @@ def test_setup_commands_build_the_inner_arrays_then_the_outer_one():
                       "outer_chunk_kib": 128, "drive": "null", "preset": "wal"})
     geo = geometry(spec.design, 1 << 30)
     steps = [s["command"] for s in mdadm_commands(geo, [f"<disk{i}>" for i in range(1, 9)])]
-    assert steps[0] == "mdadm --create /dev/md0 --level=5 --raid-devices=4 --layout=left-symmetric --chunk=64K <disk1> <disk2> <disk3> <disk4>"
-    assert steps[1].endswith("<disk5> <disk6> <disk7> <disk8>")
-    assert steps[2] == "mdadm --create /dev/md2 --level=0 --raid-devices=2 --chunk=128K /dev/md0 /dev/md1"
+    assert steps[0] == ("mdadm --create /dev/md1 --metadata=1.2 --level=5 --raid-devices=4 --layout=left-symmetric "
+                        "--chunk=64K <disk1> <disk2> <disk3> <disk4>")
+    assert steps[1].startswith("mdadm --create /dev/md2 ") and steps[1].endswith("<disk5> <disk6> <disk7> <disk8>")
+    assert steps[2] == "mdadm --create /dev/md0 --metadata=1.2 --level=0 --raid-devices=2 --chunk=128K /dev/md1 /dev/md2"
     # io_min 128 KiB (the outer chunk), io_opt lcm(2 × 128 KiB, 3 × 64 KiB) = 768 KiB.
-    assert steps[3] == "mkfs.xfs -d su=128k,sw=6 /dev/md2"
-    assert steps[4] == "mkfs.ext4 -b 4096 -E stride=32,stripe-width=192 /dev/md2"
+    assert steps[3] == "mkfs.xfs -d su=128k,sw=6 /dev/md0"
+    assert steps[4] == "mkfs.ext4 -b 4096 -E stride=32,stripe-width=192 /dev/md0"
+
+
+def test_plan_considers_stacked_levels_and_prints_their_setup(capsys):
+    status = main(["plan", "--capacity-tb", "1", "--preset", "oltp-postgres", "--levels", "1+0,raid50",
+                   "--drive", "cheetah-10k7", "--max-drives", "8", "--chunks-kib", "64", "--sim-seconds", "0.3",
+                   "--jobs", "1", "--json", "-"])
+    captured = capsys.readouterr()
+    assert status == 0, captured.err
+    doc = json.loads(captured.out)
+    assert doc["request"]["levels"] == ["1+0", "5+0"]
+    names = [d["name"] for d in doc["designs"]]
+    assert "raid5+0 x6 64K cheetah-10k7" in names and "raid1+0 x8 64K cheetah-10k7" in names
+    assert doc["winner"] == "raid5+0 x6 64K cheetah-10k7"
+    commands = [c["command"] for c in doc["setup"]["commands"]]
+    assert commands[2] == "mdadm --create /dev/md0 --metadata=1.2 --level=0 --raid-devices=2 --chunk=64K /dev/md1 /dev/md2"
+    assert commands[0].startswith("mdadm --create /dev/md1 --metadata=1.2 --level=5 --raid-devices=3 ")
+    assert "mkfs.xfs -d su=64k,sw=2 /dev/md0" in commands
+    # The scrub runs on the inner arrays, which hold the redundancy.
+    assert any("for md in md1 md2; do echo check" in c for c in commands)
+    assert doc["calculator"]["penalty"] == 3  # a 4 KiB write to a raid5 of 3: rcw, 1 read + 2 writes
+
+
+def test_sweep_refuses_a_stacked_level_in_one_line(tmp_path, capsys):
+    grid = tmp_path / "s.toml"
+    grid.write_text('[sweep]\nruntime_s = 0.1\npreset = "wal"\ndrive = "null"\ndevices = 4\n'
+                    '[grid]\nlevel = ["10", "1+0"]\n')
+    status = main(["sweep", str(grid), "--out", str(tmp_path / "out"), "--jobs", "1"])
+    err = capsys.readouterr().err
+    assert status == 2
+    assert err.strip().splitlines() == [
+        "raidlab: error: level 1+0: raidlab sweep stores the level as md's number and has no column for a "
+        "stacked level yet; compare stacked designs with raidlab compare or plan"], err

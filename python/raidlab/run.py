@@ -340,7 +340,10 @@ class RunSpec:
         return {
             "seed": int(o.seed),
             "array": {"level": d.level, "layout": d.layout, "devices": d.devices, "chunk_kib": d.chunk_kib,
-                      "inner_devices": d.inner_devices, "outer_chunk_kib": d.outer_chunk_kib},
+                      # issue 24 §2: a stacked level's inner arrays and outer chunk (only then, so
+                      # every other run's recorded configuration stays as it was).
+                      **({"inner_devices": d.inner_devices, "outer_chunk_kib": d.outer_chunk_kib}
+                         if not str(d.level).isdigit() else {})},
             "failed": list(o.failed),
             "drive": d.drive.choice,
             "controller": {"kind": kind, "stripe_cache_entries": d.stripe_cache_size,
