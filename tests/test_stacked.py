@@ -20,7 +20,7 @@ direct=1
 rw=randwrite
 bs=4k
 iodepth=8
-size=64m
+size=8g
 number_ios=2000
 """
 
@@ -58,7 +58,9 @@ def test_each_stacked_level_runs_with_the_inner_md_cost_of_a_4k_write(level, dev
     doc = sim(["--level", level, "--devices", str(devices), *extra, "--drive", "cheetah-10k7",
                "--fio", writes], capsys)
     assert doc["jobs"][0]["write"]["total_ios"] == 2000
-    assert cost_per_host_write(doc) == expected
+    # (Inner raid5/6 writes go through each inner md's stripe cache: the odd write whose row is
+    # still cached from another reads or writes a little less.)
+    assert cost_per_host_write(doc) == pytest.approx(expected, abs=0.03)
     assert doc["data_loss"] is None
 
 

@@ -4,8 +4,10 @@
 //! read balancing. A raid0 outer array splits at its chunk boundaries (raid0.c
 //! `raid0_make_request` splits a bio that crosses a chunk); a raid1 outer array (raid0+1) writes
 //! every inner array in sync and reads one (raid1.c `raid1_write_request`, `read_balance`).
-//! The inner arrays are planned by the ordinary [`Planner`], so an inner raid5/6 write follows
-//! md's rmw/rcw cost rule and an inner raid1 read md's read balancing, as in a flat array.
+//! The inner arrays are planned by the ordinary [`Planner`], so an inner raid1 read follows md's
+//! read balancing and an inner raid5/6 read md's chunk pieces, as in a flat array. (Under md,
+//! host writes to inner raid4/5/6 arrays go through each inner array's own stripe cache instead,
+//! `sim/engine/inner_stripes.rs`; this planner's stateless rmw/rcw plan serves the rest.)
 
 use super::{MemberIo, MirrorState, Plan, Planner, Request, RmwLevel};
 use crate::error::{Error, Result};
@@ -132,7 +134,7 @@ fn append_shifted(from: &Plan, base: u32, to: &mut Plan) {
     t.rows_full += c.rows_full;
     t.rows_degraded += c.rows_degraded;
     // (`rows_cached` stays 0: the engine's stripe-head count is the one stripe cache of a flat
-    // raid4/5/6 array; the inner arrays' own stripe caches are not modelled, see the README.)
+    // raid4/5/6 array; the inner arrays' caches are their own, sim/engine/inner_stripes.rs.)
 }
 
 impl Planner {
@@ -146,5 +148,13 @@ impl Planner {
         }
         let chosen = mirrors.choose(shifted.as_slice(), self.failed_mask << base, sectors, self.array.raid10_layout());
         chosen.map(|l| Location { member: l.member - base, sector: l.sector })
+    }
+}
+
+impl Planner {
+    /// The planner of inner array `set` of a stacked array (None: not a stack, or that inner
+    /// array is lost). Its members are the inner array's own (0 to its devices − 1).
+    pub fn stack_inner(&self, set: u32) -> Option<&Planner> {
+        self.stack.as_ref().and_then(|s| s.inner.get(set as usize)).and_then(|p| p.as_ref())
     }
 }

@@ -9,6 +9,8 @@ mod events;
 mod flow;
 mod host;
 mod hw;
+// issue 24 §2: the stripe caches of a stack's inner raid4/5/6 arrays.
+mod inner_stripes;
 mod members;
 mod rebuild;
 mod results;
@@ -51,6 +53,8 @@ enum Owner {
     Rebuild(u64, u64),
     /// A batch of md stripe heads handled alike (raid4/5/6 writes).
     Stripes(u32),
+    /// A batch of stripe heads of inner array `.0` of a stack (issue 24 §2).
+    InnerStripes(u32, u32),
 }
 
 struct HostIo {
@@ -143,6 +147,8 @@ pub struct Simulation {
     page_cache_syncs: HashMap<u32, u32>,
     /// fio `flow` groups (issue 22).
     flows: flow::Flows,
+    /// issue 24 §2: the stripe caches and raid5d of a stack's inner raid4/5/6 arrays.
+    inner_stripes: Option<inner_stripes::InnerStripes>,
 }
 
 impl Simulation {
@@ -268,6 +274,7 @@ impl Simulation {
             page_cache_bios: Vec::new(),
             page_cache_syncs: HashMap::new(),
             flows: flow::Flows::default(),
+            inner_stripes: inner_stripes::InnerStripes::for_array(&array, config.controller),
             config,
         })
     }
@@ -432,6 +439,8 @@ impl Simulation {
             Event::BlockDone { block } => self.block_done(block),
             Event::DestageDone { destage } => self.destage_done(destage),
             Event::PageCacheTimer => self.page_cache_timer(),
+            Event::InnerRaid5d { set } => self.inner_raid5d(set),
+            Event::InnerRaid5dDone { set } => self.inner_raid5d_done(set),
         }
     }
 
@@ -511,6 +520,8 @@ impl Simulation {
             self.array_queue_submit(id);
         } else if op == HostOp::Write && self.stripes.is_some() {
             self.md_write(id);
+        } else if op == HostOp::Write && self.inner_stripes.is_some() {
+            self.inner_md_write(id);
         } else {
             self.submit_array(Owner::Host(id), op, sector, sectors, thread);
         }
@@ -691,6 +702,7 @@ impl Simulation {
             Owner::Prefetch => {}
             Owner::Rebuild(start, sectors) => self.rebuild_window_done(start, sectors),
             Owner::Stripes(batch) => self.stripes_done(batch),
+            Owner::InnerStripes(set, batch) => self.inner_stripes_done(set, batch),
         }
     }
 
@@ -821,6 +833,9 @@ impl Simulation {
         }
         if let Some(queue) = &self.array_queue {
             queue.check();
+        }
+        if let Some(inner) = &self.inner_stripes {
+            inner.check();
         }
     }
 
