@@ -82,13 +82,14 @@ def test_levels_and_options_are_declared_once_and_refused_in_one_line(capsys):
                       "drive": "null", "preset": "wal"})
     assert spec.config()["array"] == {"level": "5+0", "layout": None, "devices": 8, "chunk_kib": 512,
                                       "inner_devices": 4, "outer_chunk_kib": 256}
-    assert spec.design.label().startswith("raid5+0 x8")
+    assert spec.design.label().startswith("raid5+0 x8 (inner arrays of 4, outer chunk 256 KiB) default layout")
     for args, message in [
         (["--level", "6+0", "--devices", "4"], "the inner raid6 arrays of 2 devices each: raid6 needs at least 4 devices"),
         (["--level", "1+0", "--devices", "5"], "2 devices per inner raid1 do not make two or more whole inner arrays"),
         (["--level", "1+0", "--devices", "4", "--controller", "hw"], "a stacked level is md over md arrays"),
         (["--level", "0+1", "--devices", "4", "--failed", "0", "--replace", "0@1s"], "that rebuild is not modelled"),
         (["--level", "1+0", "--devices", "4", "--outer-chunk-kib", "3"], "outer-chunk-kib"),
+        (["--level", "5", "--devices", "4", "--inner-devices", "2"], "inner_devices=2: only a stacked level"),
     ]:
         status = main(["sim", *args, "--drive", "null", "--preset", "wal", "--runtime-s", "0.1"])
         err = capsys.readouterr().err

@@ -122,7 +122,11 @@ class Design:
 
     def label(self) -> str:
         """"raid5 x6 default layout, chunk 512 KiB, cheetah-10k7, md, mq-deadline"."""
-        return (f"raid{self.level} x{self.devices} {self.layout or 'default layout'}, chunk {self.chunk_kib} KiB, "
+        stack = ""
+        if not str(self.level).isdigit():  # issue 24 §2: "raid5+0 x8 (inner arrays of 4) ..."
+            inner = f"inner arrays of {self.inner_devices}" if self.inner_devices else "default inner arrays"
+            stack = f" ({inner}, outer chunk {self.outer_chunk_kib} KiB)"
+        return (f"raid{self.level} x{self.devices}{stack} {self.layout or 'default layout'}, chunk {self.chunk_kib} KiB, "
                 f"{self.drive.name}, {self.controller}, {self.scheduler}")
 
 
@@ -418,11 +422,22 @@ def _checked(settings: Mapping[str, Any], keys: Tuple[str, ...], where: str) -> 
     return {k: (given[k] if k in WORKLOAD_KEYS else _convert(k, given[k], where)) for k in keys if k in given}
 
 
+def _check_stack_options(given: Mapping[str, Any], where: str) -> None:
+    """--inner-devices and --outer-chunk-kib belong to stacked levels (issue 24 §2)."""
+    if not str(given.get("level", DEFAULTS["level"])).isdigit():
+        return
+    for name in ("inner_devices", "outer_chunk_kib"):
+        if given.get(name, DEFAULTS[name]) != DEFAULTS[name]:
+            raise ConfigError(f"{where}{name}={given[name]}: only a stacked level (1+0, 5+0, 6+0, 0+1) has "
+                              f"inner arrays and an outer chunk, not raid{given.get('level', DEFAULTS['level'])}")
+
+
 def build_design(settings: Mapping[str, Any], where: str = "") -> Design:
     """A :class:`Design` from design settings only (a ``[[design]]`` entry of a designs file)."""
     given = _checked(settings, _DESIGN_KEYS, where)
     if "level" in given:
         given["level"] = normalise_level(given["level"])
+    _check_stack_options(given, where)
     given["drive"] = resolve_drive(given.get("drive", DEFAULTS["drive"]), f"{where}drive" if where else "--drive")
     return Design(**given)
 
