@@ -208,3 +208,59 @@ fn raid1_0_reliability_is_the_closed_form_of_pairs_and_beats_raid0_1() {
     let ratio = mttdl_hours(&raid01, lambda, mu) / got;
     assert!(ratio > 0.45 && ratio < 0.55, "raid0+1 / raid1+0 MTTDL = {ratio}");
 }
+
+/// Random stacks, workloads and failures under the core's assertions, checking the queues and
+/// every inner stripe cache between steps. A failure names the seed that reproduces it.
+#[test]
+fn swarm_of_random_stacks() {
+    use raidlab_core::rng::Prng;
+    let (mut losses, mut rebuilds, mut host_total) = (0, 0, 0u64);
+    for seed in 0..40u64 {
+        let mut rng = Prng::derive(seed, "stacked-swarm", 0);
+        let (name, devices, inner) = [("1+0", 6, 0), ("1+0", 6, 3), ("5+0", 6, 3), ("5+0", 8, 4), ("6+0", 8, 4), ("0+1", 4, 0), ("0+1", 6, 0)]
+            [rng.below(7) as usize];
+        let chunk = [16, 64, 512][rng.below(3) as usize];
+        let outer_chunk = [32, 128, 256][rng.below(3) as usize];
+        let spec = StackSpec::from_counts(name, devices, inner, None, chunk, outer_chunk, MEMBER_KIB).unwrap();
+        let block = [4096u64, 16384, 65536, 262144][rng.below(4) as usize];
+        let job = Job {
+            read_fraction: [0.0, 0.5, 1.0][rng.below(3) as usize],
+            random_fraction: if rng.chance(0.5) { 1.0 } else { 0.0 },
+            block_sizes: vec![(block, 1)],
+            block_align_bytes: block,
+            iodepth: 1 + rng.below(16) as u32,
+            runtime_ns: 800_000_000,
+            ..random_4k_writes()
+        };
+        let mut cfg = config(spec, vec![job]);
+        cfg.max_events = 400_000;
+        let first = rng.below(devices as u64) as u32;
+        let second = rng.below(devices as u64) as u32;
+        cfg.timeline = vec![ArrayEvent { at_ns: 100_000_000, kind: ArrayEventKind::Fail(first) }];
+        if second != first {
+            cfg.timeline.push(ArrayEvent { at_ns: 300_000_000, kind: ArrayEventKind::Fail(second) });
+        } else if name != "0+1" {
+            cfg.timeline.push(ArrayEvent { at_ns: 200_000_000, kind: ArrayEventKind::Replace(first) });
+        }
+        let array = Array::stacked(cfg.stack.as_ref().unwrap()).unwrap();
+        let outcome = std::panic::catch_unwind(|| {
+            let drives = (0..devices).map(|_| serial_drive()).collect();
+            let mut sim = Simulation::new(cfg, drives).unwrap();
+            let mut until = 0;
+            while !sim.finished() {
+                until += 50_000_000;
+                sim.run_until(until);
+                sim.check();
+            }
+            sim.finish()
+        });
+        let result = outcome.unwrap_or_else(|_| panic!("stacked swarm run failed; reproduce with seed {seed}"));
+        let lost = second != first && array.loses_data(&[first, second]);
+        assert_eq!(result.data_loss.is_some(), lost, "seed {seed}: {name} failing {first} then {second}");
+        let host: u64 = result.jobs.iter().map(|j| j.read.ios + j.write.ios).sum();
+        assert!(host > 0, "seed {seed}: no host I/O");
+        (losses, rebuilds, host_total) = (losses + lost as u32, rebuilds + result.rebuilds.len() as u32, host_total + host);
+    }
+    // The swarm reaches what it is for: losses, inner rebuilds, and real traffic.
+    assert!(losses >= 5 && rebuilds >= 2 && host_total > 4_000, "{losses} losses, {rebuilds} rebuilds, {host_total} host I/Os");
+}
