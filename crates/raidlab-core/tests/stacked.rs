@@ -171,6 +171,26 @@ fn a_degraded_pair_is_rebuilt_by_its_own_raid1_from_its_partner() {
     assert_eq!(rebuild.total_sectors, MEMBER_KIB * 2);
 }
 
+#[test]
+fn a_degraded_inner_raid5_is_rebuilt_by_its_own_recovery_from_its_own_survivors() {
+    let mut cfg = config(stack("5+0", 8, 4), Vec::new());
+    cfg.failed = vec![5];
+    cfg.timeline = vec![ArrayEvent { at_ns: 0, kind: ArrayEventKind::Replace(5) }];
+    let result = run(cfg);
+    let rebuild = &result.rebuilds[0];
+    assert!(rebuild.end_ns.is_some(), "the rebuild finished");
+    // raid5 recovery of inner array 1 (drives 4-7): every survivor of that array read whole,
+    // drive 5 written whole; inner array 0 (drives 0-3) idles.
+    let sectors = |m: usize| (result.members[m].read_sectors, result.members[m].write_sectors);
+    for survivor in [4, 6, 7] {
+        assert_eq!(sectors(survivor), (rebuild.total_sectors, 0));
+    }
+    assert_eq!(sectors(5), (0, rebuild.total_sectors));
+    assert!((0..4).all(|m| sectors(m) == (0, 0)));
+    // The inner raid5 uses its whole members, rounded down to its 64 KiB chunk.
+    assert_eq!(rebuild.total_sectors, MEMBER_KIB * 2 / 128 * 128);
+}
+
 fn mttdl_hours(array: &Array, lambda: f64, mu: f64) -> f64 {
     let inputs = Inputs {
         mttf_hours: 1.0 / lambda,
