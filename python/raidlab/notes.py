@@ -24,6 +24,10 @@ from raidlab.workload.units import human_bytes, human_duration
 def array_capacity_bytes(spec: Any) -> int:
     """Usable bytes of the spec's array with members the size of its drive."""
     d = spec.design
+    from raidlab import stacked
+
+    if stacked.is_stacked(d.level):
+        return stacked.geometry(d, d.drive.capacity_bytes // 1024)["capacity_bytes"]
     return Array(level=d.level, devices=d.devices, chunk_kib=d.chunk_kib, layout=d.layout,
                  member_kib=d.drive.capacity_bytes // 1024).capacity_bytes
 

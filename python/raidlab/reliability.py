@@ -272,6 +272,8 @@ def analyze(
     trials: int = DEFAULT_TRIALS,
     seed: int = 1,
     progress: Optional[Callable[[int, int], None]] = None,
+    inner_devices: int = 0,
+    outer_chunk_kib: int = DEFAULT_CHUNK_KIB,
 ) -> ReliabilityResult:
     """Analyzes one array.
 
@@ -322,9 +324,12 @@ def analyze(
     level_text = str(level)
     if rebuild_from_sim:
         # Validate the array before running a simulation for it.
-        _core.parse_level(level_text)
+        from raidlab.run import normalise_level
+
+        level_text = normalise_level(level_text)
+        stack = {"inner_devices": inner_devices, "outer_chunk_kib": outer_chunk_kib} if "+" in level_text else {}
         rebuild_hours = simulated_rebuild_hours(level_text, devices, layout, chunk_kib,
-                                                int(member_bytes), drive, sim_options or {})
+                                                int(member_bytes), drive, {**(sim_options or {}), **stack})
         rebuild_source = "simulation"
     elif mttr_hours is not None:
         rebuild_hours = _finite("--mttr-hours", mttr_hours, 0.0, strict=True)
@@ -352,6 +357,9 @@ def analyze(
         "ure_aborts_rebuild": bool(ure_fails_array),
         "trials": trials,
         "seed": seed,
+        # issue 24 §2: a stacked level's inner arrays and outer chunk (unused by other levels).
+        "inner_devices": inner_devices,
+        "outer_chunk_kib": outer_chunk_kib,
     }
     core = dict(_core.reliability_analyze(config, progress))
     inputs = {

@@ -102,6 +102,12 @@ class Design:
                                                 "write-through (LSI/Dell PERC default), write-back, or default "
                                                 "(the controller's bbu_learn_policy)",
                                      choices=("default", "write-through", "write-back"))
+    # ---- issue 24 §2: stacked arrays (--level 1+0, 5+0, 6+0, 0+1: md arrays over md arrays) ----
+    # --layout and --chunk-kib are the inner arrays'; the outer raid0 has its own chunk.
+    inner_devices: int = _setting(0, "Members of each inner array of a stacked level (0: raid1 pairs for 1+0, "
+                                     "two inner arrays for 5+0, 6+0 and 0+1)", 0, 64)
+    outer_chunk_kib: int = _setting(_core.DEFAULT_CHUNK_KIB, "Chunk of the outer raid0 of a stacked level "
+                                                             "(1+0, 5+0, 6+0), KiB, a power of two", 4, 1 << 20)
 
     def controller_values(self) -> Tuple[str, Dict[str, Any]]:
         """(kind, every controller parameter): the preset or file, then ``controller_opts``, then
@@ -129,7 +135,11 @@ class Design:
 
     def label(self) -> str:
         """"raid5 x6 default layout, chunk 512 KiB, cheetah-10k7, md, mq-deadline"."""
-        return (f"raid{self.level} x{self.devices} {self.layout or 'default layout'}, chunk {self.chunk_kib} KiB, "
+        stack = ""
+        if not str(self.level).isdigit():  # issue 24 §2: "raid5+0 x8 (inner arrays of 4) ..."
+            inner = f"inner arrays of {self.inner_devices}" if self.inner_devices else "default inner arrays"
+            stack = f" ({inner}, outer chunk {self.outer_chunk_kib} KiB)"
+        return (f"raid{self.level} x{self.devices}{stack} {self.layout or 'default layout'}, chunk {self.chunk_kib} KiB, "
                 f"{self.drive.name}, {self.controller}, {self.scheduler}"
                 + (f", host {self.host}" if self.host else ""))
 
@@ -362,8 +372,10 @@ def _boolean(name: str, value: Any, where: str) -> bool:
 
 def normalise_level(level: Any) -> str:
     """The level's number as text ("raid6", "6" and 6 all give "6"): the one place level names
-    are read (the core's parser, which knows mdadm's names)."""
-    return str(_core.parse_level(str(level)))
+    are read (the core's parser, which knows mdadm's names). A stacked level gives its name
+    ("raid50" and "5+0" give "5+0"; "10" stays md's raid10)."""
+    stacked = _core.parse_stacked_level(str(level))
+    return stacked if stacked else str(_core.parse_level(str(level)))
 
 
 @dataclass(frozen=True)
@@ -384,7 +396,11 @@ class RunSpec:
                     else {"jobs": [], "source": {"tool": "idle", "text": ""}})
         return {
             "seed": int(o.seed),
-            "array": {"level": d.level, "layout": d.layout, "devices": d.devices, "chunk_kib": d.chunk_kib},
+            "array": {"level": d.level, "layout": d.layout, "devices": d.devices, "chunk_kib": d.chunk_kib,
+                      # issue 24 §2: a stacked level's inner arrays and outer chunk (only then, so
+                      # every other run's recorded configuration stays as it was).
+                      **({"inner_devices": d.inner_devices, "outer_chunk_kib": d.outer_chunk_kib}
+                         if not str(d.level).isdigit() else {})},
             "failed": list(o.failed),
             "drive": d.drive.choice,
             "controller": {"kind": kind, "stripe_cache_entries": d.stripe_cache_size,
@@ -467,11 +483,22 @@ def _checked(settings: Mapping[str, Any], keys: Tuple[str, ...], where: str) -> 
     return {k: (given[k] if k in WORKLOAD_KEYS else _convert(k, given[k], where)) for k in keys if k in given}
 
 
+def _check_stack_options(given: Mapping[str, Any], where: str) -> None:
+    """--inner-devices and --outer-chunk-kib belong to stacked levels (issue 24 §2)."""
+    if not str(given.get("level", DEFAULTS["level"])).isdigit():
+        return
+    for name in ("inner_devices", "outer_chunk_kib"):
+        if given.get(name, DEFAULTS[name]) != DEFAULTS[name]:
+            raise ConfigError(f"{where}{name}={given[name]}: only a stacked level (1+0, 5+0, 6+0, 0+1) has "
+                              f"inner arrays and an outer chunk, not raid{given.get('level', DEFAULTS['level'])}")
+
+
 def build_design(settings: Mapping[str, Any], where: str = "") -> Design:
     """A :class:`Design` from design settings only (a ``[[design]]`` entry of a designs file)."""
     given = _checked(settings, _DESIGN_KEYS, where)
     if "level" in given:
         given["level"] = normalise_level(given["level"])
+    _check_stack_options(given, where)
     given["drive"] = resolve_drive(given.get("drive", DEFAULTS["drive"]), f"{where}drive" if where else "--drive")
     return Design(**given)
 

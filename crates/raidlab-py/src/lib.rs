@@ -13,6 +13,8 @@ mod errors;
 mod host;
 mod reliability;
 mod sim;
+// issue 24 §2: stacked arrays
+mod stacked;
 
 /// Every drive preset: name, kind, rpm, capacity_bytes, interface, description, source.
 #[pyfunction]
@@ -93,6 +95,8 @@ fn _core(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_function(wrap_pyfunction!(reliability::reliability_analyze, module)?)?;
     module.add_function(wrap_pyfunction!(reliability::reliability_defaults, module)?)?;
     module.add_function(wrap_pyfunction!(reliability::reliability_mttf_from_afr, module)?)?;
+    module.add_function(wrap_pyfunction!(stacked::parse_stacked_level, module)?)?;
+    module.add_function(wrap_pyfunction!(stacked::stacked_geometry, module)?)?;
     module.add("MAX_DEVICES", MAX_DEVICES)?;
     module.add("DEFAULT_CHUNK_KIB", DEFAULT_CHUNK_KIB)?;
     // Bounds on allocations the user's numbers size, so Python can refuse them first.

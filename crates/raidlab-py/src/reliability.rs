@@ -76,7 +76,13 @@ pub fn reliability_analyze<'py>(
     config: &Bound<'py, PyDict>,
     progress: Option<Py<PyAny>>,
 ) -> PyResult<Bound<'py, PyDict>> {
-    let level = Level::parse(&field::<String>(config, "level")?).map_err(errors::to_py)?;
+    let level_text: String = field(config, "level")?;
+    // A stacked level (issue 24 §2): the structure comes from its inner arrays.
+    let stacked = raidlab_core::layout::parse_stacked(&level_text);
+    let level = match stacked {
+        Some((_, _, inner)) => inner,
+        None => Level::parse(&level_text).map_err(errors::to_py)?,
+    };
     let layout = match field::<Option<String>>(config, "layout")? {
         Some(name) => Some(Layout::parse(level, &name).map_err(errors::to_py)?),
         None => None,
@@ -90,7 +96,10 @@ pub fn reliability_analyze<'py>(
     }
     let member_kib: u64 = field(config, "member_kib")?;
     let spec = ArraySpec { level, layout, chunk_kib: field(config, "chunk_kib")?, member_kib: vec![member_kib; devices] };
-    let array = Array::new(&spec).map_err(errors::to_py)?;
+    let array = match crate::stacked::stack_from(config, devices as u32, member_kib)? {
+        Some(stack) => Array::stacked(&stack).map_err(errors::to_py)?,
+        None => Array::new(&spec).map_err(errors::to_py)?,
+    };
     let inputs = Inputs {
         mttf_hours: field(config, "mttf_hours")?,
         weibull_shape: field(config, "weibull_shape")?,
@@ -109,8 +118,11 @@ pub fn reliability_analyze<'py>(
     let report = analyze_interruptibly(py, &array, &inputs, progress)?;
 
     let d = PyDict::new(py);
-    d.set_item("level", level.number())?;
-    d.set_item("layout", match array.layout() {
+    match stacked {
+        Some((name, _, _)) => d.set_item("level", name)?,
+        None => d.set_item("level", level.number())?,
+    }
+    d.set_item("layout", match array.rebuild_array().layout() {
         Layout::Mirror => None,
         other => Some(other.name()),
     })?;

@@ -385,7 +385,12 @@ fn page_cache_from(config: &Bound<'_, PyDict>) -> PyResult<PageCacheConfig> {
 /// Builds the core configuration and one drive per member.
 fn build(config: &Bound<'_, PyDict>) -> PyResult<Simulation> {
     let array = sub(config, "array")?;
-    let level = Level::parse(&field::<String>(&array, "level")?).map_err(errors::to_py)?;
+    let level_text: String = field(&array, "level")?;
+    // A stacked level (issue 24 §2): the physical members belong to the inner arrays.
+    let level = match raidlab_core::layout::parse_stacked(&level_text) {
+        Some((_, _, inner)) => inner,
+        None => Level::parse(&level_text).map_err(errors::to_py)?,
+    };
     let layout: Option<String> = field(&array, "layout")?;
     let layout = layout.map(|name| Layout::parse(level, &name)).transpose().map_err(errors::to_py)?;
     let devices: u32 = field(&array, "devices")?;
@@ -439,6 +444,7 @@ fn build(config: &Bound<'_, PyDict>) -> PyResult<Simulation> {
         queues: QueueDepths { drive_queue_depth: config.get_item("drive_queue_depth")?.map(|v| v.extract()).transpose()?.unwrap_or(0) },
         page_cache: page_cache_from(config)?,
         host_limits: crate::host::limits_from(config)?,
+        stack: crate::stacked::stack_from(&array, devices, member_kib)?,
     };
     for event in &sim_config.timeline {
         let (ArrayEventKind::Fail(member) | ArrayEventKind::Replace(member)) = event.kind;

@@ -124,7 +124,8 @@ def render_text(result: PlanResult, top: int) -> str:
 @click.option("--spares", type=whole(0, 8), default=0, show_default=True,
               help="Hot spares to buy with the array.")
 @click.option("--levels", default=",".join(map(str, DEFAULT_LEVELS)), show_default=True,
-              help="RAID levels to consider (raid1 is the 2-drive mirror; add 0 to allow raid0).")
+              help="RAID levels to consider (raid1 is the 2-drive mirror; add 0 to allow raid0; stacked "
+                   "md arrays 1+0, 5+0, 6+0 too).")
 @click.option("--chunks-kib", default=",".join(map(str, DEFAULT_CHUNKS_KIB)), show_default=True,
               help="Chunk sizes to consider, KiB.")
 @click.option("--raid10-layouts", default=",".join(DEFAULT_RAID10_LAYOUTS), show_default=True,
@@ -174,7 +175,7 @@ def plan_command(capacity_tb, fio_job, sysbench, preset, min_iops, max_p99_ms, m
         result = plan(capacity_tb=capacity_tb, workload=workload, drives=list(drives),
                       min_iops=min_iops, max_p99_ms=max_p99_ms, min_degraded_iops=min_degraded_iops,
                       max_rebuild_hours=max_rebuild_hours, max_drives=max_drives, budget=budget,
-                      spares=spares, levels=_int_list(levels, "--levels"),
+                      spares=spares, levels=[part.strip() for part in levels.split(",") if part.strip()],
                       chunks_kib=_int_list(chunks_kib, "--chunks-kib"),
                       raid10_layouts=_name_list(raid10_layouts), durability=durability,
                       mission_years=mission_years, seed=seed, jobs=jobs or os.cpu_count() or 1,

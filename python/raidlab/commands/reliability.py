@@ -17,6 +17,7 @@ from raidlab.outputs import writes_files
 from raidlab.commands.numbers import finite, real_text, whole, whole_text
 from raidlab.commands.progress import ProgressBar
 from raidlab import reliability as rel
+from raidlab.stacked import options as stacked_options
 from raidlab.report import html as html_report
 from raidlab.report import table
 from raidlab.units import format_probability
@@ -132,7 +133,8 @@ def render_text(doc: Dict[str, Any]) -> str:
 
 
 @click.command("reliability")
-@click.option("--level", required=True, metavar="LEVEL", help="RAID level: 0, 1, 4, 5, 6 or 10.")
+@click.option("--level", required=True, metavar="LEVEL", help="RAID level: 0, 1, 4, 5, 6 or 10, or a stacked "
+                                                               "1+0, 5+0, 6+0, 0+1.")
 @click.option("--devices", required=True, type=whole(), help="Members in the array.")
 @click.option("--layout", metavar="NAME", help="mdadm layout name [default: mdadm's].")
 @click.option("--chunk-kib", type=whole(), default=rel.DEFAULT_CHUNK_KIB, show_default=True,
@@ -186,6 +188,7 @@ def render_text(doc: Dict[str, Any]) -> str:
 @click.option("--json", "as_json", is_flag=True, help="Print the JSON document instead of text.")
 @click.option("--html", "html_out", metavar="PATH",
               help="Also write a self-contained HTML report (tiles and the P(loss) curve).")
+@stacked_options
 @writes_files(html_out="file")
 def reliability_command(level: str, devices: int, layout: Optional[str], chunk_kib: int,
                         capacity_tb: float, afr_pct: Optional[float], mttf_hours: Optional[float],
@@ -194,7 +197,8 @@ def reliability_command(level: str, devices: int, layout: Optional[str], chunk_k
                         replace_hours: float, uber: float, lse_per_disk_year: float,
                         scrub_days: float, mission_years: float, repair_policy: str,
                         repair_distribution: str, ure_fails_array: bool, trials: int, seed: int,
-                        as_json: bool, html_out: Optional[str]) -> None:
+                        as_json: bool, html_out: Optional[str], inner_devices: int = 0,
+                        outer_chunk_kib: int = rel.DEFAULT_CHUNK_KIB) -> None:
     """Probability of data loss: MTTDL, P(array loss), P(any sector lost), bytes lost per year.
 
     The exact Markov chain (exponential lifetimes) and the textbook approximation come from the
@@ -219,7 +223,8 @@ def reliability_command(level: str, devices: int, layout: Optional[str], chunk_k
             replace_hours=replace_hours, uber=uber, lse_per_disk_year=lse_per_disk_year,
             scrub_days=scrub_days, mission_years=mission_years, repair_policy=repair_policy,
             repair_distribution=repair_distribution, ure_fails_array=ure_fails_array,
-            trials=trials, seed=seed, progress=progress)
+            trials=trials, seed=seed, progress=progress, inner_devices=inner_devices,
+            outer_chunk_kib=outer_chunk_kib)
     finally:
         bar.close()
     document = result.to_dict()

@@ -25,6 +25,7 @@ from raidlab.drives import DRIVE_FORMS
 from raidlab.run import DEFAULTS, build_run, cli_type
 from raidlab.sim import parse_events, run_spec
 from raidlab.sim import FIO_FORMS
+from raidlab.stacked import options as stacked_options
 
 
 def _failed_members(text: Optional[str]) -> Tuple[int, ...]:
@@ -50,7 +51,8 @@ def _progress(enabled: bool):
 
 
 @click.command("sim")
-@click.option("--level", default=DEFAULTS["level"], show_default=True, help="RAID level: 0, 1, 4, 5, 6, 10.")
+@click.option("--level", default=DEFAULTS["level"], show_default=True,
+              help="RAID level: 0, 1, 4, 5, 6, 10, or stacked md arrays 1+0, 5+0, 6+0, 0+1 (see --inner-devices).")
 @click.option("--devices", type=cli_type("devices"), default=DEFAULTS["devices"], show_default=True,
               help="Members in the array (a single drive is --level 0 --devices 1).")
 @click.option("--layout", metavar="NAME", help="mdadm layout name [default: mdadm's].")
@@ -145,6 +147,7 @@ def _progress(enabled: bool):
 @click.option("--output-format", "output_format", type=click.Choice(["normal", "json", "json+"]), default="normal",
               show_default=True, help="As fio's: json is --json; json+ adds fio's clat histogram bins.")
 @click.option("--per-job", is_flag=True, help="One entry per fio job even where the job file asks for group_reporting.")
+@stacked_options
 @writes_files(json_out="file", html_out="file", png_dir="dir", log_prefix="log-prefix")
 def sim_command(level, devices, layout, chunk_kib, drive, controller, controller_opts, drive_queue_depth,
                 drive_write_cache, cache_mib, bbu, read_ahead,
@@ -153,7 +156,7 @@ def sim_command(level, devices, layout, chunk_kib, drive, controller, controller
                 host, host_credits_pct, bbu_learn, bbu_learn_policy, failed,
                 fio_job, sysbench, preset, runtime_s, seed, max_time_s, fail_at, replace_at, spare,
                 speed_limit_min, speed_limit_max, rebuild_priority, log_prefix, png_dir, json_out, html_out,
-                output_format="normal", per_job=False) -> None:
+                output_format="normal", per_job=False, inner_devices=None, outer_chunk_kib=None) -> None:
     """Simulate an array of drives under a workload: IOPS, bandwidth, latency, per-member load.
 
     Give one workload: --fio JOB.fio, --sysbench "fileio options", or --preset NAME. Bad days:
@@ -179,7 +182,8 @@ def sim_command(level, devices, layout, chunk_kib, drive, controller, controller
         "ram_gib": ram_gib, "dirty_ratio": dirty_ratio, "dirty_background_ratio": dirty_background_ratio,
         "dirty_expire_centisecs": dirty_expire_centisecs, "dirty_writeback_centisecs": dirty_writeback_centisecs,
         "read_ahead_kb": read_ahead_kb, "host": host, "host_credits_pct": host_credits_pct, "bbu_learn": bbu_learn,
-        "bbu_learn_policy": bbu_learn_policy})
+        "bbu_learn_policy": bbu_learn_policy,
+        "inner_devices": inner_devices, "outer_chunk_kib": outer_chunk_kib})
     workload = spec.workload
     bar, step = _progress(progress.wanted(json_out is not None))
     try:

@@ -136,10 +136,7 @@ def plan(*, capacity_tb: float, workload: Workload,
         raise ConfigError("--extra must be 0 or more")
     if jobs < 1:
         raise ConfigError("--jobs must be at least 1")
-    levels = sorted({int(_core.parse_level(str(level))) for level in levels})
-    unknown = [level for level in levels if level not in (0, 1, 5, 6, 10)]
-    if unknown:
-        raise ConfigError(f"the planner builds raid0, 1, 5, 6 and 10, not raid{unknown[0]}")
+    levels = _planner_levels(levels)
     for chunk in chunks_kib:
         if chunk < 4 or chunk & (chunk - 1):
             raise ConfigError(f"chunk {chunk} KiB: md needs a power of two of at least 4 KiB")
@@ -240,6 +237,21 @@ def plan(*, capacity_tb: float, workload: Workload,
     return PlanResult(document, winner, front, ranked)
 
 
+def _planner_levels(levels: Sequence[Any]) -> List[Any]:
+    """md levels as numbers, then stacked levels (issue 24 §2) by name ("1+0", "5+0", "6+0")."""
+    from raidlab.run import normalise_level
+    from raidlab.stacked import PLANNER_MIN_DEVICES
+
+    named = {normalise_level(level) for level in levels}
+    found = sorted((int(level) for level in named if level.isdigit()))
+    unknown = [level for level in found if level not in (0, 1, 5, 6, 10)]
+    unknown += [level for level in sorted(named) if not level.isdigit() and level not in PLANNER_MIN_DEVICES]
+    if unknown:
+        raise ConfigError(f"the planner builds raid0, 1, 5, 6 and 10 and the stacked 1+0, 5+0 and 6+0, "
+                          f"not raid{unknown[0]}")
+    return found + sorted(level for level in named if not level.isdigit())
+
+
 def _speed_limits(low: int, high: int) -> Dict[str, int]:
     """md's resync speed limits, checked: whole KiB/s per device, min no larger than max."""
     for name, value in (("--speed-limit-min", low), ("--speed-limit-max", high)):
@@ -272,8 +284,13 @@ def _calculator_check(winner: Evaluated, workload: Workload, seed: int, seconds:
     threads = sum(job.threads for job in workload.jobs)
     writes = sum((1 - job.read_fraction) * job.threads for job in workload.jobs) / threads
     design = winner.design
-    penalty = formulas.md_write_penalty(design.level, design.devices, winner.copies)
-    textbook = formulas.write_penalty(design.level, winner.copies)
+    if isinstance(design.level, str):  # a stack: its inner arrays' cost (issue 24 §2)
+        from raidlab.stacked import write_penalties
+
+        penalty, textbook = write_penalties(array_for(design, winner.model))
+    else:
+        penalty = formulas.md_write_penalty(design.level, design.devices, winner.copies)
+        textbook = formulas.write_penalty(design.level, winner.copies)
     estimate = formulas.array_iops(design.devices, single["iops"], writes, penalty)
     penalty_word = (f"P = {penalty} (md's small-write cost for raid{design.level} x{design.devices}; "
                     f"the textbook says {textbook})" if penalty != textbook else f"P = {penalty}")

@@ -36,6 +36,8 @@ DEFAULT_MAX_DRIVES = 12
 #: 2 drives are raid1's case).
 MIN_DEVICES = {0: 2, 1: 2, 5: 3, 6: 4, 10: 3}
 MAX_DEVICES_FOR = {1: 2}
+#: Stacked levels (issue 24 §2): two inner arrays of the smallest inner level.
+MIN_DEVICES.update({"1+0": 4, "5+0": 6, "6+0": 8})
 
 #: Decimal terabyte, as drives and capacity targets are sold.
 TB = 10**12
@@ -133,6 +135,10 @@ def member_kib(model: DriveModel, chunk_kib: Optional[int]) -> int:
 
 def array_for(design: Design, model: DriveModel) -> Array:
     """The design as a raidlab.Array with full-size members (md-exact capacity and io hints)."""
+    if isinstance(design.level, str):  # a stack (issue 24 §2)
+        from raidlab.stacked import planner_array
+
+        return planner_array(design.level, design.devices, design.chunk_kib, member_kib(model, design.chunk_kib))
     kwargs: Dict[str, Any] = {"level": design.level, "devices": design.devices,
                               "layout": design.layout, "member_kib": member_kib(model, design.chunk_kib)}
     if design.chunk_kib:
@@ -143,6 +149,10 @@ def array_for(design: Design, model: DriveModel) -> Array:
 def fault_tolerance(design: Design, copies: int) -> int:
     """Member failures the array survives whatever members fail (research §1.2: RAID5 1,
     RAID6 2, RAID1 N-1, RAID10 copies-1 guaranteed)."""
+    if isinstance(design.level, str):  # a stack (issue 24 §2)
+        from raidlab.stacked import FAULT_TOLERANCE
+
+        return FAULT_TOLERANCE[design.level]
     return {0: 0, 1: design.devices - 1, 4: 1, 5: 1, 6: 2}.get(design.level, copies - 1)
 
 
@@ -162,7 +172,7 @@ def enumerate_designs(models: Sequence[DriveModel], levels: Sequence[int], chunk
     """Every design within the drive limit, minus those too small or too expensive."""
     result = Enumeration(families=[])
     for model in models:
-        for level in sorted(set(levels)):
+        for level in sorted(set(levels), key=lambda level: (isinstance(level, str), str(level).zfill(2))):
             if level == 10:
                 layouts: Sequence[Optional[str]] = list(raid10_layouts)
             elif level in (5, 6):
@@ -171,10 +181,12 @@ def enumerate_designs(models: Sequence[DriveModel], levels: Sequence[int], chunk
                 layouts = [None]
             level_chunks: Sequence[Optional[int]] = [None] if level == 1 else list(chunks)
             top = min(max_drives - spares, MAX_DEVICES_FOR.get(level, MAX_DEVICES))
+            # A stack (issue 24 §2) grows by whole inner arrays' worth: two drives at a time.
+            step = 2 if isinstance(level, str) else 1
             for layout in layouts:
                 for chunk in level_chunks:
                     family = []
-                    for devices in range(MIN_DEVICES[level], top + 1):
+                    for devices in range(MIN_DEVICES[level], top + 1, step):
                         design = Design(model.name, level, layout, devices, chunk, spares)
                         result.considered += 1
                         if model.price is not None and budget is not None and design.drives * model.price > budget:

@@ -79,7 +79,9 @@ def _spec(task: Dict[str, Any], workload: Optional[Workload], failed, spare: boo
                       "max_time_s": task.get("max_time_s", DEFAULTS["max_time_s"]),
                       "speed_limit_min": task.get("speed_limit_min_kib_s", DEFAULTS["speed_limit_min"]),
                       "speed_limit_max": task.get("speed_limit_max_kib_s", DEFAULTS["speed_limit_max"]),
-                      "rebuild_start_pct": rebuild_start_pct, "host": task.get("host")},
+                      "rebuild_start_pct": rebuild_start_pct, "host": task.get("host"),
+                      # A stack (issue 24 §2): the planner uses one chunk at both levels.
+                      **({"outer_chunk_kib": design["chunk_kib"]} if "+" in str(design["level"]) else {})},
                      workload=workload, allow_idle=workload is None)
 
 

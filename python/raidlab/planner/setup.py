@@ -254,7 +254,13 @@ def setup(design: Design, model: DriveModel, array: Array, workload: Workload,
 
     limits = limits or default_limits()
     names = member_placeholders(design.drives)
-    _create(add, design, array, names)
+    stacked = isinstance(design.level, str)  # issue 24 §2: md over md arrays
+    if stacked:
+        from raidlab.stacked import plan_setup_commands, scrub_inner_arrays
+
+        plan_setup_commands(add, array, names)
+    else:
+        _create(add, design, array, names)
     geo = geometry(array)
     _filesystems(add, notes, design, geo)
     xfs_options = _mount(add, geo, workload, mount_point)
@@ -263,6 +269,8 @@ def setup(design: Design, model: DriveModel, array: Array, workload: Workload,
     if design.level != 0:
         runbook.speed_limits(add, limits, rebuild)
     runbook.monitoring(add, design.level)
+    if stacked:
+        scrub_inner_arrays(commands, array.geo["sets"])
     start = _partition(add, notes, array)
     placeholders = PLACEHOLDER_NOTE.format(first=names[0], last=names[-1], count=len(names),
                                            mount=mount_point)

@@ -194,6 +194,9 @@ def option_columns(spec: RunSpec, given: Mapping[str, Any]) -> Dict[str, Any]:
     d, o = spec.design, spec.options
     row: Dict[str, Any] = {f.name: _plain(getattr(d, f.name)) for f in fields(Design)}
     row.update({f.name: _plain(getattr(o, f.name)) for f in fields(Options) if f.name != "timeline"})
+    if not d.level.isdigit():  # issue 24 §2: the store's level column is md's level number
+        raise ConfigError(f"level {d.level}: raidlab sweep stores the level as md's number and has no column "
+                          "for a stacked level yet; compare stacked designs with raidlab compare or plan")
     row["level"] = int(d.level)
     row["drive"] = d.drive.name
     row["layout"] = d.layout or _default_layout(d.level)

@@ -9,9 +9,12 @@ mod names;
 mod raid0;
 mod raid10;
 mod raid456;
+// issue 24 §2: arrays whose members are md arrays (raid1+0, raid5+0, raid6+0, raid0+1).
+pub mod stack;
 
 pub use names::{Layout, Level, ParityAlgorithm, Raid0Layout, Raid10Layout};
 pub use raid456::{ParityPlace, Stripe};
+pub use stack::{parse_stacked, Stack, StackSpec};
 
 use crate::error::{Error, Result};
 use crate::{PAGE_SECTORS, SECTOR_BYTES};
@@ -101,6 +104,8 @@ enum Geometry {
     Raid1,
     Striped(Raid456),
     Raid10(Raid10),
+    /// An outer md array over inner md arrays (stack.rs).
+    Stacked(Box<Stack>),
 }
 
 /// A validated md array: all derived geometry computed once.
@@ -158,6 +163,37 @@ impl Array {
         Ok(array)
     }
 
+    /// A stacked array (stack.rs): its members are the physical members of every inner array,
+    /// its level, layout and chunk are the outer array's.
+    pub fn stacked(spec: &StackSpec) -> Result<Array> {
+        let stack = Stack::new(spec)?;
+        let outer = stack.outer();
+        let member_sectors: Vec<u64> =
+            (0..stack.sets()).flat_map(|_| stack.inner().member_sectors().iter().copied()).collect();
+        Ok(Array {
+            level: outer.level(),
+            layout: outer.layout(),
+            chunk_sectors: outer.chunk_sectors(),
+            member_sectors,
+            capacity_sectors: stack.capacity_sectors(),
+            geometry: Geometry::Stacked(Box::new(stack)),
+        })
+    }
+
+    /// The stack, if this array's members are md arrays.
+    pub fn stack(&self) -> Option<&Stack> {
+        match &self.geometry {
+            Geometry::Stacked(stack) => Some(stack),
+            _ => None,
+        }
+    }
+
+    /// The array whose md personality rebuilds a failed member: an inner array of a stack (its
+    /// rebuild is the inner array's own recovery), else this one.
+    pub fn rebuild_array(&self) -> &Array {
+        self.stack().map_or(self, |s| s.inner())
+    }
+
     fn compute_capacity_sectors(&self) -> u64 {
         let smallest = *self.member_sectors.iter().min().expect("devices validated");
         let rounded = smallest / self.chunk_sectors * self.chunk_sectors;
@@ -168,6 +204,7 @@ impl Array {
             // md raid5_size: smallest member rounded down to the chunk, times data disks.
             Geometry::Striped(r) => rounded * r.data_disks() as u64,
             Geometry::Raid10(r) => r.capacity_sectors(),
+            Geometry::Stacked(s) => s.capacity_sectors(),
         }
     }
 
@@ -219,6 +256,7 @@ impl Array {
         match &self.geometry {
             Geometry::Raid1 => self.devices(),
             Geometry::Raid10(r) => r.layout().copies(),
+            Geometry::Stacked(s) => s.outer().copies() * s.inner().copies(),
             _ => 1,
         }
     }
@@ -238,14 +276,16 @@ impl Array {
             Geometry::Raid1 => 1,
             Geometry::Raid0(_) => self.devices(),
             Geometry::Raid10(r) => r.data_disks_for_io_opt(),
+            Geometry::Stacked(s) => s.outer().data_disks() * s.inner().data_disks(),
         }
     }
 
     /// The block device's `minimum_io_size` md sets, in bytes.
     pub fn io_min_bytes(&self) -> u64 {
-        match self.geometry {
+        match &self.geometry {
             // raid1 sets no io_min; the queue reports its logical block size.
             Geometry::Raid1 => SECTOR_BYTES,
+            Geometry::Stacked(s) => s.io_limits_bytes().0,
             _ => self.chunk_bytes(),
         }
     }
@@ -254,6 +294,7 @@ impl Array {
     pub fn io_opt_bytes(&self) -> u64 {
         match &self.geometry {
             Geometry::Raid1 => 0,
+            Geometry::Stacked(s) => s.io_limits_bytes().1,
             _ => self.chunk_bytes() * self.data_disks() as u64,
         }
     }
@@ -273,6 +314,7 @@ impl Array {
             }
             Geometry::Striped(r) => out.push(r.map(sector)),
             Geometry::Raid10(r) => r.map(sector, out),
+            Geometry::Stacked(s) => s.map(sector, out),
         }
         debug_assert!(!out.is_empty());
     }
@@ -286,6 +328,11 @@ impl Array {
             Geometry::Raid1 => Location { member: 0, sector },
             Geometry::Striped(r) => r.map(sector),
             Geometry::Raid10(r) => r.map_first(sector),
+            Geometry::Stacked(s) => {
+                let mut copies = Copies::new();
+                s.map(sector, &mut copies);
+                copies.as_slice()[0]
+            }
         }
     }
 
@@ -316,6 +363,7 @@ impl Array {
             }
             Geometry::Striped(r) => r.unmap(member, sector, self.capacity_sectors),
             Geometry::Raid10(r) => r.unmap(member, sector),
+            Geometry::Stacked(s) => s.unmap(member, sector),
         };
         if let Cell::Data(array_sector) = cell {
             debug_assert!(array_sector < self.capacity_sectors);
@@ -352,6 +400,7 @@ impl Array {
             Geometry::Raid1 => self.capacity_sectors,
             Geometry::Striped(_) => self.parity_rows() * self.chunk_sectors,
             Geometry::Raid10(r) => r.member_used_sectors().min(size),
+            Geometry::Stacked(s) => s.inner().member_used_sectors(s.place(member).1),
         }
     }
 
@@ -364,6 +413,7 @@ impl Array {
             Geometry::Raid1 => failed_mask.count_ones() >= self.devices(),
             Geometry::Striped(_) => failed_mask.count_ones() > self.level.parity_count(),
             Geometry::Raid10(r) => r.loses_data(failed_mask),
+            Geometry::Stacked(s) => s.loses_data(failed_mask),
         }
     }
 }

@@ -11,6 +11,8 @@ mod fast;
 mod mirror;
 pub(crate) mod parity_rows;
 mod rebuild;
+// issue 24 §2: stacked arrays, planned level by level.
+mod stacked;
 
 pub use mirror::{MirrorState, ReadBalance};
 pub use parity_rows::{RmwLevel, RowChoice, RowRule, RowWay};
@@ -164,6 +166,13 @@ pub struct Planner {
     copies: Copies,
     /// A failed member being rebuilt, and the member sector below which it is back in sync.
     recovering: Option<(u32, u64)>,
+
+    // ---- issue 24 §2: stacked arrays ----
+    /// An inner array's planner: its first member's index among the physical members (md's
+    /// read balancing state is kept per physical member). 0 for an array that is not inside a stack.
+    member_base: u32,
+    /// A stacked array's planners, the outer array's over one per inner array (plan/stacked.rs).
+    stack: Option<Box<stacked::StackPlanner>>,
 }
 
 impl Planner {
@@ -185,7 +194,11 @@ impl Planner {
             )));
         }
         let failed_mask = member_mask(failed, array.devices());
-        Ok(Planner { array, failed_mask, rmw_level, copies: Copies::new(), recovering: None })
+        let stack = match array.stack() {
+            Some(stack) => Some(Box::new(stacked::StackPlanner::new(stack, failed_mask, rmw_level)?)),
+            None => None,
+        };
+        Ok(Planner { array, failed_mask, rmw_level, copies: Copies::new(), recovering: None, member_base: 0, stack })
     }
 
     /// Marks failed `member` as rebuilt below member sector `in_sync_below` (None: no rebuild).
@@ -195,6 +208,10 @@ impl Planner {
     pub fn set_recovering(&mut self, recovering: Option<(u32, u64)>) {
         if let Some((member, _)) = recovering {
             assert!(self.is_failed(member), "member {member} recovers but has not failed");
+        }
+        if let Some(stack) = self.stack.as_mut() {
+            stack.set_recovering(recovering); // the inner array's own recovery
+            return;
         }
         self.recovering = recovering;
     }
@@ -240,6 +257,12 @@ impl Planner {
 
     fn plan_by(&mut self, path: Path, request: &Request, mirrors: &MirrorState, plan: &mut Plan) -> Result<()> {
         self.check(request)?;
+        if let Some(stack) = self.stack.as_mut() {
+            plan.clear();
+            stack.plan(request, mirrors, plan);
+            plan.merge();
+            return Ok(());
+        }
         if let Some((member, below)) = self.recovering {
             if self.plan_in_sync(path, request, mirrors, plan, member, below) {
                 return Ok(());
@@ -321,7 +344,11 @@ impl Planner {
             return;
         }
         let layout = self.array.raid10_layout();
-        let chosen = mirrors.choose(self.copies.as_slice(), self.failed_mask, sectors, layout);
+        let chosen = if self.member_base == 0 {
+            mirrors.choose(self.copies.as_slice(), self.failed_mask, sectors, layout)
+        } else {
+            self.choose_shifted(mirrors, sectors)
+        };
         let location = chosen.expect("Planner::new rejected failure sets that lose data");
         plan.push(MemberIo { member: location.member, kind: IoKind::Read, sector: location.sector, sectors });
     }
@@ -329,6 +356,11 @@ impl Planner {
     /// The I/O to rebuild `sectors` sectors of `target` from `sector` of its data area.
     pub fn plan_rebuild(&mut self, target: u32, sector: u64, sectors: u64, plan: &mut Plan) -> Result<()> {
         plan.clear();
+        if let Some(stack) = self.stack.as_mut() {
+            stack.plan_rebuild(target, sector, sectors, plan)?;
+            plan.merge();
+            return Ok(());
+        }
         rebuild::plan_rebuild(&self.array, self.failed_mask, target, sector, sectors, plan)?;
         plan.merge();
         Ok(())

@@ -40,6 +40,10 @@ enum Kind {
     Threshold { fatal_count: u32, mirror: bool },
     /// raid10: (member mask, chunks per period) of every copy set.
     CopySets { sets: Vec<(u64, u64)>, total_weight: u64 },
+    /// A stack (issue 24 §2): `sets` inner arrays of `per_set` members, each with the inner
+    /// structure; data is lost when `outer_fatal` inner arrays are lost (raid0 outer: 1; raid1
+    /// outer: all of them).
+    Stacked { inner: Box<FailureStructure>, per_set: u32, sets: u32, outer_fatal: u32 },
 }
 
 /// The failure structure of one array.
@@ -106,7 +110,9 @@ impl FailureStructure {
             symmetries: Vec::new(),
             groups: Vec::new(),
         };
-        if array.level() == Level::Raid10 {
+        if let Some(stack) = array.stack() {
+            structure.derive_stack(stack);
+        } else if array.level() == Level::Raid10 {
             structure.derive_copy_sets(array);
         } else {
             structure.derive_threshold(array);
@@ -141,6 +147,28 @@ impl FailureStructure {
         self.kind = Kind::Threshold { fatal_count, mirror: array.level() == Level::Raid1 };
         self.fatal_depth = fatal_count;
         self.lumping = Lumping::Count;
+    }
+
+    /// A stack's structure: each inner array's own (derived from its layout like any array's),
+    /// and the outer array's threshold of lost inner arrays, found from the outer layout. Each
+    /// inner array is a group whose members are exchangeable and the inner arrays are
+    /// exchangeable too, so the chain lumps by per-group counts exactly (as raid10 n2's pairs).
+    fn derive_stack(&mut self, stack: &crate::layout::Stack) {
+        let inner = FailureStructure::from_array(stack.inner());
+        assert_eq!(inner.lumping, Lumping::Count, "an inner array's loss depends only on how many members failed");
+        let (sets, per_set) = (stack.sets(), stack.per_set());
+        let outer_fatal = (1..=sets)
+            .find(|&k| stack.outer().loses_data(&(0..k).collect::<Vec<u32>>()))
+            .expect("losing every inner array loses data");
+        self.fatal_depth = outer_fatal * inner.fatal_depth;
+        self.groups = (0..sets).map(|s| (s * per_set..(s + 1) * per_set).collect()).collect();
+        self.lumping = Lumping::Groups;
+        self.kind = Kind::Stacked { inner: Box::new(inner), per_set, sets, outer_fatal };
+    }
+
+    /// The failed members of inner array `set`, as its own member mask.
+    fn local(failed: u64, set: u32, per_set: u32) -> u64 {
+        (failed >> (set * per_set)) & prefix_mask(per_set)
     }
 
     fn derive_copy_sets(&mut self, array: &Array) {
@@ -247,7 +275,7 @@ impl FailureStructure {
     pub fn copy_sets(&self) -> Option<&[(u64, u64)]> {
         match &self.kind {
             Kind::CopySets { sets, .. } => Some(sets),
-            Kind::Threshold { .. } => None,
+            Kind::Threshold { .. } | Kind::Stacked { .. } => None,
         }
     }
 
@@ -257,6 +285,10 @@ impl FailureStructure {
         match &self.kind {
             Kind::Threshold { fatal_count, .. } => failed.count_ones() >= *fatal_count,
             Kind::CopySets { sets, .. } => sets.iter().any(|&(set, _)| set & !failed == 0),
+            Kind::Stacked { inner, per_set, sets, outer_fatal } => {
+                let lost = (0..*sets).filter(|&s| inner.is_fatal(Self::local(failed, s, *per_set))).count();
+                lost as u32 >= *outer_fatal
+            }
         }
     }
 
@@ -345,6 +377,29 @@ impl FailureStructure {
                     }
                 }
             }
+            Kind::Stacked { .. } => self.stacked_critical_reads(failed, out),
+        }
+    }
+
+    /// A stack's reads with no redundancy left. Outer raid0: each degraded inner array's own
+    /// (its recovery, `critical_reads` of the inner structure). Outer raid1 (raid0+1) with one
+    /// inner array left: the outer raid1's resync reads every member of it (`raid1_sync_request`
+    /// reads the in-sync md device whole).
+    fn stacked_critical_reads(&self, failed: u64, out: &mut Vec<(u32, f64)>) {
+        let Kind::Stacked { inner, per_set, sets, outer_fatal } = &self.kind else { unreachable!() };
+        let lost: Vec<bool> = (0..*sets).map(|s| inner.is_fatal(Self::local(failed, s, *per_set))).collect();
+        let lost_count = lost.iter().filter(|&&l| l).count() as u32;
+        let mut local_reads = Vec::new();
+        for set in 0..*sets {
+            let base = set * per_set;
+            if lost_count + 1 == *outer_fatal && !lost[set as usize] {
+                if *outer_fatal > 1 {
+                    out.extend((base..base + per_set).map(|m| (m, self.member_used_bytes(m) as f64)));
+                    continue;
+                }
+                inner.critical_reads(Self::local(failed, set, *per_set), &mut local_reads);
+                out.extend(local_reads.iter().map(|&(m, bytes)| (m + base, bytes)));
+            }
         }
     }
 
@@ -368,6 +423,18 @@ impl FailureStructure {
                 let touched: u64 = sets.iter().filter(|s| s.0 & failed != 0).map(|s| s.1).sum();
                 self.capacity_bytes as f64 * touched as f64 / *total_weight as f64
             }
+            // Each degraded inner array recovers itself; a lost raid0+1 half is resynced from a
+            // running one, read whole.
+            Kind::Stacked { inner, per_set, sets, .. } => (0..*sets)
+                .map(|set| {
+                    let local = Self::local(failed, set, *per_set);
+                    if !inner.is_fatal(local) {
+                        return inner.rebuild_read_bytes(local);
+                    }
+                    let running = (0..*sets).find(|&s| !inner.is_fatal(Self::local(failed, s, *per_set))).expect("not fatal");
+                    (running * per_set..(running + 1) * per_set).map(|m| self.member_used_bytes(m) as f64).sum()
+                })
+                .sum(),
         }
     }
 
@@ -377,6 +444,11 @@ impl FailureStructure {
     /// which the data (not parity) share is lost. Mirrors lose the unreadable 4 KiB.
     pub fn bytes_lost_per_sector_fault(&self, failed: u64) -> f64 {
         match &self.kind {
+            // The inner array whose rebuild lacks redundancy loses what a flat one would.
+            Kind::Stacked { inner, per_set, sets, outer_fatal: 1 } => (0..*sets)
+                .map(|s| Self::local(failed, s, *per_set))
+                .max_by_key(|local| local.count_ones())
+                .map_or(PAGE_BYTES as f64, |local| inner.bytes_lost_per_sector_fault(local)),
             Kind::Threshold { mirror: false, .. } => {
                 let missing = failed.count_ones() as f64 + 1.0;
                 PAGE_BYTES as f64 * missing * self.data_disks as f64 / self.devices as f64

@@ -85,6 +85,10 @@ pub struct SimConfig {
     /// The instance's EBS IOPS and bandwidth (baseline and burst) shared by every volume member;
     /// None: no host limit.
     pub host_limits: Option<crate::sim::instance::HostLimits>,
+    // ---- issue 24 §2: stacked arrays ----
+    /// An array of md arrays (raid1+0, raid5+0, raid6+0, raid0+1): when set, the run's array is
+    /// this stack and `array` only records the physical members (the inner arrays' spec).
+    pub stack: Option<crate::layout::StackSpec>,
 }
 
 impl SimConfig {
@@ -112,6 +116,7 @@ impl SimConfig {
             queues: QueueDepths::default(),
             page_cache: PageCacheConfig::default(),
             host_limits: None,
+            stack: None,
         }
     }
 }

@@ -35,6 +35,12 @@ pub enum Event {
     Resume { job: u32, thread: u32 },
     /// Issue 24: a controller's BBU starts (true) or ends (false) its learn cycle.
     BbuLearn { start: bool },
+
+    // ---- issue 24 §2: the raid5d of each inner raid4/5/6 array of a stack ----
+    /// Inner array `set`'s raid5d handles its queued stripe heads.
+    InnerRaid5d { set: u32 },
+    /// Inner array `set`'s raid5d pass finished handling its heads.
+    InnerRaid5dDone { set: u32 },
 }
 
 /// A min-heap of events keyed by `(time, sequence)` packed into one `u128`, so each comparison

@@ -9,6 +9,8 @@ mod events;
 mod flow;
 mod host;
 mod hw;
+// issue 24 §2: the stripe caches of a stack's inner raid4/5/6 arrays.
+mod inner_stripes;
 mod members;
 mod rebuild;
 mod results;
@@ -51,6 +53,8 @@ enum Owner {
     Rebuild(u64, u64),
     /// A batch of md stripe heads handled alike (raid4/5/6 writes).
     Stripes(u32),
+    /// A batch of stripe heads of inner array `.0` of a stack (issue 24 §2).
+    InnerStripes(u32, u32),
 }
 
 struct HostIo {
@@ -145,6 +149,8 @@ pub struct Simulation {
     flows: flow::Flows,
     /// Issue 24: the instance's meter in front of every volume member (`config.host_limits`).
     host_meter: Option<std::rc::Rc<std::cell::RefCell<crate::sim::instance::HostMeter>>>,
+    /// issue 24 §2: the stripe caches and raid5d of a stack's inner raid4/5/6 arrays.
+    inner_stripes: Option<inner_stripes::InnerStripes>,
 }
 
 impl Simulation {
@@ -159,7 +165,10 @@ impl Simulation {
                 config.max_time_ns
             )));
         }
-        let array = Array::new(&config.array)?;
+        let array = match &config.stack {
+            Some(stack) => stacked_array(&config, stack)?,
+            None => Array::new(&config.array)?,
+        };
         if drives.len() != array.devices() as usize {
             return Err(config_error(format!("{} drives for {} members", drives.len(), array.devices())));
         }
@@ -179,6 +188,8 @@ impl Simulation {
         let mirrored = match (array.level(), config.controller) {
             (Level::Raid1 | Level::Raid10, ControllerConfig::Md(_)) => MirrorAccounting::Md,
             (Level::Raid1 | Level::Raid10, ControllerConfig::Hardware(_)) => MirrorAccounting::Reads,
+            // A stack with copies (raid1+0, raid0+1): md's read balancing of its mirrors.
+            (_, ControllerConfig::Md(_)) if array.stack().is_some() && array.copies() > 1 => MirrorAccounting::Md,
             _ => MirrorAccounting::None,
         };
         let planner = Planner::new(array.clone(), &config.failed, rmw_level)?;
@@ -267,6 +278,7 @@ impl Simulation {
             page_cache_syncs: HashMap::new(),
             flows: flow::Flows::default(),
             host_meter,
+            inner_stripes: inner_stripes::InnerStripes::for_array(&array, config.controller),
             config,
         })
     }
@@ -441,6 +453,8 @@ impl Simulation {
             Event::DestageDone { destage } => self.destage_done(destage),
             Event::PageCacheTimer => self.page_cache_timer(),
             Event::BbuLearn { start } => self.bbu_learn(start),
+            Event::InnerRaid5d { set } => self.inner_raid5d(set),
+            Event::InnerRaid5dDone { set } => self.inner_raid5d_done(set),
         }
     }
 
@@ -520,6 +534,8 @@ impl Simulation {
             self.array_queue_submit(id);
         } else if op == HostOp::Write && self.stripes.is_some() {
             self.md_write(id);
+        } else if op == HostOp::Write && self.inner_stripes.is_some() {
+            self.inner_md_write(id);
         } else {
             self.submit_array(Owner::Host(id), op, sector, sectors, thread);
         }
@@ -700,6 +716,7 @@ impl Simulation {
             Owner::Prefetch => {}
             Owner::Rebuild(start, sectors) => self.rebuild_window_done(start, sectors),
             Owner::Stripes(batch) => self.stripes_done(batch),
+            Owner::InnerStripes(set, batch) => self.inner_stripes_done(set, batch),
         }
     }
 
@@ -834,6 +851,9 @@ impl Simulation {
         if let Some(meter) = &self.host_meter {
             meter.borrow().check();
         }
+        if let Some(inner) = &self.inner_stripes {
+            inner.check();
+        }
     }
 
     /// Ends the run and returns the results.
@@ -902,6 +922,23 @@ impl Simulation {
             self.results.rebuilds[index].estimated_duration_ns = Some((elapsed + left).round() as Nanos);
         }
     }
+}
+
+/// A stacked array (issue 24 §2), as md over md: no hardware controller, and no rebuild of a
+/// lost raid0 half of a raid0+1 (md would need it created again and the outer raid1 resynced).
+fn stacked_array(config: &SimConfig, stack: &crate::layout::StackSpec) -> Result<Array> {
+    if matches!(config.controller, ControllerConfig::Hardware(_)) {
+        return Err(config_error("a stacked level is md over md arrays: use controller md".into()));
+    }
+    let array = Array::stacked(stack)?;
+    let replaces = config.timeline.iter().any(|e| matches!(e.kind, ArrayEventKind::Replace(_)));
+    if stack.outer_level == Level::Raid1 && (replaces || config.rebuild.hot_spare) {
+        return Err(config_error(format!(
+            "raid{}: a replaced drive means creating its raid0 half again and resyncing the outer raid1; that rebuild is not modelled (no --replace or --spare)",
+            stack.name()
+        )));
+    }
+    Ok(array)
 }
 
 fn is_parity(array: &Array) -> bool {

@@ -194,13 +194,14 @@ impl Simulation {
 
     /// Sync request size and how many md lets out at once, per personality.
     fn sync_request_shape(&self) -> (u64, u32) {
-        let level = self.planner.array().level();
-        match (self.config.controller, level) {
+        // (In a stack the failed member's inner array runs the recovery: its personality's shape.)
+        let array = self.planner.array().rebuild_array();
+        match (self.config.controller, array.level()) {
             (ControllerConfig::Md(_), Level::Raid1) => (MIRROR_SYNC_REQUEST_SECTORS, RAID1_RESYNC_DEPTH),
             (ControllerConfig::Md(_), Level::Raid10) => (MIRROR_SYNC_REQUEST_SECTORS, RAID10_RESYNC_DEPTH),
             // Bounded by the stripe heads instead (SyncHeads).
-            (ControllerConfig::Md(_), _) if self.planner.array().stripe(0).is_some() => (WINDOW_SECTORS, u32::MAX),
-            _ if self.planner.array().stripe(0).is_some() => (WINDOW_SECTORS, PARITY_WINDOWS_IN_FLIGHT),
+            (ControllerConfig::Md(_), _) if array.stripe(0).is_some() => (WINDOW_SECTORS, u32::MAX),
+            _ if array.stripe(0).is_some() => (WINDOW_SECTORS, PARITY_WINDOWS_IN_FLIGHT),
             _ => (WINDOW_SECTORS, OTHER_WINDOWS_IN_FLIGHT),
         }
     }
@@ -208,7 +209,7 @@ impl Simulation {
     /// md raid4/5/6 recovers through stripe heads; mirrors and controllers do not.
     fn sync_heads(&self) -> Option<SyncHeads> {
         match self.config.controller {
-            ControllerConfig::Md(md) if self.planner.array().stripe(0).is_some() => {
+            ControllerConfig::Md(md) if self.planner.array().rebuild_array().stripe(0).is_some() => {
                 Some(SyncHeads { total: md.stripe_cache_entries as u64, used: 0 })
             }
             _ => None,

@@ -1,0 +1,159 @@
+"""Stacked md arrays (issue 24 §2): raid1+0, raid5+0, raid6+0 and raid0+1 built as md arrays
+over md arrays, the way people build them with mdadm (inner arrays first, then the outer array
+over /dev/md0 /dev/md1 ...). The core models them (crates/raidlab-core/src/layout/stack.rs,
+plan/stacked.rs); this module holds what the Python side needs: the CLI options, the geometry,
+and the mdadm commands that build one.
+
+Physical member K (``--fail K@T``, ``--failed K``) is member ``K % per_set`` of inner array
+``K // per_set``: for ``--level 1+0 --devices 4``, drives 0 and 1 are /dev/md0's pair, 2 and 3
+/dev/md1's.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Dict, List, Tuple
+
+import click
+
+from raidlab import _core
+
+#: The stacked levels, by canonical name.
+STACKED_LEVELS = ("1+0", "5+0", "6+0", "0+1")
+
+
+def is_stacked(level: Any) -> bool:
+    """Whether ``level`` (a normalised level text) names a stack."""
+    return _core.parse_stacked_level(str(level)) is not None
+
+
+def options(command: Callable) -> Callable:
+    """The stacked-array options of a simulating command (declared once in raidlab.run.Design)."""
+    from raidlab.run import DEFAULTS, cli_type
+
+    command = click.option("--outer-chunk-kib", "outer_chunk_kib", type=cli_type("outer_chunk_kib"),
+                           default=DEFAULTS["outer_chunk_kib"], show_default=True,
+                           help="Stacked levels: chunk of the outer raid0 in KiB (--chunk-kib is the inner arrays').")(command)
+    command = click.option("--inner-devices", "inner_devices", type=cli_type("inner_devices"),
+                           default=DEFAULTS["inner_devices"], show_default=True,
+                           help="Stacked levels (1+0, 5+0, 6+0, 0+1): members of each inner array "
+                                "(0: raid1 pairs for 1+0, two inner arrays otherwise).")(command)
+    return command
+
+
+def geometry(design: Any, member_kib: int) -> Dict[str, Any]:
+    """The stack's geometry from the core: sets, inner devices, chunks, the outer array's data
+    offset on each inner array, capacity and the stacked io_min/io_opt."""
+    return dict(_core.stacked_geometry({
+        "level": design.level, "layout": design.layout, "chunk_kib": design.chunk_kib,
+        "devices": design.devices, "member_kib": member_kib, "inner_devices": design.inner_devices,
+        "outer_chunk_kib": design.outer_chunk_kib}))
+
+
+def mdadm_commands(geo: Dict[str, Any], disks: List[str], bitmap: Callable[[int], List[str]] = lambda level: []
+                   ) -> List[Dict[str, str]]:
+    """The mdadm commands that build the stack over ``disks`` (physical members in order), each
+    with a line of why: every inner array (``mdadm --create /dev/md1 ...`` with its level, layout
+    and chunk), then the outer array over them as /dev/md0 (so what the filesystem sits on keeps
+    the usual name), then the filesystem aligned to the stacked geometry. ``bitmap(level)`` gives
+    the write-intent bitmap options for an array of that level."""
+    per, sets = geo["inner_devices"], geo["sets"]
+    inner_names = [f"/dev/md{1 + i}" for i in range(sets)]
+    steps = []
+    for i, name in enumerate(inner_names):
+        members = " ".join(disks[i * per:(i + 1) * per])
+        layout = f" --layout={geo['inner_layout']}" if geo["inner_layout"] and geo["inner_level"] != 0 else ""
+        chunk = "" if geo["inner_level"] == 1 else f" --chunk={geo['inner_chunk_kib']}K"
+        options = "".join(f" {o}" for o in bitmap(geo["inner_level"]))
+        steps.append({"command": f"mdadm --create {name} --metadata=1.2 --level={geo['inner_level']} "
+                                 f"--raid-devices={per}{layout}{chunk}{options} {members}",
+                      "why": f"inner array {i + 1} of {sets}: raid{geo['inner_level']} of {per} drives, with its "
+                             "own md settings, recovery and (raid5/6) stripe cache (mdadm(8) --create)"})
+    chunk = "" if geo["outer_level"] == 1 else f" --chunk={geo['outer_chunk_kib']}K"
+    options = "".join(f" {o}" for o in bitmap(geo["outer_level"]))
+    steps.append({"command": f"mdadm --create /dev/md0 --metadata=1.2 --level={geo['outer_level']} "
+                             f"--raid-devices={sets}{chunk}{options} {' '.join(inner_names)}",
+                  "why": f"the outer raid{geo['outer_level']} over the inner arrays makes raid{geo['name']}, "
+                         f"{geo['capacity_bytes'] / 1e12:.3f} TB usable; its data starts "
+                         f"{geo['outer_offset_sectors'] * 512 // 2**20} MiB into each inner array (mdadm's 1.2 "
+                         "data offset, as on a disk)"})
+    io_min, io_opt = geo["io_min_bytes"], geo["io_opt_bytes"]
+    if io_opt and io_min >= 4096 and io_opt % io_min == 0:
+        steps.append({"command": f"mkfs.xfs -d su={io_min // 1024}k,sw={io_opt // io_min} /dev/md0",
+                      "why": f"stripe unit and width from md0's minimum_io_size {io_min} and optimal_io_size "
+                             f"{io_opt} bytes, which md stacks from both levels (block/blk-settings.c "
+                             "blk_stack_limits: the larger io_min, the least common multiple of io_opt)"})
+        steps.append({"command": f"mkfs.ext4 -b 4096 -E stride={io_min // 4096},stripe-width={io_opt // 4096} /dev/md0",
+                      "why": "the same geometry in ext4's 4 KiB blocks (mke2fs(8) -E stride, stripe_width)"})
+    return steps
+
+
+# ---- the planner (raidlab plan --levels ...,1+0,5+0,6+0) ----
+
+#: The stacked levels the planner builds (raid0+1 is left out: a replaced drive means creating
+#: its raid0 half again, a rebuild raidlab does not model), their fewest drives (two inner
+#: arrays of the smallest inner level: pairs, raid5 of 3, raid6 of 4) and the failures each
+#: survives whatever drives fail.
+PLANNER_MIN_DEVICES = {"1+0": 4, "5+0": 6, "6+0": 8}
+FAULT_TOLERANCE = {"1+0": 1, "5+0": 1, "6+0": 2, "0+1": 1}
+
+
+class StackedArray:
+    """What the planner reads of a :class:`raidlab.Array`, for a stack (from the core)."""
+
+    def __init__(self, geo: Dict[str, Any], devices: int, member_kib: int, chunk_kib: int) -> None:
+        self.geo = geo
+        self.level = geo["name"]
+        self.layout = None
+        self.devices = devices
+        self.chunk_kib = chunk_kib
+        self.copies = geo["copies"]
+        self.capacity_bytes = geo["capacity_bytes"]
+        self.io_min_bytes = geo["io_min_bytes"]
+        self.io_opt_bytes = geo["io_opt_bytes"]
+        self.member_kib_list = [member_kib] * devices
+
+
+def planner_array(level: str, devices: int, chunk_kib: int, member_kib: int) -> StackedArray:
+    """The planner's stacked design (inner arrays at their default size, the same chunk at both
+    levels) as the planner reads arrays."""
+    geo = dict(_core.stacked_geometry({"level": level, "layout": None, "chunk_kib": chunk_kib, "devices": devices,
+                                       "member_kib": member_kib, "outer_chunk_kib": chunk_kib}))
+    return StackedArray(geo, devices, member_kib, chunk_kib)
+
+
+def write_penalties(array: StackedArray) -> Tuple[int, int]:
+    """(md's small-write cost, the textbook's) of the stack: its inner arrays' (a 4 KiB write
+    lands in one inner array)."""
+    from raidlab.planner import formulas
+
+    inner, per = array.geo["inner_level"], array.geo["inner_devices"]
+    textbook = formulas.write_penalty(inner, per if inner == 1 else 2)
+    return formulas.md_write_penalty(inner, per, per if inner == 1 else 2), textbook
+
+
+def plan_setup_commands(add: Callable[[str, str], None], array: StackedArray, names: List[str]) -> None:
+    """The planner's create step for a stack, and the inner arrays' stripe caches."""
+    from raidlab.planner import runbook
+    from raidlab.planner.setup import stripe_cache_entries
+
+    for step in mdadm_commands(array.geo, names, runbook.bitmap_options):
+        if not step["command"].startswith("mkfs"):  # the planner's own mkfs steps follow
+            add(step["command"], step["why"])
+    if array.geo["inner_level"] in (5, 6):
+        per = array.geo["inner_devices"]
+        entries = stripe_cache_entries(per)
+        inner = " ".join(f"md{1 + i}" for i in range(array.geo["sets"]))
+        add(f"for md in {inner}; do echo {entries} > /sys/block/$md/md/stripe_cache_size; done",
+            f"each inner raid{array.geo['inner_level']} has its own stripe cache (md's default 256 stripes): "
+            f"{entries} x 4 KiB x {per} devices each. Not persistent: set it again at boot.")
+
+
+def scrub_inner_arrays(commands: List[Dict[str, str]], sets: int) -> None:
+    """A scrub runs on arrays with redundancy: the inner ones (an outer raid0 has no sync_action
+    check), so the planner's md0 scrub becomes one over md1 ... mdN."""
+    inner = " ".join(f"md{1 + i}" for i in range(sets))
+    for entry in commands:
+        if "/sys/block/md0/md/sync_action" in entry["command"]:
+            entry["command"] = (f"echo '0 1 1 * * root for md in {inner}; do echo check > "
+                                f"/sys/block/$md/md/sync_action; done' > /etc/cron.d/md-scrub")
+            entry["why"] = "the inner arrays hold the redundancy, so they are scrubbed; " + entry["why"]
