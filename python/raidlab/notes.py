@@ -25,7 +25,7 @@ def array_capacity_bytes(spec: Any) -> int:
     """Usable bytes of the spec's array with members the size of its drive."""
     d = spec.design
     return Array(level=d.level, devices=d.devices, chunk_kib=d.chunk_kib, layout=d.layout,
-                 member_kib=d.drive.capacity_bytes // 1024).capacity_bytes
+                 member_kib=d.member_bytes() // 1024).capacity_bytes
 
 
 def before(spec: Any) -> List[str]:

@@ -106,6 +106,8 @@ def _progress(enabled: bool):
               help="vm.dirty_writeback_centisecs: the flusher's period.")
 @click.option("--read-ahead-kb", type=cli_type("read_ahead_kb"), default=DEFAULTS["read_ahead_kb"], show_default=True,
               help="Array read_ahead_kb (0: the kernel's; md raid4/5/6/10: two full stripes).")
+@click.option("--partition-gib", type=cli_type("partition_gib"), default=DEFAULTS["partition_gib"], show_default=True,
+              help="Members are a partition of this size at the start of each drive, GiB (0: the whole drive).")
 @click.option("--failed", metavar="K[,K...]", help="Start degraded: failed member indices (from 0).")
 @click.option("--fio", "fio_job", metavar="JOB.fio", help="A fio job. " + FIO_FORMS)
 @click.option("--sysbench", metavar='"OPTIONS"', help="sysbench fileio options, e.g. \"--file-test-mode=rndrw\".")
@@ -141,7 +143,7 @@ def _progress(enabled: bool):
 def sim_command(level, devices, layout, chunk_kib, drive, controller, controller_opts, drive_queue_depth,
                 drive_write_cache, cache_mib, bbu, read_ahead,
                 scheduler, stripe_cache_size, rmw_level, group_thread_cnt, skip_copy, preread_bypass_threshold, nr_requests, max_sectors_kb,
-                ram_gib, dirty_ratio, dirty_background_ratio, dirty_expire_centisecs, dirty_writeback_centisecs, read_ahead_kb, failed,
+                ram_gib, dirty_ratio, dirty_background_ratio, dirty_expire_centisecs, dirty_writeback_centisecs, read_ahead_kb, partition_gib, failed,
                 fio_job, sysbench, preset, runtime_s, seed, max_time_s, fail_at, replace_at, spare,
                 speed_limit_min, speed_limit_max, rebuild_priority, log_prefix, png_dir, json_out, html_out,
                 output_format="normal", per_job=False) -> None:
@@ -169,7 +171,7 @@ def sim_command(level, devices, layout, chunk_kib, drive, controller, controller
         "drive_queue_depth": drive_queue_depth, "drive_write_cache": drive_write_cache,
         "ram_gib": ram_gib, "dirty_ratio": dirty_ratio, "dirty_background_ratio": dirty_background_ratio,
         "dirty_expire_centisecs": dirty_expire_centisecs, "dirty_writeback_centisecs": dirty_writeback_centisecs,
-        "read_ahead_kb": read_ahead_kb})
+        "read_ahead_kb": read_ahead_kb, "partition_gib": partition_gib})
     workload = spec.workload
     bar, step = _progress(progress.wanted(json_out is not None))
     try:
