@@ -46,21 +46,21 @@ def buffered() -> Dict[Tuple[str, str], float]:
 # --- helmundwalter.de 2019: 4 x 16 TB, 30 GB partitions, fio direct, 1 MiB QD32 / 4 KiB 4 x QD32 ---
 
 def test_far2_reads_sequentially_fastest(direct):
-    # "The far2 layout really makes a difference here."
+    # The source: far2 is what sets the layouts apart on sequential reads.
     far = direct["r10-f2", "seq-read"]
     assert far >= 1.05 * direct["r10-n2", "seq-read"]
     assert far >= 1.10 * direct["raid5", "seq-read"]
 
 
 def test_sequential_writes_step_down_from_near2_to_far2_to_raid5(direct):
-    # "The classic Raid10 shows the best write speed, while the far2 and raid5 are each a step down."
+    # The source: near2 writes fastest, far2 a step below it, raid5 a step below far2.
     near, far, raid5 = (direct[name, "seq-write"] for name in ("r10-n2", "r10-f2", "raid5"))
     assert near >= 1.10 * far
     assert far >= 1.10 * raid5
 
 
 def test_random_reads_are_close_on_every_layout(direct):
-    # "There is not much difference on the random read test."
+    # The source: random reads differ little between the designs.
     reads = [direct[name, "rand-read"] for name in ("raid5", "r10-n2", "r10-f2", "r10-o2")]
     assert max(reads) <= 1.20 * min(reads)
 
@@ -76,18 +76,18 @@ def test_random_writes_on_raid10_beat_raid5(direct):
 
 @pytest.mark.parametrize("workload", ["dd-read", "bonnie-read"])
 def test_far2_reads_like_raid0_of_every_drive_near2_like_half(buffered, workload):
-    # md commit 22dfdf52: "read speed of an 'f2' array is comparable with a raid0 with the same
-    # number of devices"; ilsistemista 1 thread: far "showing RAID0-like performance".
+    # md commit 22dfdf52 (f2 reads about as fast as a raid0 of as many devices); ilsistemista with
+    # one thread: far wins, at raid0-like speed.
     raid0, raid5, near, far = (buffered[name, workload] for name in ("raid0", "raid5", "r10-n2", "r10-f2"))
     assert far >= 0.95 * raid0
     assert far >= 1.20 * raid5 >= 1.20 * 1.20 * near
-    assert raid5 >= 0.65 * raid0  # ilsistemista dd: raid5 reads "comparable to RAID 0"
+    assert raid5 >= 0.65 * raid0  # ilsistemista dd: raid5 reads close to raid0
 
 
 @pytest.mark.parametrize("workload", ["dd-write", "bonnie-write"])
 def test_far2_writes_behind_near2_and_offset2(buffered, workload):
-    # md(4): far gives raid0 reads "at the cost of degraded write performance"; ilsistemista
-    # 1 thread: near superior, far behind; the offset layout keeps both copies close.
+    # md(4): far buys raid0-like reads with slower writes; ilsistemista with one thread: near
+    # ahead, far behind; the offset layout keeps a chunk's two copies next to each other.
     far = buffered["r10-f2", workload]
     assert buffered["r10-n2", workload] >= 1.02 * far
     assert buffered["r10-o2", workload] >= 1.02 * far
