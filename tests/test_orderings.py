@@ -103,3 +103,21 @@ def test_the_far_write_penalty_grows_with_the_distance_between_copies():
         assert run.status == 0, run.stderr
         rates[layout] = json.loads(run.stdout)["jobs"][0]["write"]["bw_bytes"]
     assert rates["n2"] >= 1.08 * rates["f2"]
+
+
+@pytest.mark.parametrize("gib", ["-1", "nan", "0.01", "99999"])
+def test_a_partition_that_does_not_fit_is_one_line_and_exit_2(gib):
+    run = run_cli(["sim", "--drive", "green-5400", "--partition-gib", gib, "--preset", "dd-read", "--runtime-s", "0.1"])
+    assert run.status == 2
+    assert run.stderr.startswith("raidlab: error: ") and run.stderr.count("\n") == 1
+    assert "partition" in run.stderr
+
+
+def test_a_partition_bounds_the_array_and_is_named_in_the_header():
+    args = ["sim", "--level", "10", "--layout", "f2", "--devices", "4", "--drive", "green-5400",
+            "--partition-gib", "100", "--preset", "dd-read", "--runtime-s", "0.1"]
+    run = run_cli([*args, "--json", "-"])
+    assert run.status == 0, run.stderr
+    assert json.loads(run.stdout)["raidlab"]["config"]["array"]["partition_bytes"] == 100 << 30
+    table = run_cli(args)
+    assert table.status == 0 and "green-5400 (partition 100 GiB)" in table.stdout.splitlines()[0]
