@@ -29,7 +29,7 @@ def array_capacity_bytes(spec: Any) -> int:
     if stacked.is_stacked(d.level):
         return stacked.geometry(d, d.drive.capacity_bytes // 1024)["capacity_bytes"]
     return Array(level=d.level, devices=d.devices, chunk_kib=d.chunk_kib, layout=d.layout,
-                 member_kib=d.drive.capacity_bytes // 1024).capacity_bytes
+                 member_kib=d.member_bytes() // 1024).capacity_bytes
 
 
 def before(spec: Any) -> List[str]:

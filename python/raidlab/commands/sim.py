@@ -116,6 +116,8 @@ def _progress(enabled: bool):
               help="A BBU learn cycle, seconds (e.g. 30+60): hardware controllers with a battery-backed cache.")
 @click.option("--bbu-learn-policy", type=cli_type("bbu_learn_policy"), default=DEFAULTS["bbu_learn_policy"],
               show_default=True, help="Write policy during the learn cycle (default: the controller's, write-through).")
+@click.option("--partition-gib", type=cli_type("partition_gib"), default=DEFAULTS["partition_gib"], show_default=True,
+              help="Members are a partition of this size at the start of each drive, GiB (0: the whole drive).")
 @click.option("--failed", metavar="K[,K...]", help="Start degraded: failed member indices (from 0).")
 @click.option("--fio", "fio_job", metavar="JOB.fio", help="A fio job. " + FIO_FORMS)
 @click.option("--sysbench", metavar='"OPTIONS"', help="sysbench fileio options, e.g. \"--file-test-mode=rndrw\".")
@@ -152,7 +154,7 @@ def _progress(enabled: bool):
 def sim_command(level, devices, layout, chunk_kib, drive, controller, controller_opts, drive_queue_depth,
                 drive_write_cache, cache_mib, bbu, read_ahead,
                 scheduler, stripe_cache_size, rmw_level, group_thread_cnt, skip_copy, preread_bypass_threshold, nr_requests, max_sectors_kb,
-                ram_gib, dirty_ratio, dirty_background_ratio, dirty_expire_centisecs, dirty_writeback_centisecs, read_ahead_kb,
+                ram_gib, dirty_ratio, dirty_background_ratio, dirty_expire_centisecs, dirty_writeback_centisecs, read_ahead_kb, partition_gib,
                 host, host_credits_pct, bbu_learn, bbu_learn_policy, failed,
                 fio_job, sysbench, preset, runtime_s, seed, max_time_s, fail_at, replace_at, spare,
                 speed_limit_min, speed_limit_max, rebuild_priority, log_prefix, png_dir, json_out, html_out,
@@ -183,7 +185,8 @@ def sim_command(level, devices, layout, chunk_kib, drive, controller, controller
         "dirty_expire_centisecs": dirty_expire_centisecs, "dirty_writeback_centisecs": dirty_writeback_centisecs,
         "read_ahead_kb": read_ahead_kb, "host": host, "host_credits_pct": host_credits_pct, "bbu_learn": bbu_learn,
         "bbu_learn_policy": bbu_learn_policy,
-        "inner_devices": inner_devices, "outer_chunk_kib": outer_chunk_kib})
+        "inner_devices": inner_devices, "outer_chunk_kib": outer_chunk_kib,
+        "partition_gib": partition_gib})
     workload = spec.workload
     bar, step = _progress(progress.wanted(json_out is not None))
     try:

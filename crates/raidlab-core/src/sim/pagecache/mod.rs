@@ -98,18 +98,20 @@ impl PageCacheConfig {
     }
 }
 
-/// Linux's read_ahead_kb for the array: VM_READAHEAD_PAGES (128 KiB, include/linux/mm.h) for a
-/// disk, raised by md for raid4/5/6 to two full stripes (raid5.c `raid5_run`: "read-ahead size
-/// must cover two whole stripes, which is 2 * (datadisks) * chunksize") and for raid10 to two
-/// stripes' worth of distinct data (raid10.c `raid10_run`).
+/// Linux's read_ahead_kb for the array. Since 5.9 (commit c2e4cd57cfa1, "block: lift setting
+/// the readahead size into the block layer") md sets no readahead of its own: `blk_queue_io_opt`
+/// (block/blk-settings.c, Linux 6.1) makes it `max(2 * io_opt, VM_READAHEAD_PAGES)`, "for
+/// read-ahead of large files to be effective, we need to read ahead at least twice the optimal
+/// I/O size". md calls it with io_opt = chunk x data disks for raid0 (`raid0_run`), raid4/5/6
+/// (`raid5_set_io_opt`) and raid10 (`raid10_set_io_opt`: chunk x the stripes of distinct data);
+/// raid1 sets no io_opt, so it keeps VM_READAHEAD_PAGES (128 KiB, include/linux/mm.h). A raid0
+/// of one device stands for a bare drive here (no md: the glue gives it no data offset either),
+/// and a disk reports no io_opt, so it keeps 128 KiB too.
 pub fn default_read_ahead_kib(array: &Array) -> u64 {
-    let chunk_kib = array.chunk_sectors() / 2;
-    let stripe_kib = match array.level() {
-        Level::Raid4 | Level::Raid5 | Level::Raid6 => array.data_disks() as u64 * chunk_kib,
-        Level::Raid10 => array.io_opt_bytes() / 1024,
-        _ => 0,
-    };
-    (2 * stripe_kib).max(128)
+    const VM_READAHEAD_KIB: u64 = 128;
+    let bare_drive = array.level() == Level::Raid0 && array.devices() == 1;
+    let io_opt_kib = if bare_drive { 0 } else { array.io_opt_bytes() / 1024 };
+    (2 * io_opt_kib).max(VM_READAHEAD_KIB)
 }
 
 /// What the page cache did over a run.
