@@ -6,6 +6,7 @@ mod array_queue;
 mod buffered;
 pub mod config;
 mod events;
+mod faults;
 mod flow;
 mod host;
 mod hw;
@@ -17,9 +18,11 @@ mod stream;
 mod stripes;
 
 pub use config::{ArrayEvent, ArrayEventKind, ControllerConfig, HwConfig, MdConfig, QueueDepths, RebuildConfig, SimConfig, MAX_SIM_TIME_NS};
+pub use config::DriveFaults;
 pub use host::HostOp;
 pub use members::MemberStats;
 pub use results::{DataLoss, DirectionStats, JobResult, PhaseResult, RebuildResult, SeriesPoint, SimResult};
+pub use results::DriveEvent;
 
 use crate::device::{AnyDrive, Drive, Op};
 use crate::error::{Error, ErrorKind, Result};
@@ -51,6 +54,13 @@ enum Owner {
     Rebuild(u64, u64),
     /// A batch of md stripe heads handled alike (raid4/5/6 writes).
     Stripes(u32),
+    // Issue 24 §3 (faults.rs): md correcting a read error, by correction.
+    /// Reading the other members to compute the failed block.
+    ReadFix(u32),
+    /// Writing the computed block back to the member.
+    Rewrite(u32),
+    /// Reading it back.
+    ReadBack(u32),
 }
 
 struct HostIo {
@@ -143,6 +153,8 @@ pub struct Simulation {
     page_cache_syncs: HashMap<u32, u32>,
     /// fio `flow` groups (issue 22).
     flows: flow::Flows,
+    /// Issue 24 §3: md's read-error corrections in progress, and what the drives did.
+    faults: faults::FaultState,
 }
 
 impl Simulation {
@@ -180,6 +192,8 @@ impl Simulation {
             _ => MirrorAccounting::None,
         };
         let planner = Planner::new(array.clone(), &config.failed, rmw_level)?;
+        faults::check(&config, array.devices())?;
+        let drives = faults::wrap_drives(&config, drives);
         let members = build_members(&config, drives);
         let jobs = build_jobs(&config, &array)?;
         let regions: Vec<_> = jobs.iter().map(|j| (j.job.clone(), j.region)).collect();
@@ -263,6 +277,7 @@ impl Simulation {
             page_cache_bios: Vec::new(),
             page_cache_syncs: HashMap::new(),
             flows: flow::Flows::default(),
+            faults: faults::FaultState::default(),
             config,
         })
     }
@@ -636,8 +651,14 @@ impl Simulation {
     }
 
     fn block_done(&mut self, block_id: u64) {
-        let block = self.blocks.remove(block_id as u32);
+        let block = self.blocks.get(block_id as u32);
         self.members[block.member as usize].scheduler.completed(self.now, block.thread, true);
+        self.block_finished(block_id);
+    }
+
+    /// A block's data is there (its scheduler was told when its command completed).
+    fn block_finished(&mut self, block_id: u64) {
+        let block = self.blocks.remove(block_id as u32);
         if !matches!(self.ops.get(block.op).owner, Owner::Rebuild(..)) {
             self.foreground_sectors += block.sectors;
             self.foreground_ios += 1;
@@ -686,6 +707,9 @@ impl Simulation {
             Owner::Prefetch => {}
             Owner::Rebuild(start, sectors) => self.rebuild_window_done(start, sectors),
             Owner::Stripes(batch) => self.stripes_done(batch),
+            Owner::ReadFix(fix) => self.read_fixed(fix),
+            Owner::Rewrite(fix) => self.rewritten(fix),
+            Owner::ReadBack(fix) => self.read_back(fix),
         }
     }
 
@@ -777,6 +801,12 @@ impl Simulation {
             // Read in place: completing a block never advances a drive (only this wake-up
             // does), so the member's list of finished ids stays as it is until the loop ends.
             let id = self.members[member as usize].done[index];
+            if !self.members[member as usize].faulted.is_empty() {
+                if let Some(fault) = self.members[member as usize].fault_of(id) {
+                    self.block_faulted(member, id, fault);
+                    continue;
+                }
+            }
             if self.controller.is_some() {
                 self.controller_block_finished(member, id);
             } else {
@@ -830,6 +860,12 @@ impl Simulation {
         self.estimate_rebuilds(end);
         let member_stats = self.members.iter().map(|m| m.stats.clone()).collect();
         self.results.finish(&self.config, end, member_stats, self.events.pushed(), self.truncated.take())
+    }
+
+    /// Issue 24 §3: what the members' behaviour did so far (latent errors met, corrections,
+    /// drops), in time order; read it before `finish`.
+    pub fn drive_events(&self) -> &[DriveEvent] {
+        &self.faults.events
     }
 
     /// The page cache, if the run has one (buffered jobs): its `stats()` are the run's page-cache
