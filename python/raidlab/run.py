@@ -134,9 +134,14 @@ class Options:
     rebuild_start_pct: float = _setting(0.0, "Where in the member a rebuild starts, % (the part below counts "
                                         "as rebuilt): the rebuild's rate at inner, slower zones", 0.0, 99.9)
 
+    # ---- issue 24 §3: drives that misbehave in arrays ----
+    command_timeout_s: float = _setting(30.0, "The host's command timeout per member, s: a drive still recovering "
+                                              "a sector then is dropped (Linux SCSI default 30 s, "
+                                              "/sys/block/sdX/device/timeout; 0: none)", 0.0, 1e6)
+
 
 #: Settings whose values are (finite) real numbers; the rest are whole numbers, names or flags.
-_FLOAT_KEYS = ("runtime_s", "max_time_s", "rebuild_start_pct", "ram_gib")
+_FLOAT_KEYS = ("runtime_s", "max_time_s", "rebuild_start_pct", "ram_gib", "command_timeout_s")
 #: Every setting's default, by name (for CLI options and docs).
 DEFAULTS: Dict[str, Any] = {f.name: f.default for cls in (Design, Options) for f in fields(cls)}
 DESIGN_DEFAULTS = DEFAULTS
@@ -258,21 +263,26 @@ def _members(value: Any, where: str) -> Tuple[int, ...]:
 
 
 def _timeline(value: Any, where: str) -> Tuple[Dict[str, Any], ...]:
-    """Scripted events: each a mapping ``{"action": "fail"|"replace", "member": K, "at_s": T}``."""
+    """Scripted events: each a mapping ``{"action": "fail"|"replace"|"latent_error", "member": K,
+    "at_s": T}`` (issue 24 §3: a latent sector error under the member's next read)."""
     if isinstance(value, (str, bytes, Mapping)) or not hasattr(value, "__iter__"):
         raise ConfigError(f"{where}timeline must be a list of events, got {type(value).__name__}")
     events = []
     for event in value:
         if not isinstance(event, Mapping) or set(event) != {"action", "member", "at_s"} \
-                or event["action"] not in ("fail", "replace"):
+                or event["action"] not in TIMELINE_ACTIONS:
             raise ConfigError(f"{where}timeline event {event!r:.80}: expected "
-                              "{'action': 'fail' or 'replace', 'member': K, 'at_s': T}")
+                              "{'action': 'fail', 'replace' or 'latent_error', 'member': K, 'at_s': T}")
         member = _number("member", event["member"], f"{where}timeline ", int)
         at_s = _number("at_s", event["at_s"], f"{where}timeline ", float)
         if member < 0 or at_s < 0:
             raise ConfigError(f"{where}timeline event {event!r:.80}: member and at_s must be at least 0")
         events.append({"action": event["action"], "member": member, "at_s": at_s})
     return tuple(events)
+
+
+#: What a timeline event may do (issue 24 §3 added latent_error).
+TIMELINE_ACTIONS = ("fail", "replace", "latent_error")
 
 
 def check_timeline(options: "Options") -> None:
@@ -285,6 +295,11 @@ def check_timeline(options: "Options") -> None:
     failed = set(options.failed)
     for event in sorted(options.timeline, key=lambda e: e["at_s"]):
         member, at_s, action = event["member"], event["at_s"], event["action"]
+        if action == "latent_error":
+            if member in failed:
+                raise ConfigError(f"--latent-error {member}@{at_s:g}s: member {member} is failed then; "
+                                  "a latent error needs a working member")
+            continue
         if action == "fail" and member in failed:
             raise ConfigError(f"--fail {member}@{at_s:g}s: member {member} is already failed then "
                               f"(failed {'from the start' if member in options.failed else 'earlier'}, "
@@ -353,6 +368,7 @@ class RunSpec:
             "drive_write_cache": (None if kind == "md" and d.drive_write_cache == "default"
                                   else values["drive_write_cache"] == "on"),
             "page_cache": self.page_cache_config(),
+            "command_timeout_s": float(o.command_timeout_s),
         }
 
     def page_cache_config(self) -> Dict[str, Any]:

@@ -14,6 +14,7 @@ use raidlab_core::sim::engine::{
     ArrayEvent, ArrayEventKind, ControllerConfig, DirectionStats, HwConfig, MdConfig, QueueDepths, RebuildConfig, SimConfig,
     SimResult, Simulation, MAX_SIM_TIME_NS,
 };
+use raidlab_core::sim::engine::DriveFaults;
 use raidlab_core::sim::controller::{CommandOrder, MirrorReads, ReadAheadPolicy, WritePolicy};
 use raidlab_core::sim::histogram::Histogram;
 use raidlab_core::sim::steady::{SteadyMetric, SteadyState};
@@ -318,6 +319,7 @@ fn timeline_from(config: &Bound<'_, PyDict>) -> PyResult<Vec<ArrayEvent>> {
         let kind = match action.as_str() {
             "fail" => ArrayEventKind::Fail(member),
             "replace" => ArrayEventKind::Replace(member),
+            "latent_error" => ArrayEventKind::LatentError(member),
             other => return Err(config_error(format!("unknown timeline action '{other}'"))),
         };
         events.push(ArrayEvent { at_ns: (at_s * 1e9).round() as u64, kind });
@@ -369,6 +371,21 @@ fn page_cache_from(config: &Bound<'_, PyDict>) -> PyResult<PageCacheConfig> {
     };
     page_cache.validate().map_err(errors::to_py)?;
     Ok(page_cache)
+}
+
+/// Issue 24 §3: the members' behaviour (from the drive's parameters) and the host's command
+/// timeout (`command_timeout_s`; absent: the core's default, 30 s).
+fn drive_faults_from(config: &Bound<'_, PyDict>, drive: &DriveChoice, devices: u32) -> PyResult<DriveFaults> {
+    let behaviour = raidlab_core::device::behaviour::for_drive(drive.kind, &drive.values);
+    let mut faults = DriveFaults { behaviours: vec![behaviour; devices as usize], ..DriveFaults::default() };
+    if let Some(value) = config.get_item("command_timeout_s")? {
+        let seconds: f64 = value.extract()?;
+        if !(seconds.is_finite() && (0.0..=1e6).contains(&seconds)) {
+            return Err(config_error(format!("command_timeout_s = {seconds} is out of range: 0 to 1000000 s")));
+        }
+        faults.command_timeout_ns = (seconds * 1e9).round() as u64;
+    }
+    Ok(faults)
 }
 
 /// Builds the core configuration and one drive per member.
@@ -427,9 +444,10 @@ fn build(config: &Bound<'_, PyDict>) -> PyResult<Simulation> {
         rebuild: rebuild_from(config)?,
         queues: QueueDepths { drive_queue_depth: config.get_item("drive_queue_depth")?.map(|v| v.extract()).transpose()?.unwrap_or(0) },
         page_cache: page_cache_from(config)?,
+        drive_faults: drive_faults_from(config, &drive, devices)?,
     };
     for event in &sim_config.timeline {
-        let (ArrayEventKind::Fail(member) | ArrayEventKind::Replace(member)) = event.kind;
+        let member = event.kind.member();
         if member >= devices {
             return Err(config_error(format!("member {member} does not exist: the array has members 0 to {}", devices - 1)));
         }
@@ -621,8 +639,17 @@ impl CoreSimulation {
     fn result<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let sim = self.inner.take().ok_or_else(|| config_error("the result was already taken".into()))?;
         let page_cache = sim.page_cache().map(|cache| cache.stats());
+        let drive_events = PyList::empty(py);
+        for event in sim.drive_events() {
+            let entry = PyDict::new(py);
+            entry.set_item("at_ns", event.at_ns)?;
+            entry.set_item("member", event.member)?;
+            entry.set_item("event", event.what)?;
+            drive_events.append(entry)?;
+        }
         let result = sim.finish();
         let dict = result_dict(py, &result)?;
+        dict.set_item("drive_events", drive_events)?;
         if let Some(cache) = page_cache {
             dict.set_item("page_cache", page_cache_dict(py, &cache)?)?;
         }

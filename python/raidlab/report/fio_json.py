@@ -326,6 +326,8 @@ def document(result: Dict[str, Any], raidlab_block: Dict[str, Any], workload: An
     }
     if result.get("page_cache") is not None:  # runs with buffered jobs only
         out["page_cache"] = page_cache(result["page_cache"])
+    if result.get("drive_events"):  # issue 24 §3: runs where a drive misbehaved only
+        out["drive_events"] = timeline.drive_events(result)
     out["raidlab"] = raidlab_block
     return out
 
