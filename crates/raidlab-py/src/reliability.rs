@@ -195,3 +195,21 @@ pub fn reliability_timeout_drops<'py>(
     d.set_item("drops_per_hour", rates.drops_per_hour)?;
     Ok(d)
 }
+
+/// Issue 24 §3: a drive's behaviour in an array (the core drive dict, as `sim` takes it): its
+/// idle timers, ERC (`erc_read_s`, 0: none) and deep recovery bounds, in the declared units.
+#[pyfunction]
+pub fn drive_behaviour<'py>(py: Python<'py>, drive: &Bound<'py, PyDict>) -> PyResult<Bound<'py, PyDict>> {
+    let choice = crate::sim::drive_from(drive)?;
+    let b = raidlab_core::device::behaviour::for_drive(choice.kind, &choice.values);
+    let s = |ns: u64| ns as f64 / 1e9;
+    let d = PyDict::new(py);
+    d.set_item("idle_park_s", s(b.idle_park_ns))?;
+    d.set_item("park_wake_ms", s(b.park_wake_ns) * 1e3)?;
+    d.set_item("spin_down_s", s(b.spin_down_ns))?;
+    d.set_item("spin_up_s", s(b.spin_up_ns))?;
+    d.set_item("erc_read_s", b.erc_read_ns.map_or(0.0, s))?;
+    d.set_item("recovery_s_min", s(b.recovery_ns_min))?;
+    d.set_item("recovery_s_max", s(b.recovery_ns_max))?;
+    Ok(d)
+}

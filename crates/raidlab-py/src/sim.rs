@@ -167,7 +167,7 @@ fn workload_from(dict: &Bound<'_, PyDict>) -> PyResult<Workload> {
     Ok(Workload { jobs: parsed })
 }
 
-fn drive_from(dict: &Bound<'_, PyDict>) -> PyResult<DriveChoice> {
+pub(crate) fn drive_from(dict: &Bound<'_, PyDict>) -> PyResult<DriveChoice> {
     // An imported DiskSim model: {"disksim": ENTRY, "files": {name: text}}.
     if let Some(entry) = dict.get_item("disksim")? {
         let entry: String = entry.extract()?;
