@@ -152,3 +152,102 @@ fn a_run_without_behaviour_is_unchanged() {
     let bare = Simulation::new(config, drives).unwrap().run();
     assert_eq!(plain.result, bare);
 }
+
+/// Random arrays (levels, md or a controller, ERC or none, short and long recoveries and
+/// timeouts, idle timers) with latent errors, failures and replacements at random times: the
+/// engine's invariants hold (its assertions, and `check` between steps) and every run ends.
+#[test]
+fn a_swarm_of_misbehaving_arrays_keeps_the_engine_invariants() {
+    use raidlab_core::layout::Layout;
+    use raidlab_core::sim::engine::{ControllerConfig, HwConfig};
+    let mut rng = Prng::new(24);
+    let shapes: [(Level, Option<&str>, usize); 6] = [
+        (Level::Raid1, None, 2),
+        (Level::Raid5, None, 4),
+        (Level::Raid6, None, 5),
+        (Level::Raid10, Some("n2"), 4),
+        (Level::Raid10, Some("f2"), 4),
+        (Level::Raid0, None, 3),
+    ];
+    let (mut drops, mut corrected, mut losses) = (0, 0, 0);
+    for case in 0..48u64 {
+        let (level, layout, devices) = shapes[rng.below(shapes.len() as u64) as usize];
+        let recovery_min = rng.below(40) as f64;
+        let mut values: ParamValues = [
+            ("capacity_bytes", CAPACITY_BYTES),
+            ("erc_read_s", if rng.chance(0.5) { 0.0 } else { 7.0 }),
+            ("recovery_s_min", recovery_min),
+            ("recovery_s_max", recovery_min + rng.below(80) as f64),
+            ("idle_park_s", if rng.chance(0.3) { 1.0 } else { 0.0 }),
+        ]
+        .iter()
+        .map(|&(k, v)| (k.to_string(), v))
+        .collect();
+        values.insert("park_wake_ms".into(), 300.0);
+        let choice = DriveChoice::resolve(Some("green-5400"), None, &values).unwrap();
+        let behaviour = Behaviour::from_params(&choice.values).unwrap();
+        let mut timeline = Vec::new();
+        for _ in 0..1 + rng.below(3) {
+            let member = rng.below(devices as u64) as u32;
+            timeline.push(ArrayEvent { at_ns: rng.below(20) * S, kind: ArrayEventKind::LatentError(member) });
+        }
+        if rng.chance(0.3) {
+            let member = rng.below(devices as u64) as u32;
+            let at = rng.below(30) * S;
+            timeline.push(ArrayEvent { at_ns: at, kind: ArrayEventKind::Fail(member) });
+            timeline.push(ArrayEvent { at_ns: at + rng.below(10) * S + 1, kind: ArrayEventKind::Replace(member) });
+        }
+        timeline.sort();
+        let member_kib = (CAPACITY_BYTES as u64 / 512 - 2048) / 2;
+        let mut job = job(40, if rng.chance(0.3) { 2 * S } else { 0 });
+        job.read_fraction = [1.0, 0.7, 0.3][rng.below(3) as usize];
+        let controller = if rng.chance(0.25) { ControllerConfig::Hardware(HwConfig::default()) } else { ControllerConfig::Md(Default::default()) };
+        let mut config = SimConfig {
+            seed: case,
+            timeline,
+            controller,
+            drive_faults: DriveFaults { command_timeout_ns: [5, 30][rng.below(2) as usize] * S, behaviours: vec![behaviour; devices] },
+            max_time_ns: 600 * S,
+            ..SimConfig::new(
+                ArraySpec { level, layout: layout.map(|l| Layout::parse(level, l).unwrap()), chunk_kib: 64, member_kib: vec![member_kib; devices] },
+                Workload { jobs: vec![job] },
+            )
+        };
+        config.rebuild.hot_spare = rng.chance(0.5);
+        config.rebuild.speed_limit_min_kib_s = 100_000;
+        let drives = (0..devices).map(|i| choice.build(Prng::derive(case, "drive", i as u64), None)).collect();
+        let mut sim = Simulation::new(config, drives).unwrap();
+        // (In steps of simulated time: the next event may be further than a step away.)
+        let mut until = 0;
+        while !sim.finished() {
+            until += S;
+            sim.run_until(until);
+            sim.check();
+        }
+        let what: Vec<&str> = sim.drive_events().iter().map(|e| e.what).collect();
+        drops += what.iter().filter(|&&w| w == "timeout-dropped").count();
+        corrected += what.iter().filter(|&&w| w == "corrected").count();
+        let result = sim.finish();
+        losses += result.data_loss.is_some() as usize;
+        assert!(result.jobs[0].read.ios + result.jobs[0].write.ios > 0, "case {case}: no I/O");
+    }
+    // The swarm exercised both outcomes (and some arrays, raid0 among them, were lost).
+    assert!(drops >= 5 && corrected >= 5 && losses >= 1, "drops {drops}, corrected {corrected}, losses {losses}");
+}
+
+#[test]
+fn a_drive_pulled_while_it_recovers_takes_its_commands_with_it() {
+    // No ERC, a 40-120 s recovery from about 2 s; the admin fails it at 5 s and replaces it at 6 s.
+    let timeline = vec![
+        ArrayEvent { at_ns: 2 * S, kind: ArrayEventKind::LatentError(1) },
+        ArrayEvent { at_ns: 5 * S, kind: ArrayEventKind::Fail(1) },
+        ArrayEvent { at_ns: 6 * S, kind: ArrayEventKind::Replace(1) },
+    ];
+    let result = run(&[("recovery_s_min", 40.0)], timeline, false, job(60, 0), 4);
+    assert_eq!(events(&result), [("latent-error", 1)], "no timeout: the drive left before it");
+    let names: Vec<_> = result.phases.iter().map(|p| (p.name, p.start_ns)).collect();
+    assert_eq!(&names[..3], [("optimal", 0), ("degraded", 5 * S), ("rebuilding", 6 * S)]);
+    // The reads the stalled drive held were served from the others when it was replaced.
+    let max_ns = result.jobs[0].read.latency.max();
+    assert!((3 * S..5 * S).contains(&max_ns), "worst read {max_ns} ns");
+}

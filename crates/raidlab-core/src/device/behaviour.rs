@@ -278,9 +278,16 @@ impl Behaved {
         self.armed = true;
     }
 
-    /// A new drive takes this one's place (md recovery onto a replacement or spare).
+    /// A new drive takes this one's place (md recovery onto a replacement or spare). Commands
+    /// the old drive still held (waiting for its wake or its recovery) fail with it; those in
+    /// its mechanics complete as they would have.
     pub fn replaced(&mut self, now: Nanos) {
-        assert!(self.held.is_empty() && self.recovery.is_none(), "a dropped drive holds no commands");
+        if let Some(recovery) = self.recovery.take() {
+            self.own.push((Completion { id: recovery.id, time: now }, Fault::Offline));
+        }
+        for held in std::mem::take(&mut self.held) {
+            self.own.push((Completion { id: held.command.id, time: now }, Fault::Offline));
+        }
         self.offline = false;
         self.armed = false;
         self.bad = None;

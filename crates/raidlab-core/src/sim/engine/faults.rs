@@ -111,6 +111,7 @@ impl Simulation {
         let now = self.now;
         if let Some(drive) = self.members[member as usize].drive.behaved() {
             drive.replaced(now);
+            self.kick(member);
         }
     }
 
