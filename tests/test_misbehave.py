@@ -115,3 +115,18 @@ def test_presets_list_the_parking_desktop_drive():
     run = _cli("drives", "--json")
     names = [d["name"] for d in json.loads(run.stdout)]
     assert "green-5400-idle3" in names
+
+
+def test_parked_heads_show_in_the_latency_tail(tmp_path):
+    # One 4 KiB read every 10 s: past the 8 s idle3 timer, every read waits for the heads to load
+    # (0.5 s) on green-5400-idle3; green-5400 (timer off) serves it with a seek.
+    job = tmp_path / "idle.fio"
+    job.write_text("[idle]\nrw=randread\nbs=4k\ndirect=1\nthinktime=10s\nruntime=60\ntime_based\n")
+    percentiles = {}
+    for drive in ("green-5400-idle3", "green-5400"):
+        doc = simulate(level=5, devices=4, drive=drive, fio=str(job)).to_dict()
+        clat = doc["jobs"][0]["read"]["clat_ns"]
+        percentiles[drive] = (clat["percentile"]["50.000000"], clat["max"])
+    p50, worst = percentiles["green-5400-idle3"]
+    assert 500e6 <= p50 and worst < 540e6
+    assert percentiles["green-5400"][1] < 40e6
