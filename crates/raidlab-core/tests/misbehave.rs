@@ -184,6 +184,7 @@ fn a_swarm_of_misbehaving_arrays_keeps_the_engine_invariants() {
         .map(|&(k, v)| (k.to_string(), v))
         .collect();
         values.insert("park_wake_ms".into(), 300.0);
+        values.insert("ure_per_bit".into(), if rng.chance(0.3) { 1e-7 } else { 0.0 });
         let choice = DriveChoice::resolve(Some("green-5400"), None, &values).unwrap();
         let behaviour = Behaviour::from_params(&choice.values).unwrap();
         let mut timeline = Vec::new();
@@ -250,4 +251,19 @@ fn a_drive_pulled_while_it_recovers_takes_its_commands_with_it() {
     // The reads the stalled drive held were served from the others when it was replaced.
     let max_ns = result.jobs[0].read.latency.max();
     assert!((3 * S..5 * S).contains(&max_ns), "worst read {max_ns} ns");
+}
+
+#[test]
+fn an_error_rate_draws_unreadable_sectors_that_md_corrects() {
+    // 1e-7 per bit read: a 4 KiB read meets one with P = 3.3e-3; a minute of reads meets several
+    // (each stalls its member for two 7 s recoveries).
+    let result = run(&[("erc_read_s", 7.0), ("ure_per_bit", 1e-7)], Vec::new(), false, job(60, 0), 4);
+    let what = events(&result);
+    let corrected = what.iter().filter(|e| e.0 == "corrected").count();
+    let errors = what.iter().filter(|e| e.0 == "read-error").count();
+    assert!(corrected >= 2 && errors >= corrected, "{what:?}");
+    assert!(!what.iter().any(|e| e.0 == "latent-error" || e.0 == "timeout-dropped"), "{what:?}");
+    assert_eq!(result.phases.len(), 1);
+    let again = run(&[("erc_read_s", 7.0), ("ure_per_bit", 1e-7)], Vec::new(), false, job(60, 0), 4);
+    assert_eq!((events(&again), &again.result), (what, &result.result), "seeded");
 }

@@ -91,6 +91,14 @@ pub const DECLARATIONS: &[ParamDecl] = &[
         max: 3600.0,
         doc: "Longest deep recovery (WD: up to 2 minutes); the time is uniform between the two.",
     },
+    ParamDecl {
+        name: "ure_per_bit",
+        unit: "per bit",
+        default: 0.0,
+        min: 0.0,
+        max: 1e-3,
+        doc: "Unreadable sectors met in a simulation, per bit read (datasheets: 1e-14 desktop, 1e-15 enterprise); 0: only scripted latent errors.",
+    },
 ];
 
 /// One drive's behaviour, resolved.
@@ -104,6 +112,8 @@ pub struct Behaviour {
     pub erc_read_ns: Option<Nanos>,
     pub recovery_ns_min: Nanos,
     pub recovery_ns_max: Nanos,
+    /// Unreadable sectors per bit read, drawn per read command (0: none but scripted ones).
+    pub ure_per_bit: f64,
 }
 
 impl Default for Behaviour {
@@ -138,12 +148,28 @@ impl Behaviour {
             erc_read_ns: (erc > 0.0).then(|| ns(erc)),
             recovery_ns_min: ns(lo),
             recovery_ns_max: ns(hi),
+            ure_per_bit: params::get(&v, "ure_per_bit"),
         })
     }
 
     /// Whether idle timers can delay a command.
     pub fn has_idle_timers(&self) -> bool {
         self.idle_park_ns > 0 || self.spin_down_ns > 0
+    }
+
+    /// Whether the drive can show its behaviour without a scripted event (idle timers, or
+    /// unreadable sectors drawn from its error rate).
+    pub fn shows_by_itself(&self) -> bool {
+        self.has_idle_timers() || self.ure_per_bit > 0.0
+    }
+
+    /// P(a read of `sectors` meets an unreadable sector): 1 − (1 − u)^(8 · bytes) (the UBER
+    /// arithmetic of reliability/ure.rs).
+    pub fn p_read_error(&self, sectors: u32) -> f64 {
+        if self.ure_per_bit <= 0.0 {
+            return 0.0;
+        }
+        -libm::expm1(8.0 * 512.0 * sectors as f64 * libm::log1p(-self.ure_per_bit))
     }
 
     /// The wake latency a command pays after the drive was idle for `idle_ns`.
@@ -201,6 +227,8 @@ struct Held {
     command: Command,
     /// When the host gave the command to the drive (its timer starts, blk_add_timer).
     submitted: Nanos,
+    /// It meets an unreadable sector drawn from the drive's error rate.
+    unreadable: bool,
 }
 
 /// The command the drive is recovering.
@@ -239,7 +267,7 @@ pub struct Behaved {
     /// A latent error waits for the next read.
     armed: bool,
     /// The unreadable sectors (first, count) until a write covers them (the drive reallocates).
-    bad: Option<(u64, u32)>,
+    bad: Vec<(u64, u32)>,
     recovery: Option<Recovery>,
     offline: bool,
     /// Completions and faults of the wrapper's own (recovery, offline) not yet reported.
@@ -263,7 +291,7 @@ impl Behaved {
             idle_since: 0,
             ready_at: 0,
             armed: false,
-            bad: None,
+            bad: Vec::new(),
             recovery: None,
             offline: false,
             own: Vec::new(),
@@ -290,7 +318,7 @@ impl Behaved {
         }
         self.offline = false;
         self.armed = false;
-        self.bad = None;
+        self.bad.clear();
         self.idle_since = now;
         self.ready_at = now;
     }
@@ -305,7 +333,7 @@ impl Behaved {
     }
 
     fn hits_bad(&self, command: &Command) -> bool {
-        self.bad.is_some_and(|(first, n)| command.sector < first + n as u64 && first < command.sector + command.sectors as u64)
+        self.bad.iter().any(|&(first, n)| overlaps(command, first, n))
     }
 
     /// Gives held commands to the inner drive while it may take them.
@@ -315,10 +343,11 @@ impl Behaved {
         }
         while let Some(&head) = self.held.front() {
             let command = head.command;
-            if command.op == Op::Write && self.hits_bad(&command) {
-                self.bad = None; // md's rewrite: the drive reallocates the sector
+            if command.op == Op::Write {
+                // md's rewrite: the drive reallocates the sectors a write covers.
+                self.bad.retain(|&(first, n)| !overlaps(&command, first, n));
             }
-            let error = command.op == Op::Read && (self.armed || self.hits_bad(&command));
+            let error = command.op == Op::Read && (head.unreadable || self.armed || self.hits_bad(&command));
             if error {
                 // The drive works on the sector alone, once what it had queued is done.
                 if self.in_inner > 0 {
@@ -334,10 +363,17 @@ impl Behaved {
         }
     }
 
+    /// Draws whether a read of `sectors` meets an unreadable sector (no draw at rate 0, so a
+    /// drive without the rate uses its PRNG for recovery times alone).
+    fn prng_chance(&mut self, sectors: u32) -> bool {
+        let p = self.spec.p_read_error(sectors);
+        p > 0.0 && self.prng.chance(p)
+    }
+
     fn start_recovery(&mut self, now: Nanos, head: Held) {
-        if self.armed {
-            self.armed = false;
-            self.bad = Some((head.command.sector, head.command.sectors));
+        if self.armed || head.unreadable {
+            self.armed &= head.unreadable; // a drawn error leaves the scripted one for the next read
+            self.bad.push((head.command.sector, head.command.sectors));
         }
         let reported = now + self.spec.recovery_ns(&mut self.prng);
         // The host's timer started when the command (or an older one still held) was sent.
@@ -390,7 +426,8 @@ impl Drive for Behaved {
             }
         }
         self.outstanding += 1;
-        self.held.push_back(Held { command, submitted: now });
+        let unreadable = command.op == Op::Read && self.prng_chance(command.sectors);
+        self.held.push_back(Held { command, submitted: now, unreadable });
         self.pump(now);
     }
     fn next_event(&self) -> Option<Nanos> {
@@ -427,6 +464,10 @@ impl Drive for Behaved {
     fn busy_nanos(&self) -> Nanos {
         self.inner.busy_nanos() + self.recovery_busy_ns
     }
+}
+
+fn overlaps(command: &Command, first: u64, sectors: u32) -> bool {
+    command.sector < first + sectors as u64 && first < command.sector + command.sectors as u64
 }
 
 /// The behaviour of a drive built from `values` of model `kind` (only HDDs declare it; other

@@ -361,9 +361,10 @@ pub const DECLARATIONS: &[ParamDecl] = &[
     BEHAVIOUR[4],
     BEHAVIOUR[5],
     BEHAVIOUR[6],
+    BEHAVIOUR[7],
 ];
 use crate::device::behaviour::DECLARATIONS as BEHAVIOUR;
-const _: () = assert!(BEHAVIOUR.len() == 7, "every behaviour parameter is an HDD parameter");
+const _: () = assert!(BEHAVIOUR.len() == 8, "every behaviour parameter is an HDD parameter");
 
 /// The complete, checked description of one drive.
 #[derive(Clone, Debug, PartialEq)]

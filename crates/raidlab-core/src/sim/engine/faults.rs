@@ -61,8 +61,8 @@ impl FaultState {
     }
 }
 
-/// Wraps each member that can misbehave in this run (an idle timer, or a scripted latent
-/// error) in its behaviour; the others stay the bare model.
+/// Wraps each member that can misbehave in this run (an idle timer, an error rate, or a
+/// scripted latent error) in its behaviour; the others stay the bare model.
 pub fn wrap_drives(config: &SimConfig, drives: Vec<Box<dyn Drive>>) -> Vec<Box<dyn Drive>> {
     let faults = &config.drive_faults;
     drives
@@ -71,7 +71,7 @@ pub fn wrap_drives(config: &SimConfig, drives: Vec<Box<dyn Drive>>) -> Vec<Box<d
         .map(|(index, drive)| {
             let spec = faults.behaviours.get(index).copied().unwrap_or_default();
             let scripted = config.timeline.iter().any(|e| e.kind == ArrayEventKind::LatentError(index as u32));
-            if !spec.has_idle_timers() && !scripted {
+            if !spec.shows_by_itself() && !scripted {
                 return drive;
             }
             let prng = Prng::derive(config.seed, "drive-behaviour", index as u64);
