@@ -136,8 +136,7 @@ impl Simulation {
             return;
         }
         self.members[member as usize].scheduler.completed(self.now, block.thread, true);
-        let parity = matches!(self.planner.array().level(), Level::Raid4 | Level::Raid5 | Level::Raid6);
-        if fault == Fault::ReadError && parity && matches!(owner, Owner::Host(_)) && self.faults.retried.insert(block_id) {
+        if fault == Fault::ReadError && self.took_aligned_read(owner) && self.faults.retried.insert(block_id) {
             // raid5_align_endio: the aligned read failed; md retries it through the stripe cache.
             self.drive_event(member, "retry");
             let request = crate::sim::sched::BlockRequest {
@@ -172,6 +171,20 @@ impl Simulation {
         self.plan_scratch.writes.clear();
         let index = self.faults.add(fix);
         self.submit_planned(Owner::ReadFix(index), block.thread, false);
+    }
+
+    /// Whether md read `owner`'s data by its chunk-aligned path: a host read of a raid4/5/6 array
+    /// that is not degraded, within one chunk (raid5_make_request: `mddev->degraded == 0`;
+    /// raid5_read_one_chunk: `in_chunk_boundary`).
+    fn took_aligned_read(&self, owner: Owner) -> bool {
+        let array = self.planner.array();
+        let Owner::Host(id) = owner else { return false };
+        if !matches!(array.level(), Level::Raid4 | Level::Raid5 | Level::Raid6) || !self.failed.is_empty() {
+            return false;
+        }
+        let io = self.host_ios.get(id);
+        let chunk = array.chunk_sectors();
+        io.sector % chunk + io.sectors <= chunk
     }
 
     /// The block is computed from the other members: the read completes, and md writes it back.
