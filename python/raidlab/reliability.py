@@ -53,6 +53,13 @@ HOURS_PER_YEAR: float = _DEFAULTS["hours_per_year"]
 #: its ranges from these, so an option's range and the model's agree.
 MAX_UBER = 1e-3
 MAX_LSE_PER_DISK_YEAR = 1.0 * HOURS_PER_YEAR
+# ---- issue 24 §3: members dropped by the host's command timeout ----
+#: The host's command timeout: Linux's SCSI disk default (SD_TIMEOUT, drivers/scsi/sd.h; per
+#: device in /sys/block/sdX/device/timeout).
+DEFAULT_COMMAND_TIMEOUT_S: float = 30.0
+#: TB each drive reads a year: desktop drives' rated workload (Seagate BarraCuda and WD Blue
+#: product manuals: 55 TB/year of reads and writes [memory]); give your own.
+DEFAULT_READ_TB_PER_YEAR: float = 55.0
 REPAIR_POLICIES = ("md", "serial", "parallel")
 REPAIR_DISTRIBUTIONS = ("fixed", "exponential")
 
@@ -67,6 +74,10 @@ SOURCES = {
     "mttdl": "exact CTMC (Gibson 1990); approximation Patterson, Gibson & Katz 1988 / Chen et al. 1994",
     "ure": "P(URE) = 1 - (1 - UBER)^(8 x bytes read) (Harris 2007; Leventhal 2009)",
     "nomdl": "expected bytes lost, normalised by capacity (Greenan, Plank & Wylie, HotStorage 2010)",
+    "timeout_drops": ("read errors/h = 8 x bytes read/h x UBER; a drive without ERC recovers a sector for "
+                      "up to 2 min (WD answer 1397), past the 30 s SCSI timeout (SD_TIMEOUT) md drops it; "
+                      "ERC (smartctl -l scterc,70,70) caps it at 7 s"),
+    "read_tb_per_year": "desktop drives' rated workload, 55 TB/year (Seagate BarraCuda, WD Blue manuals)",
 }
 
 
@@ -237,6 +248,7 @@ class ReliabilityResult:
             },
             "monte_carlo": monte_carlo,
             "sources": dict(SOURCES),
+            "timeout_drops": dict(self.inputs["timeout_drops"]),
         }
         return _clean(document)
 
@@ -274,6 +286,9 @@ def analyze(
     progress: Optional[Callable[[int, int], None]] = None,
     inner_devices: int = 0,
     outer_chunk_kib: int = DEFAULT_CHUNK_KIB,
+    erc_s: Optional[float] = None,
+    command_timeout_s: float = DEFAULT_COMMAND_TIMEOUT_S,
+    read_tb_per_year: float = DEFAULT_READ_TB_PER_YEAR,
 ) -> ReliabilityResult:
     """Analyzes one array.
 
@@ -285,6 +300,10 @@ def analyze(
     ``replace_hours``. ``scrub_days`` 0 means never scrubbed. ``trials`` 0 skips the Monte Carlo,
     which calls ``progress(trials_done, trials)`` between batches of trials and stops with
     KeyboardInterrupt on Ctrl-C (the result does not depend on the batches).
+    Drops by timeout (issue 24 §3): each drive reads ``read_tb_per_year``; an unreadable sector
+    its recovery holds past ``command_timeout_s`` drops it (rate added to its failure rate). The
+    recovery comes from ``drive``'s behaviour (ERC or deep recovery), ``erc_s`` overriding its
+    ERC (0: none); without a drive, the declared defaults (ERC 7 s: no drops).
     Bad input raises a :class:`raidlab.RaidlabError` with a one-line message.
     """
     if afr_pct is not None and mttf_hours is not None:
@@ -338,6 +357,7 @@ def analyze(
         rebuild_hours = DEFAULT_REBUILD_HOURS
         rebuild_source = "default"
     repair_hours = rebuild_hours + detect_hours + replace_hours
+    drops = timeout_drops(drive, erc_s, command_timeout_s, read_tb_per_year, uber)
 
     config = {
         "level": level_text,
@@ -360,6 +380,7 @@ def analyze(
         # issue 24 §2: a stacked level's inner arrays and outer chunk (unused by other levels).
         "inner_devices": inner_devices,
         "outer_chunk_kib": outer_chunk_kib,
+        "drops_per_hour": drops["drops_per_drive_year"] / HOURS_PER_YEAR,
     }
     core = dict(_core.reliability_analyze(config, progress))
     inputs = {
@@ -389,8 +410,39 @@ def analyze(
         "ure_fails_array": bool(ure_fails_array),
         "trials": trials,
         "seed": seed,
+        "timeout_drops": drops,
     }
     return ReliabilityResult(inputs=inputs, core=core)
+
+
+def timeout_drops(drive: Optional[Any], erc_s: Optional[float], command_timeout_s: float,
+                  read_tb_per_year: float, uber: float) -> Dict[str, Any]:
+    """Issue 24 §3: how often one drive is dropped by the host's command timeout, with the rates
+    behind it (read errors a year, P(recovery > timeout)) and the behaviour they came from."""
+    from raidlab.drives import resolve_drive
+
+    choice = resolve_drive(drive, "--drive").choice if drive is not None else {"kind": "hdd"}
+    behaviour = dict(_core.drive_behaviour(choice))
+    if erc_s is not None:
+        erc_s = _finite("--erc-s", erc_s)
+        if erc_s > 6553.5:
+            raise ConfigError(f"--erc-s must be at most 6553.5 s (SCT ERC counts deciseconds), got {erc_s:g}")
+        behaviour["erc_read_s"] = erc_s
+    command_timeout_s = _finite("--command-timeout-s", command_timeout_s)
+    read_tb_per_year = _finite("--read-tb-per-year", read_tb_per_year)
+    rates = _core.reliability_timeout_drops(uber, read_tb_per_year * 1e12 / HOURS_PER_YEAR,
+                                           {k: behaviour[k] for k in ("erc_read_s", "recovery_s_min",
+                                                                      "recovery_s_max")},
+                                           command_timeout_s)
+    return {
+        "erc_s": behaviour["erc_read_s"] or None,
+        "recovery_s": [behaviour["recovery_s_min"], behaviour["recovery_s_max"]],
+        "command_timeout_s": command_timeout_s,
+        "read_tb_per_year": read_tb_per_year,
+        "read_errors_per_drive_year": rates["read_errors_per_hour"] * HOURS_PER_YEAR,
+        "p_recovery_over_timeout": rates["p_recovery_over_timeout"],
+        "drops_per_drive_year": rates["drops_per_hour"] * HOURS_PER_YEAR,
+    }
 
 
 def _drive_capacity_bytes(drive: Any) -> int:

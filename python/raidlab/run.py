@@ -179,9 +179,14 @@ class Options:
                                                               "30+60): a hardware controller with a battery-"
                                                               "backed cache runs its learn policy meanwhile")
 
+    # ---- issue 24 §3: drives that misbehave in arrays ----
+    command_timeout_s: float = _setting(30.0, "The host's command timeout per member, s: a drive still recovering "
+                                              "a sector then is dropped (Linux SCSI default 30 s, "
+                                              "/sys/block/sdX/device/timeout; 0: none)", 0.0, 1e6)
+
 
 #: Settings whose values are (finite) real numbers; the rest are whole numbers, names or flags.
-_FLOAT_KEYS = ("runtime_s", "max_time_s", "rebuild_start_pct", "ram_gib", "host_credits_pct", "partition_gib")
+_FLOAT_KEYS = ("runtime_s", "max_time_s", "rebuild_start_pct", "ram_gib", "host_credits_pct", "partition_gib", "command_timeout_s")
 #: Every setting's default, by name (for CLI options and docs).
 DEFAULTS: Dict[str, Any] = {f.name: f.default for cls in (Design, Options) for f in fields(cls)}
 DESIGN_DEFAULTS = DEFAULTS
@@ -305,15 +310,16 @@ def _members(value: Any, where: str) -> Tuple[int, ...]:
 
 
 def _timeline(value: Any, where: str) -> Tuple[Dict[str, Any], ...]:
-    """Scripted events: each a mapping ``{"action": "fail"|"replace", "member": K, "at_s": T}``."""
+    """Scripted events: each a mapping ``{"action": "fail"|"replace"|"latent_error", "member": K,
+    "at_s": T}`` (issue 24 §3: a latent sector error under the member's next read)."""
     if isinstance(value, (str, bytes, Mapping)) or not hasattr(value, "__iter__"):
         raise ConfigError(f"{where}timeline must be a list of events, got {type(value).__name__}")
     events = []
     for event in value:
         if not isinstance(event, Mapping) or set(event) != {"action", "member", "at_s"} \
-                or event["action"] not in ("fail", "replace"):
+                or event["action"] not in TIMELINE_ACTIONS:
             raise ConfigError(f"{where}timeline event {event!r:.80}: expected "
-                              "{'action': 'fail' or 'replace', 'member': K, 'at_s': T}")
+                              "{'action': 'fail', 'replace' or 'latent_error', 'member': K, 'at_s': T}")
         member = _number("member", event["member"], f"{where}timeline ", int)
         at_s = _number("at_s", event["at_s"], f"{where}timeline ", float)
         if member < 0 or at_s < 0:
@@ -353,6 +359,8 @@ def check_bbu_learn(design: "Design", options: "Options") -> None:
                "its cache has no BBU (--bbu)" if not values["bbu"] else "it has no cache (--cache-mib 0)")
         raise ConfigError(f"--bbu-learn needs a hardware controller with a battery-backed cache; "
                           f"controller {design.controller}: {why}")
+#: What a timeline event may do (issue 24 §3 added latent_error).
+TIMELINE_ACTIONS = ("fail", "replace", "latent_error")
 
 
 def check_timeline(options: "Options") -> None:
@@ -365,6 +373,11 @@ def check_timeline(options: "Options") -> None:
     failed = set(options.failed)
     for event in sorted(options.timeline, key=lambda e: e["at_s"]):
         member, at_s, action = event["member"], event["at_s"], event["action"]
+        if action == "latent_error":
+            if member in failed:
+                raise ConfigError(f"--latent-error {member}@{at_s:g}s: member {member} is failed then; "
+                                  "a latent error needs a working member")
+            continue
         if action == "fail" and member in failed:
             raise ConfigError(f"--fail {member}@{at_s:g}s: member {member} is already failed then "
                               f"(failed {'from the start' if member in options.failed else 'earlier'}, "
@@ -443,6 +456,7 @@ class RunSpec:
                                   else values["drive_write_cache"] == "on"),
             "page_cache": self.page_cache_config(),
             "host": hosts.limits(d.host, d.host_credits_pct),
+            "command_timeout_s": float(o.command_timeout_s),
         }
 
     def bbu_learn_params(self) -> Dict[str, Any]:

@@ -77,13 +77,14 @@ IDLE = None
 def parse_events(specs: Sequence[str], action: str) -> List[Dict[str, Any]]:
     """``K@T`` entries (member K at time T, e.g. ``2@30s``, ``1@1.5m``, ``0@500ms``)."""
     events = []
+    option = action.replace("_", "-")  # latent_error is --latent-error
     for spec in specs:
         member, _, when = spec.partition("@")
         index = whole_text(member)
         if index is None or index < 0 or not when:
-            raise ConfigError(f"--{action} {spec!r}: expected MEMBER@TIME, e.g. 2@30s")
+            raise ConfigError(f"--{option} {spec!r}: expected MEMBER@TIME, e.g. 2@30s")
         if index >= MAX_DEVICES:
-            raise ConfigError(f"--{action} {spec!r}: member {index} does not exist "
+            raise ConfigError(f"--{option} {spec!r}: member {index} does not exist "
                               f"(an array has at most {MAX_DEVICES} members)")
         events.append({"action": action, "member": index, "at_s": parse_seconds(when, action)})
     return events
@@ -271,14 +272,16 @@ def simulate(*, fio: Optional[str] = None, sysbench: Optional[str] = None, prese
     ``drive``, ``controller``, ..., ``seed``, ``runtime_s``, ``failed``), with the defaults
     declared in :mod:`raidlab.run`. ``runtime_s`` overrides the workload's own run time
     (handy for presets in tests). Failures as ``raidlab sim`` takes them: ``failed=[0]``,
-    ``fail=["1@5s"]``, ``replace=["1@8s"]`` (or ``timeline=`` events), ``spare=True``, and the
+    ``fail=["1@5s"]``, ``replace=["1@8s"]``, ``latent_error=["1@2s"]`` (issue 24 §3; or
+    ``timeline=`` events), ``spare=True``, ``command_timeout_s``, and the
     speed limits, controller and every other option by its setting name. The result gives
     DataFrames: ``jobs()``, ``members()``, ``phases()``, ``timeline()``, ``percentiles()``.
     """
     from raidlab.run import build_run
 
     # issue 23: --fail/--replace as raidlab sim takes them (K@T texts), beside timeline= events
-    events = [e for action in ("fail", "replace") for e in parse_events(_texts(settings.pop(action, ()), action), action)]
+    events = [e for action in ("fail", "replace", "latent_error")
+              for e in parse_events(_texts(settings.pop(action, ()), action), action)]
     if events:
         settings["timeline"] = list(settings.get("timeline") or ()) + events
     spec = build_run({**settings, "fio": fio, "sysbench": sysbench, "preset": preset},

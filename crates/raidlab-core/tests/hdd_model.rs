@@ -464,6 +464,7 @@ fn presets_describe_themselves() {
             "cheetah-10k7",
             "raptor-wd1500adfd",
             "green-5400",
+            "green-5400-idle3",
             "nearline-7200"
         ]
     );

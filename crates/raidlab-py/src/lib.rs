@@ -97,6 +97,8 @@ fn _core(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_function(wrap_pyfunction!(reliability::reliability_mttf_from_afr, module)?)?;
     module.add_function(wrap_pyfunction!(stacked::parse_stacked_level, module)?)?;
     module.add_function(wrap_pyfunction!(stacked::stacked_geometry, module)?)?;
+    module.add_function(wrap_pyfunction!(reliability::reliability_timeout_drops, module)?)?;
+    module.add_function(wrap_pyfunction!(reliability::drive_behaviour, module)?)?;
     module.add("MAX_DEVICES", MAX_DEVICES)?;
     module.add("DEFAULT_CHUNK_KIB", DEFAULT_CHUNK_KIB)?;
     // Bounds on allocations the user's numbers size, so Python can refuse them first.

@@ -114,6 +114,10 @@ pub fn reliability_analyze<'py>(
         ure_aborts_rebuild: field(config, "ure_aborts_rebuild")?,
         trials: field(config, "trials")?,
         seed: field(config, "seed")?,
+        drops_per_hour: match config.get_item("drops_per_hour")? {
+            Some(value) => value.extract()?,
+            None => 0.0,
+        },
     };
     let report = analyze_interruptibly(py, &array, &inputs, progress)?;
 
@@ -166,5 +170,58 @@ pub fn reliability_analyze<'py>(
         }
         None => d.set_item("monte_carlo", py.None())?,
     }
+    Ok(d)
+}
+
+/// Issue 24 §3: members dropped by the host's command timeout, per drive-hour: the read-error
+/// rate (UBER and bytes read an hour), P(recovery > timeout) from the drive's behaviour
+/// parameters (`erc_read_s`, `recovery_s_min`, `recovery_s_max`; others ignored) and the
+/// product. Returns a dict of the three.
+#[pyfunction]
+pub fn reliability_timeout_drops<'py>(
+    py: Python<'py>,
+    uber: f64,
+    read_bytes_per_hour: f64,
+    behaviour: std::collections::BTreeMap<String, f64>,
+    command_timeout_s: f64,
+) -> PyResult<Bound<'py, PyDict>> {
+    use raidlab_core::device::behaviour::Behaviour;
+    use raidlab_core::reliability::drops::timeout_drops;
+    let spec = Behaviour::from_params(&behaviour).map_err(errors::to_py)?;
+    if !(command_timeout_s.is_finite() && (0.0..=1e6).contains(&command_timeout_s)) {
+        return Err(errors::to_py(Error::new(
+            raidlab_core::error::ErrorKind::InvalidConfig,
+            format!("command timeout {command_timeout_s} s is out of range: 0 to 1000000 s"),
+        )));
+    }
+    if !(read_bytes_per_hour.is_finite() && read_bytes_per_hour >= 0.0) {
+        return Err(errors::to_py(Error::new(
+            raidlab_core::error::ErrorKind::InvalidConfig,
+            format!("bytes read per hour must be at least 0, got {read_bytes_per_hour}"),
+        )));
+    }
+    let rates = timeout_drops(uber, read_bytes_per_hour, &spec, (command_timeout_s * 1e9).round() as u64);
+    let d = PyDict::new(py);
+    d.set_item("read_errors_per_hour", rates.read_errors_per_hour)?;
+    d.set_item("p_recovery_over_timeout", rates.p_recovery_over_timeout)?;
+    d.set_item("drops_per_hour", rates.drops_per_hour)?;
+    Ok(d)
+}
+
+/// Issue 24 §3: a drive's behaviour in an array (the core drive dict, as `sim` takes it): its
+/// idle timers, ERC (`erc_read_s`, 0: none) and deep recovery bounds, in the declared units.
+#[pyfunction]
+pub fn drive_behaviour<'py>(py: Python<'py>, drive: &Bound<'py, PyDict>) -> PyResult<Bound<'py, PyDict>> {
+    let choice = crate::sim::drive_from(drive)?;
+    let b = raidlab_core::device::behaviour::for_drive(choice.kind, &choice.values);
+    let s = |ns: u64| ns as f64 / 1e9;
+    let d = PyDict::new(py);
+    d.set_item("idle_park_s", s(b.idle_park_ns))?;
+    d.set_item("park_wake_ms", s(b.park_wake_ns) * 1e3)?;
+    d.set_item("spin_down_s", s(b.spin_down_ns))?;
+    d.set_item("spin_up_s", s(b.spin_up_ns))?;
+    d.set_item("erc_read_s", b.erc_read_ns.map_or(0.0, s))?;
+    d.set_item("recovery_s_min", s(b.recovery_ns_min))?;
+    d.set_item("recovery_s_max", s(b.recovery_ns_max))?;
     Ok(d)
 }

@@ -14,6 +14,7 @@ use raidlab_core::sim::engine::{
     ArrayEvent, ArrayEventKind, ControllerConfig, DirectionStats, HwConfig, MdConfig, QueueDepths, RebuildConfig, SimConfig,
     SimResult, Simulation, MAX_SIM_TIME_NS,
 };
+use raidlab_core::sim::engine::DriveFaults;
 use raidlab_core::sim::controller::{CommandOrder, MirrorReads, ReadAheadPolicy, WritePolicy};
 use raidlab_core::sim::histogram::Histogram;
 use raidlab_core::sim::steady::{SteadyMetric, SteadyState};
@@ -166,7 +167,7 @@ fn workload_from(dict: &Bound<'_, PyDict>) -> PyResult<Workload> {
     Ok(Workload { jobs: parsed })
 }
 
-fn drive_from(dict: &Bound<'_, PyDict>) -> PyResult<DriveChoice> {
+pub(crate) fn drive_from(dict: &Bound<'_, PyDict>) -> PyResult<DriveChoice> {
     // An imported DiskSim model: {"disksim": ENTRY, "files": {name: text}}.
     if let Some(entry) = dict.get_item("disksim")? {
         let entry: String = entry.extract()?;
@@ -329,6 +330,7 @@ fn timeline_from(config: &Bound<'_, PyDict>) -> PyResult<Vec<ArrayEvent>> {
         let kind = match action.as_str() {
             "fail" => ArrayEventKind::Fail(member),
             "replace" => ArrayEventKind::Replace(member),
+            "latent_error" => ArrayEventKind::LatentError(member),
             other => return Err(config_error(format!("unknown timeline action '{other}'"))),
         };
         events.push(ArrayEvent { at_ns: (at_s * 1e9).round() as u64, kind });
@@ -403,6 +405,21 @@ fn member_device_sectors(array: &Bound<'_, PyDict>, capacity_bytes: u64) -> PyRe
     Ok(partition_bytes / 512)
 }
 
+/// Issue 24 §3: the members' behaviour (from the drive's parameters) and the host's command
+/// timeout (`command_timeout_s`; absent: the core's default, 30 s).
+fn drive_faults_from(config: &Bound<'_, PyDict>, drive: &DriveChoice, devices: u32) -> PyResult<DriveFaults> {
+    let behaviour = raidlab_core::device::behaviour::for_drive(drive.kind, &drive.values);
+    let mut faults = DriveFaults { behaviours: vec![behaviour; devices as usize], ..DriveFaults::default() };
+    if let Some(value) = config.get_item("command_timeout_s")? {
+        let seconds: f64 = value.extract()?;
+        if !(seconds.is_finite() && (0.0..=1e6).contains(&seconds)) {
+            return Err(config_error(format!("command_timeout_s = {seconds} is out of range: 0 to 1000000 s")));
+        }
+        faults.command_timeout_ns = (seconds * 1e9).round() as u64;
+    }
+    Ok(faults)
+}
+
 /// Builds the core configuration and one drive per member.
 fn build(config: &Bound<'_, PyDict>) -> PyResult<Simulation> {
     let array = sub(config, "array")?;
@@ -466,9 +483,10 @@ fn build(config: &Bound<'_, PyDict>) -> PyResult<Simulation> {
         page_cache: page_cache_from(config)?,
         host_limits: crate::host::limits_from(config)?,
         stack: crate::stacked::stack_from(&array, devices, member_kib)?,
+        drive_faults: drive_faults_from(config, &drive, devices)?,
     };
     for event in &sim_config.timeline {
-        let (ArrayEventKind::Fail(member) | ArrayEventKind::Replace(member)) = event.kind;
+        let member = event.kind.member();
         if member >= devices {
             return Err(config_error(format!("member {member} does not exist: the array has members 0 to {}", devices - 1)));
         }
@@ -661,11 +679,20 @@ impl CoreSimulation {
         let sim = self.inner.take().ok_or_else(|| config_error("the result was already taken".into()))?;
         let page_cache = sim.page_cache().map(|cache| cache.stats());
         let host = sim.host_report();
+        let drive_events = PyList::empty(py);
+        for event in sim.drive_events() {
+            let entry = PyDict::new(py);
+            entry.set_item("at_ns", event.at_ns)?;
+            entry.set_item("member", event.member)?;
+            entry.set_item("event", event.what)?;
+            drive_events.append(entry)?;
+        }
         let result = sim.finish();
         let dict = result_dict(py, &result)?;
         if let Some(report) = host {
             dict.set_item("host", crate::host::report_dict(py, &report)?)?;
         }
+        dict.set_item("drive_events", drive_events)?;
         if let Some(cache) = page_cache {
             dict.set_item("page_cache", page_cache_dict(py, &cache)?)?;
         }

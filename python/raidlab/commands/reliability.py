@@ -121,6 +121,15 @@ def render_text(doc: Dict[str, Any]) -> str:
                      f"{_bytes(rebuild['critical_read_bytes'])}, P(sector lost) "
                      f"{_pct(rebuild['p_sector_fault_critical'])} (md records a bad block and "
                      "carries on)")
+    drops = doc.get("timeout_drops")
+    if drops:  # issue 24 §3
+        erc = f"ERC {drops['erc_s']:g} s" if drops["erc_s"] else "no ERC"
+        lines.append(f"drops by timeout: {erc}, recovery {drops['recovery_s'][0]:g}-{drops['recovery_s'][1]:g} s "
+                     f"vs a {drops['command_timeout_s']:g} s command timeout; "
+                     f"{drops['read_tb_per_year']:g} TB read a year gives "
+                     f"{drops['read_errors_per_drive_year']:.3g} read errors per drive-year, "
+                     f"P(recovery > timeout) {drops['p_recovery_over_timeout']:.3g}: "
+                     f"{drops['drops_per_drive_year']:.3g} drops per drive-year (added to failures)")
     model = doc["exact_model"]
     if model["depth_cap"] is not None:
         lines.append(f"note: the chain keeps up to {model['depth_cap']} failed members "
@@ -185,6 +194,13 @@ def render_text(doc: Dict[str, Any]) -> str:
 @click.option("--trials", type=whole(), default=rel.DEFAULT_TRIALS, show_default=True,
               help="Monte Carlo trials (0: exact chain only).")
 @click.option("--seed", type=whole(), default=1, show_default=True, help="Monte Carlo seed.")
+@click.option("--erc-s", type=finite(0, 6553.5), default=None, metavar="SECONDS",
+              help="The drives' read error recovery limit (SCT ERC/TLER; 0: none) [default: the --drive's, "
+                   "else 7 s].")
+@click.option("--command-timeout-s", type=finite(0, 1e6), default=rel.DEFAULT_COMMAND_TIMEOUT_S,
+              show_default=True, help="The host's command timeout: a drive recovering a sector longer is dropped.")
+@click.option("--read-tb-per-year", type=finite(0, 1e6), default=rel.DEFAULT_READ_TB_PER_YEAR,
+              show_default=True, help="TB each drive reads a year (its read errors may drop it).")
 @click.option("--json", "as_json", is_flag=True, help="Print the JSON document instead of text.")
 @click.option("--html", "html_out", metavar="PATH",
               help="Also write a self-contained HTML report (tiles and the P(loss) curve).")
@@ -197,6 +213,7 @@ def reliability_command(level: str, devices: int, layout: Optional[str], chunk_k
                         replace_hours: float, uber: float, lse_per_disk_year: float,
                         scrub_days: float, mission_years: float, repair_policy: str,
                         repair_distribution: str, ure_fails_array: bool, trials: int, seed: int,
+                        erc_s: Optional[float], command_timeout_s: float, read_tb_per_year: float,
                         as_json: bool, html_out: Optional[str], inner_devices: int = 0,
                         outer_chunk_kib: int = rel.DEFAULT_CHUNK_KIB) -> None:
     """Probability of data loss: MTTDL, P(array loss), P(any sector lost), bytes lost per year.
@@ -210,8 +227,8 @@ def reliability_command(level: str, devices: int, layout: Optional[str], chunk_k
         raise click.UsageError("--afr-pct and --mttf-hours cannot be used together")
     if mttr_hours is not None and rebuild_from_sim:
         raise click.UsageError("--mttr-hours and --rebuild-from-sim cannot be used together")
-    if (drive is not None or sim_opts) and not rebuild_from_sim:
-        raise click.UsageError("--drive and --sim-opt only apply with --rebuild-from-sim")
+    if sim_opts and not rebuild_from_sim:
+        raise click.UsageError("--sim-opt only applies with --rebuild-from-sim")
     bar = ProgressBar(not as_json and sys.stderr.isatty(), "Monte Carlo")
     progress = None if bar.callback is None else (lambda done, total: bar(done / total))
     try:
@@ -224,7 +241,8 @@ def reliability_command(level: str, devices: int, layout: Optional[str], chunk_k
             scrub_days=scrub_days, mission_years=mission_years, repair_policy=repair_policy,
             repair_distribution=repair_distribution, ure_fails_array=ure_fails_array,
             trials=trials, seed=seed, progress=progress, inner_devices=inner_devices,
-            outer_chunk_kib=outer_chunk_kib)
+            outer_chunk_kib=outer_chunk_kib, erc_s=erc_s,
+            command_timeout_s=command_timeout_s, read_tb_per_year=read_tb_per_year)
     finally:
         bar.close()
     document = result.to_dict()

@@ -133,6 +133,11 @@ def _progress(enabled: bool):
 @click.option("--replace", "replace_at", multiple=True, metavar="K@T",
               help="Insert a replacement for member K at time T and rebuild it; repeatable.")
 @click.option("--spare", is_flag=True, help="A hot spare: rebuild starts as soon as a member fails.")
+@click.option("--latent-error", "latent_at", multiple=True, metavar="K@T",
+              help="A latent sector error on member K at time T, met by its next read (the drive's ERC "
+                   "or deep recovery against --command-timeout-s decides); repeatable.")
+@click.option("--command-timeout-s", type=cli_type("command_timeout_s"), default=DEFAULTS["command_timeout_s"],
+              show_default=True, help="The host's command timeout per member (Linux SCSI: 30 s; 0: none).")
 @click.option("--speed-limit-min", type=cli_type("speed_limit_min"), default=DEFAULTS["speed_limit_min"], show_default=True,
               help="md speed_limit_min, KiB/s per device.")
 @click.option("--speed-limit-max", type=cli_type("speed_limit_max"), default=DEFAULTS["speed_limit_max"], show_default=True,
@@ -158,7 +163,8 @@ def sim_command(level, devices, layout, chunk_kib, drive, controller, controller
                 host, host_credits_pct, bbu_learn, bbu_learn_policy, failed,
                 fio_job, sysbench, preset, runtime_s, seed, max_time_s, fail_at, replace_at, spare,
                 speed_limit_min, speed_limit_max, rebuild_priority, log_prefix, png_dir, json_out, html_out,
-                output_format="normal", per_job=False, inner_devices=None, outer_chunk_kib=None) -> None:
+                output_format="normal", per_job=False, inner_devices=None, outer_chunk_kib=None,
+                latent_at=(), command_timeout_s=30.0) -> None:
     """Simulate an array of drives under a workload: IOPS, bandwidth, latency, per-member load.
 
     Give one workload: --fio JOB.fio, --sysbench "fileio options", or --preset NAME. Bad days:
@@ -167,7 +173,8 @@ def sim_command(level, devices, layout, chunk_kib, drive, controller, controller
     """
     if output_format != "normal" and json_out is None:
         json_out = "-"  # fio's --output-format=json / json+: the document on stdout
-    timeline = parse_events(fail_at, "fail") + parse_events(replace_at, "replace")
+    timeline = (parse_events(fail_at, "fail") + parse_events(replace_at, "replace")
+                + parse_events(latent_at, "latent_error"))
     failed_members = _failed_members(failed)
     spec = build_run({
         "level": level, "devices": devices, "layout": layout, "chunk_kib": chunk_kib, "drive": drive,
@@ -186,7 +193,7 @@ def sim_command(level, devices, layout, chunk_kib, drive, controller, controller
         "read_ahead_kb": read_ahead_kb, "host": host, "host_credits_pct": host_credits_pct, "bbu_learn": bbu_learn,
         "bbu_learn_policy": bbu_learn_policy,
         "inner_devices": inner_devices, "outer_chunk_kib": outer_chunk_kib,
-        "partition_gib": partition_gib})
+        "partition_gib": partition_gib, "command_timeout_s": command_timeout_s})
     workload = spec.workload
     bar, step = _progress(progress.wanted(json_out is not None))
     try:

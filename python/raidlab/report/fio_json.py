@@ -328,6 +328,8 @@ def document(result: Dict[str, Any], raidlab_block: Dict[str, Any], workload: An
         out["page_cache"] = page_cache(result["page_cache"])
     if result.get("host") is not None:  # issue 24: runs with --host only
         out["host"] = dict(result["host"])
+    if result.get("drive_events"):  # issue 24 §3: runs where a drive misbehaved only
+        out["drive_events"] = timeline.drive_events(result)
     out["raidlab"] = raidlab_block
     return out
 

@@ -143,6 +143,10 @@ def bad_days(document: Dict[str, Any]) -> List[str]:
             state = f"finished at {rebuild['end_s']:.1f} s, took {rebuild['duration_s']:.1f} s"
         lines += ["", f"rebuild of member{rebuild['member']}: started {rebuild['start_s']:.1f} s, "
                       f"{rebuild['rate_kib_s'] / 1024:.1f} MiB/s per device; {state}"]
+    events = document.get("drive_events")
+    if events:  # issue 24 §3
+        lines += ["", "drive events: " + "; ".join(
+            f"{e['at_s']:.3f} s member{e['member']} {e['event']}" for e in events)]
     loss = document.get("data_loss")
     if loss:
         lines += ["", f"DATA LOSS at {loss['at_s']:.3f} s: members {loss['failed_members']} failed"]

@@ -85,6 +85,13 @@ def data_loss(result: Dict[str, Any]) -> Optional[Dict[str, Any]]:
     return {"at_s": loss["at_ns"] / 1e9, "failed_members": loss["failed"]}
 
 
+def drive_events(result: Dict[str, Any]) -> List[Dict[str, Any]]:
+    """Issue 24 §3: what the members' behaviour did (``latent-error``, ``read-error``, ``retry``,
+    ``corrected``, ``timeout-dropped``), in time order."""
+    return [{"at_s": event["at_ns"] / 1e9, "member": event["member"], "event": event["event"]}
+            for event in result.get("drive_events", [])]
+
+
 def write_fio_logs(result: Dict[str, Any], prefix: str) -> List[Path]:
     """fio's log format (``msec, value, data direction, block size, offset``; direction 0 read,
     1 write): PREFIX_iops.1.log, PREFIX_clat.1.log (p50, ns) and PREFIX_clat_p99.1.log, plus

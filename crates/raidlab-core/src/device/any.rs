@@ -17,11 +17,16 @@ use std::any::Any;
 /// 1.86).
 pub trait AsAny: Any {
     fn as_any(&self) -> &dyn Any;
+    /// (issue 24 §3: the engine reaches a [`super::behaviour::Behaved`] member through it.)
+    fn as_any_mut(&mut self) -> &mut dyn Any;
     fn into_any(self: Box<Self>) -> Box<dyn Any>;
 }
 
 impl<T: Any> AsAny for T {
     fn as_any(&self) -> &dyn Any {
+        self
+    }
+    fn as_any_mut(&mut self) -> &mut dyn Any {
         self
     }
     fn into_any(self: Box<Self>) -> Box<dyn Any> {
@@ -54,6 +59,16 @@ macro_rules! each {
             AnyDrive::Other($d) => $call,
         }
     };
+}
+
+impl AnyDrive {
+    /// The drive's behaviour wrapper, when the engine gave it one (issue 24 §3).
+    pub fn behaved(&mut self) -> Option<&mut super::behaviour::Behaved> {
+        match self {
+            AnyDrive::Other(drive) => (**drive).as_any_mut().downcast_mut(),
+            AnyDrive::Hdd(_) => None,
+        }
+    }
 }
 
 impl Drive for AnyDrive {

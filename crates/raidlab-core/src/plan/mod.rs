@@ -365,6 +365,17 @@ impl Planner {
         plan.merge();
         Ok(())
     }
+
+    /// Issue 24 §3: md's answer to a read error on `member`: read what the other members hold
+    /// of `sectors` at `sector` (its mirror copy, or the rest of each stripe to recompute it),
+    /// then write it back to `member` (raid5.c handle_stripe's R5_ReadError → R5_ReWrite;
+    /// raid1.c fix_read_error). The plan is the rebuild's with `member` counted as failed.
+    pub fn plan_read_fix(&mut self, member: u32, sector: u64, sectors: u64, plan: &mut Plan) -> Result<()> {
+        plan.clear();
+        rebuild::plan_rebuild(&self.array, self.failed_mask | (1 << member), member, sector, sectors, plan)?;
+        plan.merge();
+        Ok(())
+    }
 }
 
 #[cfg(test)]

@@ -16,6 +16,7 @@
 //! years are 8760 hours (365 days), as in the research notes' conversions.
 
 pub mod ctmc;
+pub mod drops;
 pub mod montecarlo;
 pub mod structure;
 pub mod ure;
@@ -136,6 +137,11 @@ pub struct Inputs {
     /// Monte Carlo trials (0: skip the Monte Carlo).
     pub trials: u64,
     pub seed: u64,
+
+    // ---- issue 24 §3 ----
+    /// Members dropped by the host's command timeout per drive-hour (a read error the drive
+    /// recovers for longer than the timeout, [`drops`]); added to the failure rate.
+    pub drops_per_hour: f64,
 }
 
 impl Inputs {
@@ -154,6 +160,7 @@ impl Inputs {
             ure_aborts_rebuild: false,
             trials: defaults::TRIALS,
             seed: 1,
+            drops_per_hour: 0.0,
         }
     }
 
@@ -186,6 +193,9 @@ impl Inputs {
             positive("scrub interval hours", scrub, 1e7)?;
         }
         positive("mission hours", self.mission_hours, 100.0 * HOURS_PER_YEAR)?;
+        if !(self.drops_per_hour.is_finite() && (0.0..=1.0).contains(&self.drops_per_hour)) {
+            return Err(config(format!("timeout drops must be between 0 and 1 per drive-hour, got {}", self.drops_per_hour)));
+        }
         if self.trials > 100_000_000 {
             return Err(config(format!("at most 100000000 Monte Carlo trials, got {}", self.trials)));
         }
@@ -293,7 +303,9 @@ pub fn analyze_with_progress(array: &Array, inputs: &Inputs, progress: &mut dyn 
             expected_bytes: if inputs.ure_aborts_rebuild { 0.0 } else { e.expected_faults * e.bytes_per_fault },
         }
     };
-    let rates = ChainRates { failure_per_hour: 1.0 / inputs.mttf_hours, repair_per_hour: mu, policy: inputs.policy };
+    // A drop by timeout takes a member out like a failure (issue 24 §3).
+    let failure_per_hour = 1.0 / inputs.mttf_hours + inputs.drops_per_hour;
+    let rates = ChainRates { failure_per_hour, repair_per_hour: mu, policy: inputs.policy };
     let chain = Chain::build(&structure, rates, &mut fault_rates, STATE_BUDGET)?;
     let uniformization = chain.max_exit_rate() * inputs.mission_hours;
     if uniformization > 1e9 {
@@ -369,7 +381,12 @@ fn monte_carlo(
         seed: inputs.seed,
         mission_hours: inputs.mission_hours,
         weibull_shape: inputs.weibull_shape,
-        weibull_scale_hours: weibull_scale_for_afr(afr_from_mttf(inputs.mttf_hours), inputs.weibull_shape),
+        // Drops (issue 24 §3) join the failures: the Weibull keeps the first-year probability of
+        // either (an approximation: drops are memoryless, wear-out is not).
+        weibull_scale_hours: weibull_scale_for_afr(
+            afr_from_mttf(1.0 / (1.0 / inputs.mttf_hours + inputs.drops_per_hour)),
+            inputs.weibull_shape,
+        ),
         repair_hours: inputs.repair_hours,
         repair_distribution: inputs.repair_distribution,
         policy: inputs.policy,

@@ -139,6 +139,41 @@ const GREEN_5400: &[(&str, f64)] = &[
     ("write_cache", 1.0),
     ("queue_depth", 32.0),
     ("queue_policy", 2.0),
+    // Issue 24 §3: WD's desktop (Green) drives have no TLER: "a desktop edition hard drive ...
+    // will enter into a deep recovery cycle ... up to 2 minutes" (WD knowledge base answer
+    // 1397). The head-park timer is left off here (as after `idle3ctl -d`, which RAID users
+    // run on these drives); `green-5400-idle3` keeps the factory 8 s.
+    ("erc_read_s", 0.0),
+];
+
+/// `green-5400` as it leaves the factory: heads unload after 8 s idle (WD's "IntelliPark",
+/// the idle3 timer `idle3ctl -g` reads as 80 tenths of a second [memory]), no TLER.
+const GREEN_5400_IDLE3: &[(&str, f64)] = &[
+    ("rpm", 5400.0),
+    ("capacity_bytes", 1_000_204_886_016.0),
+    ("surfaces", 4.0),
+    ("sectors_per_track_outer", 2300.0),
+    ("sectors_per_track_inner", 1194.0),
+    ("zones", 24.0),
+    ("seek_ms_single_cylinder", 1.0),
+    ("seek_ms_average", 8.9),
+    ("seek_ms_full_stroke", 18.0),
+    ("write_settle_ms", 0.5),
+    ("head_switch_ms", 0.5),
+    ("overhead_ms_read", 0.15),
+    ("overhead_ms_write", 0.15),
+    ("overhead_ms_cache_hit", 0.05),
+    ("interface_mb_s", 300.0),
+    ("cache_kib", 32768.0),
+    ("cache_segments", 16.0),
+    ("cache_segment_kib", 1024.0),
+    ("read_ahead_kib", 1024.0),
+    ("write_cache", 1.0),
+    ("queue_depth", 32.0),
+    ("queue_policy", 2.0),
+    ("erc_read_s", 0.0),
+    ("idle_park_s", 8.0),
+    ("park_wake_ms", 500.0), // est.: Seagate PowerChoice Idle_B (heads unloaded) ≈ 0.5 s [memory]
 ];
 
 /// A modern 7200-rpm nearline drive, after the Seagate Exos X16 ST16000NM001G (16 TB, SATA
@@ -194,6 +229,13 @@ pub const PRESETS: &[Preset] = &[
         params: GREEN_5400,
     },
     Preset {
+        name: "green-5400-idle3",
+        description: "green-5400 as shipped: heads park after 8 s idle (WD idle3 timer), no TLER/ERC",
+        interface: "SATA 3Gb/s",
+        source: "as green-5400; idle3 8 s (idle3ctl); no TLER and up to 2 min deep recovery (WD answer 1397)",
+        params: GREEN_5400_IDLE3,
+    },
+    Preset {
         name: "nearline-7200",
         description: "Modern 7200 rpm nearline SATA, 16 TB (Seagate Exos X16 class)",
         interface: "SATA 6Gb/s",
@@ -207,6 +249,7 @@ pub const PRESET_NAMES: &[&str] = &[
     "cheetah-10k7",
     "raptor-wd1500adfd",
     "green-5400",
+    "green-5400-idle3",
     "nearline-7200",
 ];
 

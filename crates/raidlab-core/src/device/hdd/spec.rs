@@ -353,7 +353,18 @@ pub const DECLARATIONS: &[ParamDecl] = &[
         2.0,
         "Queue order: 0 FCFS, 1 SSTF (cylinder distance), 2 SPTF."
     ),
+    // ---- issue 24 §3: behaviour in arrays (device/behaviour.rs reads these) ----
+    BEHAVIOUR[0],
+    BEHAVIOUR[1],
+    BEHAVIOUR[2],
+    BEHAVIOUR[3],
+    BEHAVIOUR[4],
+    BEHAVIOUR[5],
+    BEHAVIOUR[6],
+    BEHAVIOUR[7],
 ];
+use crate::device::behaviour::DECLARATIONS as BEHAVIOUR;
+const _: () = assert!(BEHAVIOUR.len() == 8, "every behaviour parameter is an HDD parameter");
 
 /// The complete, checked description of one drive.
 #[derive(Clone, Debug, PartialEq)]

@@ -89,6 +89,25 @@ pub struct SimConfig {
     /// An array of md arrays (raid1+0, raid5+0, raid6+0, raid0+1): when set, the run's array is
     /// this stack and `array` only records the physical members (the inner arrays' spec).
     pub stack: Option<crate::layout::StackSpec>,
+    // ---- issue 24 §3: drives that misbehave in arrays ----
+    /// Each member's idle power management and error recovery, and the host's command timeout.
+    pub drive_faults: DriveFaults,
+}
+
+/// Issue 24 §3: how the members behave beyond their mechanics (`device::behaviour`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct DriveFaults {
+    /// The host's (or controller's) command timeout; 0: none. Linux's SCSI disk default is 30 s
+    /// (`SD_TIMEOUT`, drivers/scsi/sd.h; `/sys/block/sdX/device/timeout`).
+    pub command_timeout_ns: Nanos,
+    /// One per member, or empty: every member at the declared defaults (no idle timers, ERC).
+    pub behaviours: Vec<crate::device::behaviour::Behaviour>,
+}
+
+impl Default for DriveFaults {
+    fn default() -> DriveFaults {
+        DriveFaults { command_timeout_ns: 30_000_000_000, behaviours: Vec::new() }
+    }
 }
 
 impl SimConfig {
@@ -117,6 +136,7 @@ impl SimConfig {
             page_cache: PageCacheConfig::default(),
             host_limits: None,
             stack: None,
+            drive_faults: DriveFaults::default(),
         }
     }
 }
@@ -136,6 +156,17 @@ pub enum ArrayEventKind {
     Fail(u32),
     /// A new drive replaces the (failed) member and recovery starts.
     Replace(u32),
+    /// Issue 24 §3: the member has a sector it cannot read under the next read it serves.
+    LatentError(u32),
+}
+
+impl ArrayEventKind {
+    /// The member the event is about.
+    pub fn member(self) -> u32 {
+        match self {
+            ArrayEventKind::Fail(m) | ArrayEventKind::Replace(m) | ArrayEventKind::LatentError(m) => m,
+        }
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]

@@ -1,6 +1,7 @@
 //! One member of the array as the engine sees it: a block-layer scheduler in front of a drive,
 //! the commands in flight, and the statistics fio reports per disk.
 
+use crate::device::behaviour::Fault;
 use crate::device::{AnyDrive, Command, Completion, Drive, Op};
 use crate::sim::sched::{AnyScheduler, BlockRequest, Scheduler};
 use crate::time::Nanos;
@@ -78,6 +79,10 @@ pub struct Member {
     /// its tag (blk-mq: the scheduler tag from `blk_mq_get_request` until
     /// `blk_mq_free_request` at completion) while queued and while the drive has it.
     nr_requests: usize,
+    // ---- issue 24 §3: commands that failed (device/behaviour.rs) ----
+    /// Block requests among `done` whose command failed, with the fault.
+    pub faulted: Vec<(u64, Fault)>,
+    command_faults: Vec<(u64, Fault)>,
 }
 
 impl Member {
@@ -108,6 +113,8 @@ impl Member {
             done: Vec::with_capacity(depth as usize),
             overflow: std::collections::VecDeque::new(),
             nr_requests: nr_requests as usize,
+            faulted: Vec::new(),
+            command_faults: Vec::new(),
         }
     }
 
@@ -189,6 +196,11 @@ impl Member {
         self.completions.clear();
         self.done.clear();
         self.drive.advance(now, &mut self.completions);
+        self.faulted.clear();
+        if let Some(drive) = self.drive.behaved() {
+            self.command_faults.clear();
+            drive.take_faults(&mut self.command_faults);
+        }
         for index in 0..self.completions.len() {
             let completion = self.completions[index];
             // The engine advances a drive at each time `next_event` names, so a completion
@@ -199,6 +211,10 @@ impl Member {
             debug_assert!(!self.free_slots.contains(&slot), "completion of a free slot");
             self.account(now);
             let ids = &mut self.slots[slot as usize];
+            if let Some(&(_, fault)) = self.command_faults.iter().find(|f| f.0 == completion.id) {
+                self.faulted.push((ids.first, fault));
+                self.faulted.extend(ids.merged.iter().map(|&id| (id, fault)));
+            }
             self.outstanding -= ids.len() as u64;
             match ids.op.take() {
                 Some(Op::Read) => self.outstanding_reads -= ids.len() as u64,
@@ -215,6 +231,11 @@ impl Member {
             self.in_drive -= 1;
         }
         self.done.len()
+    }
+
+    /// The fault of a block request the last `advance` finished, if its command failed.
+    pub fn fault_of(&self, id: u64) -> Option<Fault> {
+        self.faulted.iter().find(|f| f.0 == id).map(|f| f.1)
     }
 
     /// Whether requests wait in the scheduler or for a tag.

@@ -6,6 +6,7 @@ mod array_queue;
 mod buffered;
 pub mod config;
 mod events;
+mod faults;
 mod flow;
 mod host;
 mod hw;
@@ -19,9 +20,11 @@ mod stream;
 mod stripes;
 
 pub use config::{ArrayEvent, ArrayEventKind, ControllerConfig, HwConfig, MdConfig, QueueDepths, RebuildConfig, SimConfig, MAX_SIM_TIME_NS};
+pub use config::DriveFaults;
 pub use host::HostOp;
 pub use members::MemberStats;
 pub use results::{DataLoss, DirectionStats, JobResult, PhaseResult, RebuildResult, SeriesPoint, SimResult};
+pub use results::DriveEvent;
 
 use crate::device::{AnyDrive, Drive, Op};
 use crate::error::{Error, ErrorKind, Result};
@@ -55,6 +58,13 @@ enum Owner {
     Stripes(u32),
     /// A batch of stripe heads of inner array `.0` of a stack (issue 24 §2).
     InnerStripes(u32, u32),
+    // Issue 24 §3 (faults.rs): md correcting a read error, by correction.
+    /// Reading the other members to compute the failed block.
+    ReadFix(u32),
+    /// Writing the computed block back to the member.
+    Rewrite(u32),
+    /// Reading it back.
+    ReadBack(u32),
 }
 
 struct HostIo {
@@ -151,6 +161,8 @@ pub struct Simulation {
     host_meter: Option<std::rc::Rc<std::cell::RefCell<crate::sim::instance::HostMeter>>>,
     /// issue 24 §2: the stripe caches and raid5d of a stack's inner raid4/5/6 arrays.
     inner_stripes: Option<inner_stripes::InnerStripes>,
+    /// Issue 24 §3: md's read-error corrections in progress, and what the drives did.
+    faults: faults::FaultState,
 }
 
 impl Simulation {
@@ -193,6 +205,8 @@ impl Simulation {
             _ => MirrorAccounting::None,
         };
         let planner = Planner::new(array.clone(), &config.failed, rmw_level)?;
+        faults::check(&config, array.devices())?;
+        let drives = faults::wrap_drives(&config, drives);
         let (drives, host_meter) = limit_by_host(&config, drives)?;
         let members = build_members(&config, drives);
         let jobs = build_jobs(&config, &array)?;
@@ -279,6 +293,7 @@ impl Simulation {
             flows: flow::Flows::default(),
             host_meter,
             inner_stripes: inner_stripes::InnerStripes::for_array(&array, config.controller),
+            faults: faults::FaultState::default(),
             config,
         })
     }
@@ -666,8 +681,14 @@ impl Simulation {
     }
 
     fn block_done(&mut self, block_id: u64) {
-        let block = self.blocks.remove(block_id as u32);
+        let block = self.blocks.get(block_id as u32);
         self.members[block.member as usize].scheduler.completed(self.now, block.thread, true);
+        self.block_finished(block_id);
+    }
+
+    /// A block's data is there (its scheduler was told when its command completed).
+    fn block_finished(&mut self, block_id: u64) {
+        let block = self.blocks.remove(block_id as u32);
         if !matches!(self.ops.get(block.op).owner, Owner::Rebuild(..)) {
             self.foreground_sectors += block.sectors;
             self.foreground_ios += 1;
@@ -717,6 +738,9 @@ impl Simulation {
             Owner::Rebuild(start, sectors) => self.rebuild_window_done(start, sectors),
             Owner::Stripes(batch) => self.stripes_done(batch),
             Owner::InnerStripes(set, batch) => self.inner_stripes_done(set, batch),
+            Owner::ReadFix(fix) => self.read_fixed(fix),
+            Owner::Rewrite(fix) => self.rewritten(fix),
+            Owner::ReadBack(fix) => self.read_back(fix),
         }
     }
 
@@ -808,6 +832,12 @@ impl Simulation {
             // Read in place: completing a block never advances a drive (only this wake-up
             // does), so the member's list of finished ids stays as it is until the loop ends.
             let id = self.members[member as usize].done[index];
+            if !self.members[member as usize].faulted.is_empty() {
+                if let Some(fault) = self.members[member as usize].fault_of(id) {
+                    self.block_faulted(member, id, fault);
+                    continue;
+                }
+            }
             if self.controller.is_some() {
                 self.controller_block_finished(member, id);
             } else {
@@ -867,6 +897,12 @@ impl Simulation {
         self.estimate_rebuilds(end);
         let member_stats = self.members.iter().map(|m| m.stats.clone()).collect();
         self.results.finish(&self.config, end, member_stats, self.events.pushed(), self.truncated.take())
+    }
+
+    /// Issue 24 §3: what the members' behaviour did so far (latent errors met, corrections,
+    /// drops), in time order; read it before `finish`.
+    pub fn drive_events(&self) -> &[DriveEvent] {
+        &self.faults.events
     }
 
     /// The page cache, if the run has one (buffered jobs): its `stats()` are the run's page-cache

@@ -124,6 +124,7 @@ impl Simulation {
         match kind {
             ArrayEventKind::Fail(member) => self.fail_member(member),
             ArrayEventKind::Replace(member) => self.replace_member(member),
+            ArrayEventKind::LatentError(member) => self.latent_error(member),
         }
         self.note_phase();
     }
@@ -153,6 +154,7 @@ impl Simulation {
         if !self.failed.contains(&member) || self.rebuild.is_some() || self.recorder_data_loss() {
             return;
         }
+        self.drive_replaced(member);
         let end_sector = self.planner.array().member_used_sectors(member);
         // A sampled rebuild starts part-way, on a 1 MiB boundary (a multiple of every sync
         // request and stripe size).

@@ -120,6 +120,17 @@ pub struct SimResult {
     pub host_busy_ns: Nanos,
 }
 
+/// Issue 24 §3: one thing a member's behaviour did, in time order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DriveEvent {
+    pub at_ns: Nanos,
+    pub member: u32,
+    /// `latent-error` (scripted), `read-error` (the drive reported it), `retry` (md re-reads),
+    /// `corrected` (md rewrote the sector and read it back), `timeout-dropped` (md failed the
+    /// member after the host's command timer expired).
+    pub what: &'static str,
+}
+
 pub struct Recorder {
     jobs: Vec<JobResult>,
     /// Each job's reads and writes in the open phase. An I/O is recorded once, here, and
