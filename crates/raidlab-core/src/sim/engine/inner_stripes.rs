@@ -8,16 +8,10 @@
 
 use super::events::Event;
 use super::slab::Slab;
-use super::{ArrayOp, ControllerConfig, Owner, Simulation};
-use crate::bits::members;
+use super::{ControllerConfig, Owner, Simulation};
 use crate::layout::Array;
-use crate::plan::{IoKind, MemberIo, RowWay};
 use crate::sim::md::{HeadIo, Raid5dCpu, Raid5dThreads, StripeCache, WriteBio};
-use crate::PAGE_SECTORS;
 use std::collections::HashMap;
-
-/// The thread md's member I/O is issued from (an inner array's raid5d).
-const RAID5D_THREAD: u32 = u32::MAX;
 
 /// One inner md raid4/5/6 array: its stripe cache and its raid5d.
 struct InnerMd {
@@ -191,32 +185,7 @@ impl Simulation {
     /// A head's member I/O, on the physical members of inner array `set`.
     fn start_inner_head_io(&mut self, set: u32, io: &HeadIo) {
         let base = set * self.inner_stripes.as_ref().expect("inner stripe caches").per_set;
-        let mut ios = self.spare_ios.pop().unwrap_or_default();
-        for member in members(io.members) {
-            let kind = match (io.write, io.way) {
-                (true, _) if member == io.p => IoKind::ParityWrite,
-                (true, _) if Some(member) == io.q => IoKind::SyndromeWrite,
-                (true, _) => IoKind::Write,
-                (false, RowWay::Rmw) => IoKind::RmwRead,
-                (false, RowWay::Rcw) => IoKind::RcwRead,
-                (false, RowWay::Reconstruct) => IoKind::ReconstructRead,
-            };
-            ios.push(MemberIo { member: base + member, kind, sector: io.sector, sectors: io.pages * PAGE_SECTORS });
-        }
-        let other = self.spare_ios.pop().unwrap_or_default();
-        let (reads, writes) = if io.write { (other, ios) } else { (ios, other) };
-        let op = ArrayOp {
-            owner: Owner::InnerStripes(set, io.batch),
-            thread: RAID5D_THREAD,
-            flush: false,
-            reads,
-            writes,
-            pending: 0,
-            in_writes: false,
-            stripe_heads: 0,
-        };
-        let id = self.ops.insert(op);
-        self.start_op(id);
+        self.start_heads_op(io, base, Owner::InnerStripes(set, io.batch));
     }
 
     /// The member I/O of a batch of inner array `set`'s heads completed.

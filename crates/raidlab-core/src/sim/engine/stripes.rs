@@ -115,6 +115,13 @@ impl Simulation {
     }
 
     fn start_head_io(&mut self, io: &HeadIo) {
+        self.start_heads_op(io, 0, Owner::Stripes(io.batch));
+    }
+
+    /// Starts the member I/O of a batch of heads handled alike, on members `base +` the
+    /// head's members (a stack's inner array starts at its first physical member), owned by
+    /// `owner` (ops_run_io: one 4 KiB bio per member and head, merged in the member queue).
+    pub(super) fn start_heads_op(&mut self, io: &HeadIo, base: u32, owner: Owner) {
         let mut ios = self.spare_ios.pop().unwrap_or_default();
         for member in members(io.members) {
             let kind = match (io.write, io.way) {
@@ -125,20 +132,11 @@ impl Simulation {
                 (false, RowWay::Rcw) => IoKind::RcwRead,
                 (false, RowWay::Reconstruct) => IoKind::ReconstructRead,
             };
-            ios.push(MemberIo { member, kind, sector: io.sector, sectors: io.pages * PAGE_SECTORS });
+            ios.push(MemberIo { member: base + member, kind, sector: io.sector, sectors: io.pages * PAGE_SECTORS });
         }
         let other = self.spare_ios.pop().unwrap_or_default();
         let (reads, writes) = if io.write { (other, ios) } else { (ios, other) };
-        let op = ArrayOp {
-            owner: Owner::Stripes(io.batch),
-            thread: RAID5D_THREAD,
-            flush: false,
-            reads,
-            writes,
-            pending: 0,
-            in_writes: false,
-            stripe_heads: 0,
-        };
+        let op = ArrayOp { owner, thread: RAID5D_THREAD, flush: false, reads, writes, pending: 0, in_writes: false, stripe_heads: 0 };
         let id = self.ops.insert(op);
         self.start_op(id);
     }
