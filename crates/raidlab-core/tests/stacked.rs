@@ -116,6 +116,36 @@ fn raid5_0_sequential_writes_fill_whole_stripes_in_each_inner_stripe_cache() {
 }
 
 #[test]
+fn buffered_writes_on_a_stack_reach_the_inner_stripe_caches_as_whole_stripes() {
+    // 64 MiB written through the page cache in 1 MiB calls, then fsync, on raid5+0 (two raid5
+    // of 5, 64 KiB chunks, 256 KiB outer chunk): the writeback (split by the outer raid0 and
+    // sent to each inner array under the writer's plug) fills whole inner stripes, so nothing
+    // is pre-read (measured: 0), and every written page reaches the members before the fsync
+    // completes (1.25 member sectors per host sector: 5 pages per 4 of data).
+    let job = Job {
+        read_fraction: 0.0,
+        random_fraction: 0.0,
+        block_sizes: vec![(1 << 20, 1)],
+        block_align_bytes: 1 << 20,
+        size_bytes: 64 << 20,
+        fsync_end: true,
+        buffered: true,
+        ..counted_4k_writes()
+    };
+    let spec = StackSpec::from_counts("5+0", 10, 5, None, 64, 256, MEMBER_KIB).unwrap();
+    let result = run(config(spec, vec![Job { number_ios: 0, ..job }]));
+    assert!(result.truncated.is_none() && result.data_loss.is_none());
+    assert_eq!(result.jobs[0].flush.ios, 1, "the fsync completed");
+    let host = result.jobs[0].write.bytes / 512;
+    assert_eq!(host, 64 << 11);
+    let reads: u64 = result.members.iter().map(|m| m.read_sectors).sum();
+    let writes: u64 = result.members.iter().map(|m| m.write_sectors).sum();
+    // Whole stripes: 5 member pages per 4 data pages.
+    assert!(writes >= host * 5 / 4, "{writes} member sectors written for {host}");
+    assert!((reads as f64) < 0.05 * host as f64, "{reads} pre-read sectors for {host} written");
+}
+
+#[test]
 fn reads_of_raid1_0_are_balanced_over_both_drives_of_each_pair() {
     let reads = Job { read_fraction: 1.0, iodepth: 8, ..random_4k_writes() };
     let result = run(config(stack("1+0", 4, 0), vec![reads]));

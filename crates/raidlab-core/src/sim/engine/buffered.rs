@@ -7,7 +7,7 @@
 
 use super::events::Event;
 use super::host::HostOp;
-use super::{HostIo, Simulation};
+use super::{HostIo, Simulation, FLUSHER_THREAD};
 use crate::layout::Array;
 use crate::sim::engine::config::SimConfig;
 use crate::sim::pagecache::{Bio, PageCache, ReadOutcome, ReadWait};
@@ -19,8 +19,6 @@ use crate::{PAGE_BYTES, PAGE_SECTORS, SECTOR_BYTES};
 pub(super) const KERNEL_JOB: u32 = u32::MAX;
 /// include/linux/bvec.h BIO_MAX_VECS: pages one bio holds.
 const BIO_MAX_PAGES: u64 = 256;
-/// The flusher (a kernel worker thread) submits writeback.
-const FLUSHER_THREAD: u32 = u32::MAX - 1;
 
 /// The page cache for a run with buffered jobs (None without): one file per file of each
 /// buffered job's region, its pages cold unless the job keeps them (`invalidate` off).
@@ -147,6 +145,14 @@ impl Simulation {
             return true;
         }
         self.page_cache.as_ref().and_then(|c| c.bios.get(&id)).is_none_or(|bio| bio.sync)
+    }
+
+    /// Whether a write host I/O comes under its submitter's plug: the page cache's writeback
+    /// does (wb_writeback and generic_writepages hold a blk_plug over the whole pass, and md's
+    /// raid5 keeps the heads it adds on the plug's list: release_stripe_plug); an O_DIRECT
+    /// write of one bio does not (__blkdev_direct_IO_simple takes no plug).
+    pub(super) fn write_is_plugged(&self, id: u32) -> bool {
+        self.host_ios.get(id).job == KERNEL_JOB
     }
 
     /// A page-cache bio completed.

@@ -197,7 +197,7 @@ impl Simulation {
         }
         self.plan_scratch.clear();
         self.plan_scratch.writes.push(MemberIo { member: fix.member, kind: IoKind::Write, sector: fix.sector, sectors: fix.sectors });
-        self.submit_planned(Owner::Rewrite(index), u32::MAX - 1, false);
+        self.submit_planned(Owner::Rewrite(index), super::RAID5D_THREAD, false);
     }
 
     /// The rewrite is done: md reads the sectors back (R5_ReWrite then R5_Wantread).
@@ -209,7 +209,7 @@ impl Simulation {
         }
         self.plan_scratch.clear();
         self.plan_scratch.reads.push(MemberIo { member: fix.member, kind: IoKind::Read, sector: fix.sector, sectors: fix.sectors });
-        self.submit_planned(Owner::ReadBack(index), u32::MAX - 1, false);
+        self.submit_planned(Owner::ReadBack(index), super::RAID5D_THREAD, false);
     }
 
     /// The read-back succeeded: "read error corrected".

@@ -72,7 +72,7 @@ impl Simulation {
     pub(super) fn inner_md_write(&mut self, id: u32) {
         let io = self.host_ios.get(id);
         let (sector, sectors) = (io.sector, io.sectors);
-        let sync = self.write_is_sync(id);
+        let (sync, plugged) = (self.write_is_sync(id), self.write_is_plugged(id));
         let inner = self.inner_stripes.as_mut().expect("inner stripe caches");
         let chunk = inner.outer.chunk_sectors();
         let (mut at, end) = (sector, sector + sectors);
@@ -83,9 +83,8 @@ impl Simulation {
             let place = inner.outer.map_primary(at);
             let piece_id = inner.pieces.insert(id);
             *inner.remaining.get_mut(&id).expect("just inserted") += 1;
-            // The writer's plug is not carried through the outer raid0 (a stacked array's inner
-            // heads are released as each piece is added).
-            let bio = WriteBio { id: piece_id, sector: place.sector + inner.offset_sectors, sectors: piece, sync, plugged: false };
+            // The outer raid0 passes the piece on in the writer's context, under its plug.
+            let bio = WriteBio { id: piece_id, sector: place.sector + inner.offset_sectors, sectors: piece, sync, plugged };
             inner.sets[place.member as usize].cache.submit(bio);
             if !touched.contains(&place.member) {
                 touched.push(place.member);
@@ -93,6 +92,18 @@ impl Simulation {
             at += piece;
         }
         for set in touched {
+            self.inner_settle(set);
+        }
+    }
+
+    /// The writer unplugged: every inner array's plugged heads reach its raid5d (raid5_unplug
+    /// runs once per md device the plug holds a callback for).
+    pub(super) fn inner_unplug(&mut self) {
+        let Some(inner) = self.inner_stripes.as_mut() else { return };
+        for set in &mut inner.sets {
+            set.cache.unplug();
+        }
+        for set in 0..inner.sets.len() as u32 {
             self.inner_settle(set);
         }
     }

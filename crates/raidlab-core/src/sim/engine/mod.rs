@@ -44,6 +44,13 @@ use members::Member;
 use slab::Slab;
 use std::collections::{HashMap, VecDeque};
 
+/// The kernel threads that issue member I/O of their own, as the schedulers see them (CFQ
+/// keeps a queue per thread): md's raid5d (stripe handling, and md correcting a read error),
+/// the page cache's flusher, and md's resync thread. Host threads are numbered from 0.
+const RAID5D_THREAD: u32 = u32::MAX;
+const FLUSHER_THREAD: u32 = u32::MAX - 1;
+const RESYNC_THREAD: u32 = u32::MAX - 2;
+
 /// Who is waiting for an array operation.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Owner {

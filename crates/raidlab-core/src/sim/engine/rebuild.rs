@@ -445,7 +445,7 @@ impl Simulation {
         self.planner
             .plan_rebuild(target, sector, sectors, &mut self.plan_scratch)
             .expect("rebuild windows lie within the member");
-        self.submit_planned(Owner::Rebuild(sector, sectors), u32::MAX - 1, false);
+        self.submit_planned(Owner::Rebuild(sector, sectors), super::RESYNC_THREAD, false);
     }
 
     pub(super) fn rebuild_window_done(&mut self, start: u64, sectors: u64) {

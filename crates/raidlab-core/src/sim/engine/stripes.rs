@@ -3,25 +3,17 @@
 //! ready to go into member I/O, and a write completes when every head holding it is written.
 
 use super::events::Event;
-use super::{ArrayOp, ControllerConfig, Owner, Simulation};
+use super::{ArrayOp, ControllerConfig, Owner, Simulation, RAID5D_THREAD};
 use crate::bits::members;
 use crate::plan::{IoKind, MemberIo, RowWay};
 use crate::sim::md::{HeadIo, Raid5dCpu, WriteBio};
 use crate::PAGE_SECTORS;
 
-/// The thread md's member I/O is issued from (raid5d, a kernel thread).
-const RAID5D_THREAD: u32 = u32::MAX;
-
 impl Simulation {
     /// A host write enters md's stripe cache.
     pub(super) fn md_write(&mut self, id: u32) {
         let io = self.host_ios.get(id);
-        // O_DIRECT writes carry REQ_SYNC (block/fops.c dio_bio_write_op); background writeback
-        // does not (`write_is_sync`).
-        // The page cache's writeback is submitted under a plug (wb_writeback and
-        // generic_writepages hold one over the whole pass): see `md_unplug`.
-        let plugged = io.job == super::buffered::KERNEL_JOB;
-        let bio = WriteBio { id, sector: io.sector, sectors: io.sectors, sync: self.write_is_sync(id), plugged };
+        let bio = WriteBio { id, sector: io.sector, sectors: io.sectors, sync: self.write_is_sync(id), plugged: self.write_is_plugged(id) };
         self.stripes.as_mut().expect("a stripe cache").submit(bio);
         self.stripes_settle();
     }
@@ -33,6 +25,7 @@ impl Simulation {
             cache.unplug();
             self.stripes_settle();
         }
+        self.inner_unplug();
     }
 
     /// Completes finished writes and wakes raid5d if heads wait to be handled.
