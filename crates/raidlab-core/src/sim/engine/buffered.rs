@@ -218,12 +218,17 @@ impl Simulation {
     /// The flusher sends what it may.
     fn page_cache_pump(&mut self) {
         let mut bios = std::mem::take(&mut self.page_cache_bios);
+        let mut issued = false;
         while let Some(bio) = self.page_cache.as_mut().expect("a page cache").next_writeback(self.now) {
             bios.push(bio);
             self.issue_bios(&mut bios, FLUSHER_THREAD);
+            issued = true;
         }
         self.page_cache_bios = bios;
-        self.md_unplug();
+        // blk_finish_plug: the pass's heads reach raid5d (a pass that sent nothing has none).
+        if issued {
+            self.md_unplug();
+        }
     }
 
     fn arm_page_cache_timer(&mut self) {
