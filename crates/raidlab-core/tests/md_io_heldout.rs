@@ -1,0 +1,165 @@
+//! The recorded loads of `data/md-io` on arrays the recording does not cover (other widths,
+//! raid6, raid4, degraded raid6, other recoveries), replayed on the same model of the recording
+//! machine (`common/md_io.rs`), against md's figures derived by hand from Linux 6.1's rules, one
+//! derivation per case in its comment. The shared cases can be matched by a fit; these check
+//! that the model is md's mechanism.
+//!
+//! The rules used (drivers/md/raid5.c, 6.1):
+//! - `handle_stripe_dirtying`: per 4 KiB row, rmw reads the written pages' old data and the
+//!   parity pages (P, and Q for raid6) not up to date; rcw reads the data pages not being
+//!   overwritten and not up to date. With `rmw_level` 1 (PARITY_ENABLE_RMW, the default) md
+//!   takes rmw only when it reads strictly fewer (`rmw < rcw`); a tie goes to rcw.
+//! - A head keeps its pages up to date after it wrote (R5_UPTODATE stays), so a later write to
+//!   the same row finds them while the head is in the cache (256 heads here, more than the 16-row
+//!   stripes these loads keep in flight need).
+//! - Single-thread O_DIRECT writes: one bio at a time, all its heads added before raid5d
+//!   handles any (the writer's plug), so each row is handled once per write with that write's
+//!   pages.
+//! - Degraded reads (`need_this_block`, `fetch_block`): a read of a failed member's block makes
+//!   md read every other member of the row and compute it (raid6 with one failure too: it waits
+//!   for `disks - 1` pages up to date, Q included).
+
+mod common;
+
+use common::md_io::{self, run};
+use raidlab_core::sim::engine::{ArrayEvent, ArrayEventKind};
+use raidlab_core::sim::workload::Workload;
+use serde_json::Value;
+
+/// Member data each synthetic array gets (as the recordings: 256 MiB disks less md's metadata).
+const MEMBER_BYTES: u64 = 267_386_880;
+
+/// A recorded case of `data/md-io` moved to another array: level, layout, width, missing
+/// members, and (for writes) `ios` requests of its size.
+fn moved(id: &str, level: u64, layout: Option<&str>, devices: u64, missing: u64, ios: Option<u64>) -> Value {
+    let cases = md_io::load_cases();
+    let mut case = cases.into_iter().find(|c| c["id"] == id).unwrap_or_else(|| panic!("recorded case {id}"));
+    let data = match level {
+        1 => 1,
+        4 | 5 => devices - 1,
+        6 => devices - 2,
+        10 => devices / 2,
+        _ => unreachable!(),
+    };
+    case["level"] = level.into();
+    case["layout"] = layout.map_or(Value::Null, Value::from);
+    case["devices"] = devices.into();
+    case["degraded_missing"] = missing.into();
+    case["md_before"]["size"] = (MEMBER_BYTES * data).to_string().into();
+    if let Some(ios) = ios {
+        case["load"]["loadgen"]["ios"] = ios.to_string().into();
+    }
+    case
+}
+
+/// Member read and write sectors per host sector, and the read sectors of each member.
+fn replay(case: &Value) -> (f64, f64, Vec<u64>) {
+    let result = md_io::simulate_host_case(&[case]);
+    let job = &result.jobs[0];
+    let host = ((job.read.bytes + job.write.bytes) / 512) as f64;
+    let reads: Vec<u64> = result.members.iter().map(|m| m.read_sectors).collect();
+    let writes: u64 = result.members.iter().map(|m| m.write_sectors).sum();
+    (reads.iter().sum::<u64>() as f64 / host, writes as f64 / host, reads)
+}
+
+fn assert_near(what: &str, got: f64, want: f64, slack: f64) {
+    assert!((got - want).abs() <= slack, "{what}: {got:.4}, md's rule gives {want:.4}");
+}
+
+#[test]
+fn single_thread_sequential_writes_on_other_arrays_follow_mds_rules() {
+    // (recorded case, level, layout, devices, ios, reads/host, writes/host). Loads cover whole
+    // cycles of the pattern so the figures are exact.
+    let cases = [
+        // raid5 x6, 4 KiB writes: a row's 5 pages arrive 16 writes apart. 1st: rmw 2 (old data,
+        // P) < rcw 4. 2nd-4th: P is up to date, rmw 1 (old data) against rcw 3, 2, 1 (the tie
+        // goes to rcw, 1). 5th: nothing to read. 5 reads for 5 pages; each write is data + P.
+        ("g1-r5-4x64k-seqw-direct-bs4k-t1", 5, "left-symmetric", 6, 640, 1.0, 2.0),
+        // raid5 x8: rmw 2, then 1 each (rcw 5, 4, 3, 2 > 1; at the 6th rcw 1 ties, rcw reads
+        // the last page), the 7th nothing: 7 reads for 7 pages.
+        ("g1-r5-4x64k-seqw-direct-bs4k-t1", 5, "left-symmetric", 8, 896, 1.0, 2.0),
+        // raid6 x4, 4 KiB: 1st page rcw 1 (the other data page) < rmw 3 (old data, P, Q); the
+        // 2nd finds everything up to date. 1 read per 2 pages; writes data + P + Q.
+        ("g1-r5-4x64k-seqw-direct-bs4k-t1", 6, "left-symmetric", 4, 256, 0.5, 3.0),
+        // raid6 x6: 1st page rmw 3 = rcw 3, rcw reads the 3 other data pages; the rest find them.
+        ("g1-r5-4x64k-seqw-direct-bs4k-t1", 6, "left-symmetric", 6, 512, 0.75, 3.0),
+        // raid5 x6, 192 KiB (3 chunks) writes over 320 KiB rows, a cycle of 5 writes over 3 rows:
+        // rcw 2 (3 chunks written) | 0, then rmw 2 for chunk 0 of the next row | rcw 1 (d0 is up
+        // to date) | 0, then rcw 3 (tie with rmw 3) | 0: 8 reads per 15 pages written.
+        // Writes: the written pages + P per row handled: 4 + 3 + 2 + 4 + 2 + 3 + 4 = 22 per 15.
+        ("g1-r5-4x64k-seqw-direct-bs192k-t1", 5, "left-symmetric", 6, 100, 8.0 / 15.0, 22.0 / 15.0),
+        // raid6 x6, 192 KiB over 256 KiB rows, a cycle of 4 writes over 3 rows: rcw 1 | 0 + rcw 2
+        // | 0 + rcw 3 (tie with rmw 3) | 0: 6 reads per 12 pages. Writes: pages + P + Q per row
+        // handled: 5 + 3 + 4 + 4 + 3 + 5 = 24 per 12.
+        ("g1-r5-4x64k-seqw-direct-bs192k-t1", 6, "left-symmetric", 6, 100, 0.5, 2.0),
+        // raid6 x4, 192 KiB over 128 KiB rows, a cycle of 2 writes: full row + rcw 1 for chunk 0
+        // of the next | its chunk 1 + a full row: 1 read per 6 pages; writes 4 + 3 + 3 + 4 = 14.
+        ("g1-r5-4x64k-seqw-direct-bs192k-t1", 6, "left-symmetric", 4, 100, 1.0 / 6.0, 14.0 / 6.0),
+        // raid5 x6, 1 MiB writes over 320 KiB rows, a cycle of 5 writes over 16 rows (derived
+        // row by row): reads 2 + 3 + 2 + 1 = 8 per 80 pages; writes 20 per write = 100 per 80.
+        ("g1-r5-4x64k-seqw-direct-bs1024k-t1", 5, "left-symmetric", 6, 60, 0.1, 1.25),
+        // raid6 x6: 1 MiB is 4 whole 256 KiB rows: no reads, 6 pages per 4.
+        ("g1-r5-4x64k-seqw-direct-bs1024k-t1", 6, "left-symmetric", 6, 60, 0.0, 1.5),
+        // raid4 x4: parity on one member, the same counts as raid5 x4 (recorded: 0.0625). 1 MiB
+        // over 192 KiB rows, a cycle of 3 writes over 16 rows: 5 whole rows + chunk 0 of the
+        // next (rcw 2 = rmw 2) | its chunks 1-2, 4 whole rows, chunks 0-1 of the next (rcw 1) |
+        // its chunk 2 + 5 whole rows: 3 reads per 48 pages; writes 22 per write, 66 per 48.
+        ("g1-r5-4x64k-seqw-direct-bs1024k-t1", 4, "parity-last", 4, 60, 0.0625, 66.0 / 48.0),
+    ];
+    for (id, level, layout, devices, ios, reads, writes) in cases {
+        let what = format!("{id} on raid{level} x{devices}");
+        let (r, w, _) = replay(&moved(id, level, Some(layout), devices, 0, Some(ios)));
+        assert_near(&format!("{what} reads/host"), r, reads, 0.01);
+        assert_near(&format!("{what} writes/host"), w, writes, 0.01);
+    }
+}
+
+#[test]
+fn degraded_random_reads_on_other_arrays_read_the_whole_row() {
+    // (levels, devices, missing, reads per host sector). Random 16 KiB reads within a chunk:
+    // a read lands on a missing member's data with the share of data chunks that member holds,
+    // and then reads every surviving member of the row.
+    // - raid6 x4, 1 missing: it holds 2 of every 8 data chunks (data in half the rows): 3/4 x 1
+    //   + 1/4 x 3 (the other data, P and Q) = 1.5.
+    // - raid6 x4, 2 missing: half the data: 1/2 x 1 + 1/2 x 2 = 1.5.
+    // - raid6 x6, 2 missing: 2/6 of the data: 4/6 x 1 + 2/6 x 4 = 2.0.
+    // - raid5 x6, 1 missing: 1/6 of the data: 5/6 + 1/6 x 5 = 1.667.
+    let cases = [(6, 4, 1, 1.5), (6, 4, 2, 1.5), (6, 6, 2, 2.0), (5, 6, 1, 5.0 / 6.0 + 5.0 / 6.0)];
+    for (level, devices, missing, reads) in cases {
+        let case = moved("g4-r5deg-4x64k-randr-direct-bs16k-t8", level, Some("left-symmetric"), devices, missing, None);
+        let (r, w, per_member) = replay(&case);
+        let what = format!("degraded raid{level} x{devices}, {missing} missing");
+        assert_near(&what, r, reads, 0.03);
+        assert_eq!(w, 0.0, "{what}: reads write nothing");
+        assert!(per_member[(devices - missing) as usize..].iter().all(|&s| s == 0), "{what}: missing members read");
+    }
+}
+
+#[test]
+fn recoveries_on_other_arrays_read_what_md_reads() {
+    // md's recovery (`raid5_sync_request`, `raid10_sync_request`, `raid1_sync_request`) onto the
+    // last member: raid6 reads every survivor whole (it computes the block with all of them);
+    // raid1 the other mirror; raid10 n2 the missing member's mirror partner; raid10 f2 (the
+    // member holds near copies of one neighbour's chunks and far copies of the other's) half
+    // from each.
+    let cases: [(u64, Option<&str>, u64, &[u64]); 4] = [
+        (6, Some("left-symmetric"), 4, &[2, 2, 2, 0]),
+        (1, None, 2, &[2, 0]),
+        (10, Some("n2"), 4, &[0, 0, 2, 0]),
+        (10, Some("f2"), 4, &[1, 0, 1, 0]),
+    ];
+    for (level, layout, devices, halves) in cases {
+        let case = moved("g6-r5-4x64k-recovery", level, layout, devices, 1, None);
+        let failed = md_io::missing_members(&case);
+        let mut config = md_io::base_config(&case, Workload { jobs: vec![] });
+        config.timeline = vec![ArrayEvent { at_ns: 0, kind: ArrayEventKind::Replace(failed[0]) }];
+        let result = run(config);
+        let rebuild = result.rebuilds.first().expect("a recovery");
+        assert_eq!(rebuild.done_sectors, rebuild.total_sectors, "raid{level}: the recovery finished");
+        let whole = rebuild.total_sectors;
+        let reads: Vec<u64> = result.members.iter().map(|m| m.read_sectors).collect();
+        let want: Vec<u64> = halves.iter().map(|h| h * whole / 2).collect();
+        assert_eq!(reads, want, "raid{level} {layout:?} x{devices}: read sectors per member");
+        assert_eq!(result.members[failed[0] as usize].write_sectors, whole, "raid{level}: the new member written whole");
+    }
+}
