@@ -32,6 +32,18 @@ use std::collections::BTreeMap;
 /// which the simulator has no model of. Tried and left out: the VM's vCPU as one factor on every
 /// raid5d cost (every rate divided and the per-head overhead multiplied, 2x to 100x): at 2x and above the stream gathers whole
 /// stripes (reads per host sector near 0 at 10x), below md everywhere.
+/// Tried in session 12, each alone and together, and left out: (a) host writes ending when
+/// raid5d handles the written head (handle_stripe_clean_event → bio_endio) instead of at the
+/// member write's completion, with that handling's CPU; (b) the VM's one vCPU shared by the
+/// writers' submissions and raid5d (writers first at raid5d's cond_resched, as CFS places woken
+/// sleepers; costs set so the simulated elapsed times match the loadgen's `secs` within ~20 %);
+/// (c) ±50 % noise on every VM disk command; (d) O_DIRECT writes under blkdev_write_iter's plug
+/// (6.1 has it). None closes a gap, and the two families pull apart: 4x64K bs64k t8 needs
+/// raid5d about 2x slower than `SERVER` (0.23-0.24, in range) while 4x512K bs512k t8 then
+/// gathers almost every stripe (0.04-0.06 at stripe_cache_size 4096 against md's 0.30-0.34;
+/// 0.24 at 256 against 0.51-0.72). One speed cannot fit both, so the missing piece is a
+/// mechanism, and md reads the same with 2 vCPUs and without a member scheduler (the `smp2`
+/// and `sched-none` runs), which points inside md rather than at the guest's scheduler.
 const KNOWN_GAPS: &[(&str, &str)] = &[
     ("g1-r5-4x512k-seqw-direct-bs1024k-t8", "stripe_cache_size 256 against an 8 MiB stream: 0.33 reads per host sector, md 0.56-0.78; md grows its cache one head per raid5d run (R5_ALLOC_MORE, modelled) and reads more when writers wait for heads: the guest's scheduling of the blocked writers is not modelled"),
     ("g1-r5-4x64k-seqw-direct-bs1024k-t8", "reads per host sector match (0.004 vs 0.054-0.079 widened) but fall on 2 members, md's on all 4: which pages of the partial stripe between two 1 MiB writes md pre-reads depends on how much of the next write had reached the head when raid5d handled it"),
