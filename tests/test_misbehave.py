@@ -61,11 +61,18 @@ def _cli(*args):
     return subprocess.run([sys.executable, "-m", "raidlab", *args], capture_output=True, text=True, timeout=600)
 
 
-def test_cli_latent_error_shows_on_the_summary_and_bad_input_is_one_line():
+def test_cli_latent_error_shows_on_the_summary_and_bad_input_is_one_line(tmp_path):
+    report = tmp_path / "r.html"
     run = _cli("sim", "--level", "5", "--devices", "4", "--drive", "green-5400", "--preset", "oltp-innodb",
-               "--runtime-s", "40", "--latent-error", "1@2s", "--seed", "1")
+               "--runtime-s", "40", "--latent-error", "1@2s", "--seed", "1", "--html", str(report))
     assert run.returncode == 0, run.stderr
     assert "drive events: 2.000 s member1 latent-error" in run.stdout
+    # The HTML report lists them too, and marks the drive's read error on the timeline.
+    html = report.read_text(encoding="utf-8")
+    assert "<caption>Drive events</caption>" in html
+    assert '<th scope="row">2.000 s</th><td>member1</td><td>latent-error</td>' in html
+    assert '<th scope="row">25.147 s</th><td>member1</td><td>read-error</td>' in html
+    assert "member1 read-error" in html.split("<caption>Drive events</caption>")[1]  # the timeline's marker
     bad = _cli("sim", "--level", "5", "--devices", "4", "--preset", "oltp-innodb", "--latent-error", "x@2s")
     assert bad.returncode == 2 and bad.stderr.strip().count("\n") == 0
     assert bad.stderr.startswith("raidlab: error: --latent-error 'x@2s'")

@@ -386,7 +386,9 @@ def timeline_chart(document: Dict[str, Any], title: str) -> Optional[str]:
         return None
     bands = [Band(ph["start_s"], ph["end_s"], ph["name"], _state_color(ph["name"], i))
              for i, ph in enumerate(document.get("phases") or []) if ph.get("end_s", 0) > ph.get("start_s", 0)]
-    events = []
+    events = [(e["at_s"], f"member{e['member']} {e['event']}", EVENT_COLORS[e["event"]])
+              for e in document.get("drive_events") or []
+              if e.get("event") in EVENT_COLORS and finite(e.get("at_s"))]
     loss = document.get("data_loss")
     if loss and finite(loss.get("at_s")):
         events.append((loss["at_s"], "data loss", "#b91c1c"))
@@ -395,6 +397,13 @@ def timeline_chart(document: Dict[str, Any], title: str) -> Optional[str]:
         note += f"; rebuild {rebuild.get('progress_pct', 0):.0f} % done when the run ended"
     return svg.line_chart(title, Axis("simulated time (s)", lo=0.0), panels, bands=bands, events=events, note=note,
                           width=WIDE)
+
+
+#: Drive events marked on the timeline (the others are in the run's drive-event table): a member
+#: md dropped, and a read the drive gave up on.
+EVENT_COLORS = {"timeout-dropped": "#b45309", "read-error": "#a16207"}
+#: Rows of the drive-event table before the rest are summarised.
+MAX_EVENT_ROWS = 40
 
 
 # --- sections -----------------------------------------------------------------------------------
@@ -441,9 +450,11 @@ def _rebuild_text(document: Dict[str, Any]) -> str:
     if rebuild:
         rate = f"{(rebuild.get('rate_kib_s') or 0) / 1024:.1f} MiB/s per device"
         if rebuild.get("extrapolated"):
+            how = ("over the zones at their rates" if rebuild.get("extrapolated_by") == "zone rates"
+                   else "at this rate")
             state = (f"{rebuild.get('progress_pct', 0):.1f} % done when the run ended; the whole "
                      f"{human_bytes(int(rebuild.get('member_bytes') or 0))} member would take "
-                     f"{_seconds(rebuild.get('duration_s'))} at this rate (extrapolated)")
+                     f"{_seconds(rebuild.get('duration_s'))} (extrapolated {how})")
         else:
             state = f"finished at {_seconds(rebuild.get('end_s'))}, took {_seconds(rebuild.get('duration_s'))}"
         out.append(f'<p class="callout"><strong>Rebuild</strong> of member{esc(rebuild.get("member", "?"))}: '
@@ -457,6 +468,20 @@ def _rebuild_text(document: Dict[str, Any]) -> str:
     if truncated:
         out.append(f'<p class="callout warn"><strong>Truncated:</strong> {esc(truncated)}</p>')
     return "".join(out)
+
+
+def _drive_events_text(document: Dict[str, Any]) -> str:
+    """Issue 24 §3: what misbehaving members did (latent errors, read errors, md's retries and
+    rewrites, drops at the command timeout), in time order."""
+    events = document.get("drive_events") or []
+    if not events:
+        return ""
+    rows = [[f"{e['at_s']:.3f} s" if finite(e.get("at_s")) else "-", f"member{e.get('member', '?')}", e.get("event", "?")]
+            for e in events[:MAX_EVENT_ROWS]]
+    caption = "Drive events"
+    if len(events) > MAX_EVENT_ROWS:
+        caption += f" (first {MAX_EVENT_ROWS} of {len(events)}; all are in the JSON's drive_events)"
+    return _table(["at", "member", "event"], rows, numeric_from=3, caption=caption)
 
 
 def _page_cache_text(document: Dict[str, Any]) -> str:
@@ -516,7 +541,8 @@ def run_card(document: Dict[str, Any], heading: str, anchor: str) -> str:
         f"{_chips(document)}"
         f'<p class="desc">{esc(described[0])}<br><span class="muted">workload:</span> '
         f"{esc(described[1])}</p>"
-        f"{_job_table(document)}{_page_cache_text(document)}{_rebuild_text(document)}{_phase_table(document)}"
+        f"{_job_table(document)}{_page_cache_text(document)}{_rebuild_text(document)}{_drive_events_text(document)}"
+        f"{_phase_table(document)}"
         f'<div class="grid">{"".join(figures)}</div>'
         f"<details><summary>Resolved configuration, seed and version "
         f'<span class="muted">({esc(fio_version)})</span></summary>'
