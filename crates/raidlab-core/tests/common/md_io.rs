@@ -13,10 +13,12 @@
 //!   whatever the depth (loadgen `secs / ios`). The simulator has no guest CPU, so random loads of
 //!   many threads are offered at the rate the loadgen reached (`paced_iops`), spread over their
 //!   threads: each thread's arrival times decide md's pending counts (raid1/10 read balance).
-//!   A sequential stream N deep (one shared cursor) runs closed loop at its depth: md held N of
-//!   its requests at once, and how many of them meet in a stripe head is what decides its
-//!   pre-reads; offered at the average rate instead, the fast virtual disks finish each write
-//!   before the next arrives and the depth is lost. Single-thread loads are closed loop at depth 1.
+//!   A sequential stream N deep is the loadgen's N threads sharing one cursor, each closed loop
+//!   at depth 1: md held N of its requests at once, and how many of them meet in a stripe head
+//!   is what decides its pre-reads; offered at the average rate instead, the fast virtual disks
+//!   finish each write before the next arrives and the depth is lost. They are N threads, not
+//!   one thread N deep, because md tells them apart: a thread asleep for a free stripe head
+//!   holds back only its own next write. Single-thread loads are closed loop at depth 1.
 
 use super::serial::SerialDisk;
 use raidlab_core::device::{Drive, DriveInfo};
@@ -154,8 +156,9 @@ pub fn paced_iops(runs: &[&Value]) -> u64 {
     (rates.iter().sum::<f64>() / rates.len() as f64).round() as u64
 }
 
-/// The loadgen's load as a job: `seq` = one shared cursor N deep (fio one job, iodepth N),
-/// `rand` = N threads each at depth 1 over `region` (fio numjobs N); `ios` requests in all.
+/// The loadgen's load as a job of N threads each at depth 1: `seq` = one cursor they share
+/// (fio: numjobs N over one file with a shared offset), `rand` = each its own generator over
+/// `region` (fio numjobs N); `ios` requests in all.
 /// Random loads of several threads are offered at `paced_iops` (see the module's comment).
 pub fn job_of(case: &Value, paced_iops: u64) -> Job {
     let load = &case["load"];
@@ -163,11 +166,10 @@ pub fn job_of(case: &Value, paced_iops: u64) -> Job {
     let threads = load["threads"].as_u64().unwrap() as u32;
     let ios: u64 = load["loadgen"]["ios"].as_str().unwrap().parse().unwrap();
     let random = load["pattern"] == "rand";
-    let job_threads = if random { threads } else { 1 };
     Job {
         name: case["id"].as_str().unwrap().into(),
-        threads: job_threads,
-        iodepth: if random { 1 } else { threads },
+        threads,
+        iodepth: 1,
         read_fraction: if load["op"] == "read" { 1.0 } else { 0.0 },
         random_fraction: if random { 1.0 } else { 0.0 },
         block_sizes: vec![(bs, 1)],
@@ -175,7 +177,7 @@ pub fn job_of(case: &Value, paced_iops: u64) -> Job {
         cursor: Cursor::Shared,
         total_ios: ios,
         block_align_bytes: bs,
-        rate_iops: if threads > 1 && random { paced_iops / job_threads as u64 } else { 0 },
+        rate_iops: if threads > 1 && random { paced_iops / threads as u64 } else { 0 },
         // The guest's scheduler interleaves the loadgen's threads with md and the block layer
         // on the one vCPU: arrivals at the achieved rate, not on a fixed beat.
         poisson_arrivals: true,

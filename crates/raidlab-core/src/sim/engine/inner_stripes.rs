@@ -72,7 +72,7 @@ impl Simulation {
     pub(super) fn inner_md_write(&mut self, id: u32) {
         let io = self.host_ios.get(id);
         let (sector, sectors) = (io.sector, io.sectors);
-        let (sync, plugged) = (self.write_is_sync(id), self.write_is_plugged(id));
+        let (sync, plugged, submitter) = (self.write_is_sync(id), self.write_is_plugged(id), self.submitter_of(id));
         let inner = self.inner_stripes.as_mut().expect("inner stripe caches");
         let chunk = inner.outer.chunk_sectors();
         let (mut at, end) = (sector, sector + sectors);
@@ -84,7 +84,7 @@ impl Simulation {
             let piece_id = inner.pieces.insert(id);
             *inner.remaining.get_mut(&id).expect("just inserted") += 1;
             // The outer raid0 passes the piece on in the writer's context, under its plug.
-            let bio = WriteBio { id: piece_id, sector: place.sector + inner.offset_sectors, sectors: piece, sync, plugged };
+            let bio = WriteBio { id: piece_id, sector: place.sector + inner.offset_sectors, sectors: piece, sync, plugged, submitter };
             inner.sets[place.member as usize].cache.submit(bio);
             if !touched.contains(&place.member) {
                 touched.push(place.member);

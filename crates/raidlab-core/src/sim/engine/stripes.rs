@@ -13,9 +13,20 @@ impl Simulation {
     /// A host write enters md's stripe cache.
     pub(super) fn md_write(&mut self, id: u32) {
         let io = self.host_ios.get(id);
-        let bio = WriteBio { id, sector: io.sector, sectors: io.sectors, sync: self.write_is_sync(id), plugged: self.write_is_plugged(id) };
+        let bio = WriteBio { id, sector: io.sector, sectors: io.sectors, sync: self.write_is_sync(id), plugged: self.write_is_plugged(id), submitter: self.submitter_of(id) };
         self.stripes.as_mut().expect("a stripe cache").submit(bio);
         self.stripes_settle();
+    }
+
+    /// The thread a host write comes from, as md's stripe cache tells sleepers apart: a job's
+    /// thread, or the kernel thread that writes the page cache back.
+    pub(super) fn submitter_of(&self, id: u32) -> u32 {
+        let io = self.host_ios.get(id);
+        if io.job == super::buffered::KERNEL_JOB {
+            return io.thread;
+        }
+        assert!(io.job < 0x8000 && io.thread < 0x10000, "job {} thread {} beyond the submitter ids", io.job, io.thread);
+        io.job << 16 | io.thread
     }
 
     /// The page cache's writer finished a pass (blk_finish_plug): the heads its writeback

@@ -48,6 +48,9 @@ pub struct WriteBio {
     /// Sent under its submitter's plug (`blk_start_plug`): the heads it adds wait on the plug's
     /// list until the submitter unplugs ([`StripeCache::unplug`]) or sleeps for a free head.
     pub plugged: bool,
+    /// The thread that submits it: a thread asleep for a free head submits nothing more until
+    /// it wakes, so its later bios wait behind the one it sleeps in.
+    pub submitter: u32,
 }
 
 /// Member I/O for heads handled alike in one pass: `pages` consecutive 4 KiB rows from member
@@ -158,7 +161,12 @@ pub struct StripeCache {
     active: u32,
     /// R5_INACTIVE_BLOCKED: a writer found no free head; others wait behind it.
     blocked: bool,
-    waiting: VecDeque<Pending>,
+    /// Writers asleep in `raid5_get_active_stripe` (conf->wait_for_stripe), in the order they
+    /// went to sleep, each with the bio it is adding.
+    sleepers: Vec<Pending>,
+    /// Bios whose submitter is asleep, in the order they were submitted: the thread sends
+    /// each once it has added the one before.
+    backlog: VecDeque<Pending>,
     handle_list: VecDeque<u32>,
     /// The plug's list of heads (`raid5_plug_cb.list`): heads a plugged submitter added, which
     /// raid5d sees once the plug is released (`raid5_unplug`).
@@ -209,7 +217,8 @@ impl StripeCache {
             lists: [List { front: NIL, back: NIL, len: 0 }; HASH_LISTS],
             active: 0,
             blocked: false,
-            waiting: VecDeque::new(),
+            sleepers: Vec::new(),
+            backlog: VecDeque::new(),
             handle_list: VecDeque::new(),
             plug_list: Vec::new(),
             bio_refs: Vec::new(),
@@ -312,7 +321,7 @@ impl StripeCache {
 
     /// Writers sleeping for a free head.
     pub fn waiting(&self) -> usize {
-        self.waiting.len()
+        self.sleepers.len() + self.backlog.len()
     }
 
     /// Moves the ids of bios finished since the last call to `out`.
@@ -331,9 +340,13 @@ impl StripeCache {
         assert_eq!(self.bio_refs[id], 0, "bio {id} submitted twice");
         self.bio_refs[id] = 1;
         let pending = self.piece(bio, bio.sector);
+        if self.is_asleep(bio.submitter) {
+            self.backlog.push_back(pending);
+            return;
+        }
         // A new head is refused while a writer sleeps (R5_INACTIVE_BLOCKED); cached ones are
         // still found, so the bio adds what it can and sleeps behind the others.
-        self.add_pages(pending, false);
+        self.add_pages(pending);
     }
 
     /// The piece of `bio` from `start` that md receives as one bio: `bio_split_to_limits` cuts
@@ -369,7 +382,7 @@ impl StripeCache {
 
     /// Adds the bio's pages from the pending head on, piece by piece; on a missing head, sleeps
     /// (queued at the front when it was already the first sleeper).
-    fn add_pages(&mut self, mut pending: Pending, resumed: bool) -> bool {
+    fn add_pages(&mut self, mut pending: Pending) -> bool {
         let chunk = self.array.chunk_sectors();
         let k = self.array.data_disks() as u64;
         let slots = chunk / PAGE_SECTORS;
@@ -403,11 +416,8 @@ impl StripeCache {
                 if pending.bio.plugged {
                     self.unplug();
                 }
-                if resumed {
-                    self.waiting.push_front(pending);
-                } else {
-                    self.waiting.push_back(pending);
-                }
+                // wait_event adds a non-exclusive waiter at the queue's head.
+                self.sleepers.push(pending);
                 return false;
             };
             let row_start = pending.row * chunk * k;
@@ -521,25 +531,54 @@ impl StripeCache {
         Some(index)
     }
 
-    /// Wakes sleeping writers while `is_inactive_blocked` lets them on.
+    /// Whether `submitter` sleeps for a head, or has bios waiting behind one that does.
+    fn is_asleep(&self, submitter: u32) -> bool {
+        self.sleepers.iter().chain(&self.backlog).any(|p| p.bio.submitter == submitter)
+    }
+
+    /// A head released to an inactive list wakes every sleeper (`release_inactive_stripe_list`
+    /// → `wake_up(&conf->wait_for_stripe)`, a non-exclusive wake). Each checks its own
+    /// condition, `is_inactive_blocked`: a free head on its own hash's list and, while
+    /// R5_INACTIVE_BLOCKED is set, fewer than 3/4 of the cache active. It does not ask whether
+    /// the head it wants was made meanwhile: it finds that once it runs again. Those that may
+    /// go run in the wait queue's order, the last to sleep first (`prepare_to_wait_event`
+    /// adds non-exclusive waiters at the head, `__wake_up_common` walks from the head); one
+    /// that finds no head again sleeps anew, at the head. A thread that finishes its bio goes
+    /// on with the bios it had yet to send.
     fn wake(&mut self) {
-        while let Some(front) = self.waiting.front() {
-            let sector = self.next_head_sector(front);
+        let asleep = std::mem::take(&mut self.sleepers);
+        let mut still = Vec::with_capacity(asleep.len());
+        for pending in asleep.into_iter().rev() {
+            let sector = self.next_head_sector(&pending);
             let list = &self.lists[bucket_of(sector)];
-            let cached = self.map.contains_key(&sector);
-            let may_go = cached || (list.len > 0 && (!self.blocked || self.active < self.heads.len() as u32 * 3 / 4));
+            let may_go = list.len > 0 && (!self.blocked || self.active < self.heads.len() as u32 * 3 / 4);
             if !may_go {
-                break;
+                still.push(pending);
+                continue;
             }
             self.blocked = false;
-            let pending = self.waiting.pop_front().unwrap();
-            if !self.add_pages(pending, true) {
-                break;
+            let submitter = pending.bio.submitter;
+            if self.add_pages(pending) {
+                self.send_backlog(submitter);
             }
         }
+        // Those still asleep keep their order; those that slept again are the newest.
+        still.reverse();
+        still.append(&mut self.sleepers);
+        self.sleepers = still;
         // A resumed plugged submitter either added everything (blk_finish_plug) or sleeps
         // again (schedule() flushes its plug): either way its heads are released.
         self.unplug();
+    }
+
+    /// A woken thread sends the bios it had yet to, in order, until one sleeps.
+    fn send_backlog(&mut self, submitter: u32) {
+        while let Some(at) = self.backlog.iter().position(|p| p.bio.submitter == submitter) {
+            let pending = self.backlog.remove(at).expect("a backlog entry");
+            if !self.add_pages(pending) {
+                return;
+            }
+        }
     }
 
     /// One raid5d pass: handles every head queued before it, appending the member I/O to
@@ -811,8 +850,16 @@ impl StripeCache {
             assert_eq!((count, prev), (list.len, list.back), "list {bucket} length or tail");
         }
         let mut refs = vec![0u32; self.bio_refs.len()];
-        for pending in &self.waiting {
+        for pending in self.sleepers.iter().chain(&self.backlog) {
             refs[pending.bio.id as usize] += 1;
+        }
+        for (i, pending) in self.sleepers.iter().enumerate() {
+            let submitter = pending.bio.submitter;
+            assert!(!self.sleepers[..i].iter().any(|p| p.bio.submitter == submitter), "a thread asleep twice");
+        }
+        for pending in &self.backlog {
+            let submitter = pending.bio.submitter;
+            assert!(self.sleepers.iter().any(|p| p.bio.submitter == submitter), "a bio waits behind a thread that is awake");
         }
         for (index, head) in self.heads.iter().enumerate() {
             if head.sector == NO_SECTOR {

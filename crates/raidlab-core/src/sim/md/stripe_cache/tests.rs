@@ -40,7 +40,7 @@ fn sequential_4k_writes_read_two_pages_per_three_written() {
     let (mut read, mut written) = (0, 0);
     let mut done = Vec::new();
     for write in 0..3 * 128u32 {
-        cache.submit(WriteBio { id: write, sector: write as u64 * 8, sectors: 8, sync: true, plugged: false });
+        cache.submit(WriteBio { id: write, sector: write as u64 * 8, sectors: 8, sync: true, plugged: false, submitter: 0 });
         let (r, w) = drain(&mut cache, 0);
         read += r;
         written += w;
@@ -63,7 +63,7 @@ fn random_small_writes_cost_as_stateless_when_rows_are_not_reused() {
         let mut cache = StripeCache::new(a.clone(), 16, RmwLevel::Enable);
         for write in 0..rows.min(200) {
             let sector = write * a.chunk_sectors() * a.data_disks() as u64 + 8 * (write % 16);
-            cache.submit(WriteBio { id: write as u32, sector, sectors: 8, sync: true, plugged: false });
+            cache.submit(WriteBio { id: write as u32, sector, sectors: 8, sync: true, plugged: false, submitter: 0 });
             let (r, w) = drain(&mut cache, 0);
             assert_eq!((r, w), (reads * 8, writes * 8), "raid{} on {devices}", level.number());
         }
@@ -74,7 +74,7 @@ fn random_small_writes_cost_as_stateless_when_rows_are_not_reused() {
 fn a_full_row_written_at_once_reads_nothing() {
     let a = array(Level::Raid5, 4, 64);
     let mut cache = StripeCache::new(a, 256, RmwLevel::Enable);
-    cache.submit(WriteBio { id: 0, sector: 0, sectors: 3 * 128, sync: true, plugged: false });
+    cache.submit(WriteBio { id: 0, sector: 0, sectors: 3 * 128, sync: true, plugged: false, submitter: 0 });
     assert_eq!(drain(&mut cache, 0), (0, 4 * 128));
 }
 
@@ -83,7 +83,7 @@ fn a_writer_blocks_when_no_head_is_free_and_resumes() {
     // 8 heads, one per hash list: a write over 16 rows takes the 8, sleeps, and finishes
     // once the first 8 are written and released.
     let mut cache = StripeCache::new(array(Level::Raid5, 4, 64), 8, RmwLevel::Enable);
-    cache.submit(WriteBio { id: 0, sector: 0, sectors: 16 * 8, sync: true, plugged: false });
+    cache.submit(WriteBio { id: 0, sector: 0, sectors: 16 * 8, sync: true, plugged: false, submitter: 0 });
     cache.check();
     assert_eq!((cache.active(), cache.waiting()), (8, 1));
     drain(&mut cache, 0);
@@ -118,7 +118,9 @@ fn randomised_runs_keep_the_invariants() {
                     let sector = rng.below(region);
                     let sectors = 1 + rng.below(96.min(region - sector));
                     let plugged = rng.chance(0.5);
-                    cache.submit(WriteBio { id: next_id, sector, sectors, sync: rng.chance(0.5), plugged });
+                    // A few threads: one asleep for a head holds its later bios back.
+                    let submitter = rng.below(4) as u32;
+                    cache.submit(WriteBio { id: next_id, sector, sectors, sync: rng.chance(0.5), plugged, submitter });
                     next_id += 1;
                 }
                 1 => {
@@ -158,14 +160,14 @@ fn non_sync_writes_wait_on_the_delayed_list_and_gather() {
     // delayed while a sync head pre-reads (preread_active_stripes >= IO_THRESHOLD); the second
     // joins it meanwhile, and the row is then written whole without reading.
     let mut cache = StripeCache::new(array(Level::Raid5, 4, 64), 256, RmwLevel::Enable);
-    cache.submit(WriteBio { id: 0, sector: 8 * 1000, sectors: 8, sync: true, plugged: false });
-    cache.submit(WriteBio { id: 1, sector: 0, sectors: 8, sync: false, plugged: false });
+    cache.submit(WriteBio { id: 0, sector: 8 * 1000, sectors: 8, sync: true, plugged: false, submitter: 0 });
+    cache.submit(WriteBio { id: 1, sector: 0, sectors: 8, sync: false, plugged: false, submitter: 0 });
     let mut out = Vec::new();
     cache.handle(|_| 0, &mut out);
     cache.check();
     assert_eq!(out.len(), 1, "only the sync head pre-reads");
-    cache.submit(WriteBio { id: 2, sector: 128, sectors: 8, sync: false, plugged: false });
-    cache.submit(WriteBio { id: 3, sector: 256, sectors: 8, sync: false, plugged: false });
+    cache.submit(WriteBio { id: 2, sector: 128, sectors: 8, sync: false, plugged: false, submitter: 0 });
+    cache.submit(WriteBio { id: 3, sector: 256, sectors: 8, sync: false, plugged: false, submitter: 0 });
     cache.check();
     let first = out.pop().unwrap();
     cache.batch_done(first.batch);
@@ -185,7 +187,7 @@ fn a_blocked_bio_leaves_whole_heads_behind_it() {
     // all of a bio's pages in a head at once (`add_all_stripe_bios`), so the 16 heads it gets
     // before it sleeps hold both data pages, and their rcw reads only the third: 16 pages.
     let mut cache = StripeCache::new(array(Level::Raid5, 4, 512), 16, RmwLevel::Enable);
-    cache.submit(WriteBio { id: 0, sector: 0, sectors: 2048, sync: true, plugged: false });
+    cache.submit(WriteBio { id: 0, sector: 0, sectors: 2048, sync: true, plugged: false, submitter: 0 });
     assert_eq!((cache.active(), cache.waiting()), (16, 1));
     let mut out = Vec::new();
     cache.handle(|_| 0, &mut out);
@@ -199,13 +201,13 @@ fn writes_larger_than_md_max_sectors_arrive_as_pieces() {
     // raid5 4 x 512 KiB: a 1536 KiB full-stripe write reaches md as 1024 KiB + 512 KiB
     // (RAID5_MAX_REQ_STRIPES); with room for every head the pieces meet and nothing is read.
     let mut cache = StripeCache::new(array(Level::Raid5, 4, 512), 256, RmwLevel::Enable);
-    cache.submit(WriteBio { id: 0, sector: 0, sectors: 3072, sync: true, plugged: false });
+    cache.submit(WriteBio { id: 0, sector: 0, sectors: 3072, sync: true, plugged: false, submitter: 0 });
     assert_eq!(drain(&mut cache, 0), (0, 4 * 1024));
     // With 96 heads the first piece (chunks 0 and 1) sleeps after 96 heads, and raid5d handles
     // them with two of three data pages: each reads the third. Unsplit, the bio would have put
     // all three pages in each head (a full-stripe write, no reads).
     let mut cache = StripeCache::new(array(Level::Raid5, 4, 512), 96, RmwLevel::Enable);
-    cache.submit(WriteBio { id: 0, sector: 0, sectors: 3072, sync: true, plugged: false });
+    cache.submit(WriteBio { id: 0, sector: 0, sectors: 3072, sync: true, plugged: false, submitter: 0 });
     let mut out = Vec::new();
     cache.handle(|_| 0, &mut out);
     let read: u64 = out.iter().map(|io| sectors(io).0).sum();
@@ -224,12 +226,12 @@ fn writes_larger_than_md_max_sectors_arrive_as_pieces() {
 fn raid5d_grows_the_cache_by_one_head_when_a_writer_went_without() {
     // R5_ALLOC_MORE / grow_one_stripe at the end of raid5d, then R5_DID_ALLOC until a release.
     let mut cache = StripeCache::new(array(Level::Raid5, 4, 64), 8, RmwLevel::Enable);
-    cache.submit(WriteBio { id: 0, sector: 0, sectors: 16 * 8, sync: true, plugged: false });
+    cache.submit(WriteBio { id: 0, sector: 0, sectors: 16 * 8, sync: true, plugged: false, submitter: 0 });
     assert_eq!(cache.waiting(), 1);
     cache.raid5d_idle();
     cache.check();
     assert_eq!(cache.size(), 9, "one head more");
-    cache.submit(WriteBio { id: 1, sector: 8 * 4096, sectors: 8, sync: true, plugged: false });
+    cache.submit(WriteBio { id: 1, sector: 8 * 4096, sectors: 8, sync: true, plugged: false, submitter: 0 });
     cache.raid5d_idle();
     assert_eq!(cache.size(), 9, "no second head before a release");
     drain(&mut cache, 0);
