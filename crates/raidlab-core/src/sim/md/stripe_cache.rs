@@ -20,7 +20,7 @@
 //! Heads handled alike in one pass (consecutive pages of one stripe row, same members) are
 //! issued as one member I/O per member, as md's 4 KiB bios merge in the member queue.
 
-use crate::layout::{Array, Stripe};
+use crate::layout::Array;
 use crate::plan::{RmwLevel, RowRule, RowWay};
 use crate::PAGE_SECTORS;
 use std::collections::{HashMap, VecDeque};
@@ -130,6 +130,20 @@ struct Pending {
     step: u64,
 }
 
+/// The heads a piece adds in one stripe row (`StripeCache::row_heads`) and the row's parity
+/// members.
+#[derive(Clone, Copy)]
+struct RowRun {
+    row: u64,
+    first: u64,
+    heads: u64,
+    p: u32,
+    q: Option<u32>,
+    /// The last data index looked up and its member: a small write's heads all take their
+    /// page from the same chunk.
+    last_data: Option<(u64, u32)>,
+}
+
 /// Multiplicative hashing of member sectors (the std SipHash costs more than the cache).
 #[derive(Default)]
 pub struct SectorHasher(u64);
@@ -151,6 +165,12 @@ impl Hasher for SectorHasher {
 /// The stripe cache of one array.
 pub struct StripeCache {
     array: Array,
+    /// The array's chunk (a power of two), data members per row and every member, as masks:
+    /// read per page, so kept here rather than asked of the layout each time.
+    chunk_sectors: u64,
+    chunk_shift: u32,
+    data_disks: u64,
+    all_members: u64,
     rmw_level: RmwLevel,
     heads: Vec<Head>,
     map: HashMap<u64, u32, BuildHasherDefault<SectorHasher>>,
@@ -201,7 +221,13 @@ impl StripeCache {
     pub fn new(array: Array, entries: u32, rmw_level: RmwLevel) -> StripeCache {
         assert!(array.stripe(0).is_some(), "the stripe cache serves raid4/5/6");
         assert!(entries >= 1);
+        let devices = array.devices();
+        assert!(array.chunk_sectors().is_power_of_two(), "md's chunk is a power of two");
         let mut cache = StripeCache {
+            chunk_sectors: array.chunk_sectors(),
+            chunk_shift: array.chunk_sectors().trailing_zeros(),
+            data_disks: array.data_disks() as u64,
+            all_members: if devices >= 64 { u64::MAX } else { (1u64 << devices) - 1 },
             array,
             rmw_level,
             heads: Vec::with_capacity(entries as usize),
@@ -340,7 +366,7 @@ impl StripeCache {
     /// at md's max_hw_sectors counted from the piece's start.
     fn piece(&self, bio: WriteBio, start: u64) -> Pending {
         let end = (start + self.max_bio_sectors).min(bio.sector + bio.sectors);
-        let row = start / self.array.chunk_sectors() / self.array.data_disks() as u64;
+        let row = start / self.chunk_sectors / self.data_disks;
         Pending { bio, piece_start: start, piece_end: end, row, step: 0 }
     }
 
@@ -349,8 +375,8 @@ impl StripeCache {
     /// a head at once (`make_stripe_request` → `add_all_stripe_bios`), so the heads of a row
     /// come in the order of their first page.
     fn row_heads(&self, pending: &Pending) -> (u64, u64) {
-        let chunk = self.array.chunk_sectors();
-        let row_sectors = chunk * self.array.data_disks() as u64;
+        let chunk = self.chunk_sectors;
+        let row_sectors = chunk * self.data_disks;
         let row_start = pending.row * row_sectors;
         let a = pending.piece_start.max(row_start) / PAGE_SECTORS * PAGE_SECTORS;
         let b = pending.piece_end.min(row_start + row_sectors);
@@ -359,9 +385,16 @@ impl StripeCache {
         ((a % chunk) / PAGE_SECTORS, pages.min(slots))
     }
 
+    /// The head run of the piece's current row (`row_heads`) and the row's P and Q.
+    fn row_run(&self, pending: &Pending) -> RowRun {
+        let (first, heads) = self.row_heads(pending);
+        let place = self.array.place_in_row(pending.row, 0).expect("a raid4/5/6 row");
+        RowRun { row: pending.row, first, heads, p: place.p, q: place.q, last_data: None }
+    }
+
     /// The member sector of the next head `pending` adds.
     fn next_head_sector(&self, pending: &Pending) -> u64 {
-        let chunk = self.array.chunk_sectors();
+        let chunk = self.chunk_sectors;
         let (first, _) = self.row_heads(pending);
         let slot = (first + pending.step) % (chunk / PAGE_SECTORS);
         pending.row * chunk + slot * PAGE_SECTORS
@@ -370,19 +403,17 @@ impl StripeCache {
     /// Adds the bio's pages from the pending head on, piece by piece; on a missing head, sleeps
     /// (queued at the front when it was already the first sleeper).
     fn add_pages(&mut self, mut pending: Pending, resumed: bool) -> bool {
-        let chunk = self.array.chunk_sectors();
-        let k = self.array.data_disks() as u64;
+        let (chunk, k) = (self.chunk_sectors, self.data_disks);
         let slots = chunk / PAGE_SECTORS;
         let bio_end = pending.bio.sector + pending.bio.sectors;
-        // The current row's layout and head run, computed once per row.
-        let mut row: Option<(u64, Stripe, u64, u64)> = None;
+        // The current row's head run and parity members, found once per row.
+        let mut row: Option<RowRun> = None;
         loop {
-            if row.as_ref().is_none_or(|(r, ..)| *r != pending.row) {
-                let (first, heads) = self.row_heads(&pending);
-                row = Some((pending.row, self.array.stripe(pending.row).expect("raid4/5/6 row"), first, heads));
-            }
-            let (_, stripe, first, heads) = row.as_ref().unwrap();
-            if pending.step == *heads {
+            let run = match &mut row {
+                Some(run) if run.row == pending.row => run,
+                _ => row.insert(self.row_run(&pending)),
+            };
+            if pending.step == run.heads {
                 let row_end = (pending.row + 1) * chunk * k;
                 if row_end < pending.piece_end {
                     (pending.row, pending.step) = (pending.row + 1, 0);
@@ -394,9 +425,10 @@ impl StripeCache {
                 }
                 continue;
             }
-            let slot = (first + pending.step) % slots;
+            let slot = (run.first + pending.step) % slots;
             let member_sector = pending.row * chunk + slot * PAGE_SECTORS;
-            let Some(head) = self.get_head(member_sector, pending.row, stripe) else {
+            let (p, q) = (run.p, run.q);
+            let Some(head) = self.get_head(member_sector, pending.row, p, q) else {
                 self.blocked = true;
                 // The submitter sleeps in raid5_get_active_stripe: schedule() flushes its plug
                 // (sched_submit_work → blk_flush_plug → raid5_unplug).
@@ -410,21 +442,38 @@ impl StripeCache {
                 }
                 return false;
             };
-            let row_start = pending.row * chunk * k;
-            for j in 0..k {
-                let page = row_start + j * chunk + slot * PAGE_SECTORS;
-                if page < pending.piece_end && page + PAGE_SECTORS > pending.piece_start {
-                    let whole = pending.piece_start <= page && page + PAGE_SECTORS <= pending.piece_end;
-                    let member = row.as_ref().unwrap().1.data[j as usize];
-                    self.attach(head, pending.bio, member, whole);
-                }
-            }
+            let run = row.as_mut().expect("the row's run");
+            self.attach_pages(head, &pending, slot, &mut run.last_data);
             pending.step += 1;
         }
         if self.unref_bio(pending.bio.id) {
             self.completed.push(pending.bio.id);
         }
         true
+    }
+
+    /// Attaches the piece's pages in page slot `slot` of its row (one per data member it
+    /// reaches) to `head`, in logical order.
+    fn attach_pages(&mut self, head: u32, pending: &Pending, slot: u64, last_data: &mut Option<(u64, u32)>) {
+        let chunk = self.chunk_sectors;
+        let row_start = pending.row * chunk * self.data_disks;
+        for j in 0..self.data_disks {
+            // The page of data index j: pages grow with j, so none after the piece's end counts.
+            let page = row_start + j * chunk + slot * PAGE_SECTORS;
+            if page >= pending.piece_end {
+                break;
+            }
+            if page + PAGE_SECTORS > pending.piece_start {
+                let whole = pending.piece_start <= page && page + PAGE_SECTORS <= pending.piece_end;
+                let member = match *last_data {
+                    Some((index, member)) if index == j => member,
+                    _ => self.array.place_in_row(pending.row, j as u32).expect("a raid4/5/6 row").data.member,
+                };
+                *last_data = Some((j, member));
+                debug_assert_eq!(Some(member), self.array.stripe(pending.row).map(|s| s.data[j as usize]));
+                self.attach(head, pending.bio, member, whole);
+            }
+        }
     }
 
     /// `add_stripe_bio` and what `make_stripe_request` does next: the head is to be handled
@@ -467,6 +516,9 @@ impl StripeCache {
     /// `raid5_unplug`: the plug's heads are released for handling, in the order they joined.
     /// A submitter calls it when it is done submitting (`blk_finish_plug`).
     pub fn unplug(&mut self) {
+        if self.plug_list.is_empty() {
+            return;
+        }
         for index in self.plug_list.drain(..) {
             self.heads[index as usize].on_plug = false;
             self.handle_list.push_back(index);
@@ -482,7 +534,7 @@ impl StripeCache {
     }
 
     /// `raid5_get_active_stripe`: the cached head of the row page, or a free one of its hash.
-    fn get_head(&mut self, sector: u64, stripe_row: u64, stripe: &Stripe) -> Option<u32> {
+    fn get_head(&mut self, sector: u64, stripe_row: u64, p: u32, q: Option<u32>) -> Option<u32> {
         if let Some(&index) = self.map.get(&sector) {
             let head = &mut self.heads[index as usize];
             if head.inactive {
@@ -513,8 +565,11 @@ impl StripeCache {
         // init_stripe: a reused head starts with no pages.
         head.sector = sector;
         head.stripe_row = stripe_row;
-        head.data_mask = stripe.data_members().iter().fold(0, |m, &d| m | 1 << d);
-        (head.p, head.q) = (stripe.p, stripe.q);
+        // Every member has one role in a row (`Raid456::assert_stripe`): the data members are
+        // those that hold neither P nor Q.
+        head.data_mask = self.all_members & !(1u64 << p) & !q.map_or(0, |q| 1u64 << q);
+        debug_assert_eq!(head.data_mask, data_mask_of(&self.array, stripe_row), "row {stripe_row}'s data members");
+        (head.p, head.q) = (p, q);
         head.uptodate = 0;
         head.io_started = false;
         self.map.insert(sector, index);
@@ -685,7 +740,9 @@ impl StripeCache {
         let head = &self.heads[index as usize];
         let (sector, p, q, stripe_row) = (head.sector, head.p, head.q, head.stripe_row);
         if let Some(last) = out.last_mut() {
-            let row = self.heads[self.batches[last.batch as usize][0] as usize].stripe_row;
+            // A group's pages lie in one chunk of each member: its row is its sector's chunk.
+            let row = last.sector >> self.chunk_shift;
+            debug_assert_eq!(row, self.heads[self.batches[last.batch as usize][0] as usize].stripe_row);
             if last.write == write && last.members == ios && last.way == way && last.p == p
                 && row == stripe_row
                 && last.sector + last.pages * PAGE_SECTORS == sector
@@ -853,6 +910,13 @@ impl StripeCache {
             assert_eq!(counted, held, "bio {bio}: {held} references held, {counted} found");
         }
     }
+}
+
+/// The data members of stripe row `row` as the layout lists them (the reference `get_head`'s
+/// mask is checked against).
+fn data_mask_of(array: &Array, row: u64) -> u64 {
+    let stripe = array.stripe(row).expect("a raid4/5/6 row");
+    stripe.data_members().iter().fold(0, |m, &d| m | 1 << d)
 }
 
 /// `stripe_hash_locks_hash`: the inactive list of a member sector.
