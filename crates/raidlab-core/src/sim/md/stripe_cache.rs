@@ -23,6 +23,7 @@
 use crate::layout::Array;
 use crate::plan::{RmwLevel, RowRule, RowWay};
 use crate::PAGE_SECTORS;
+use std::collections::hash_map::Entry;
 use std::collections::{HashMap, VecDeque};
 use std::hash::{BuildHasherDefault, Hasher};
 
@@ -535,27 +536,35 @@ impl StripeCache {
 
     /// `raid5_get_active_stripe`: the cached head of the row page, or a free one of its hash.
     fn get_head(&mut self, sector: u64, stripe_row: u64, p: u32, q: Option<u32>) -> Option<u32> {
-        if let Some(&index) = self.map.get(&sector) {
-            let head = &mut self.heads[index as usize];
-            if head.inactive {
-                self.unlink(index);
-                self.active += 1;
-            } else if std::mem::take(&mut head.on_hold) {
-                // find_get_stripe takes a waiting head off its list (list_del_init).
-                self.held -= 1;
+        // One probe finds the head, or the place a new one takes.
+        let vacant = match self.map.entry(sector) {
+            Entry::Occupied(found) => Err(*found.get()),
+            Entry::Vacant(vacant) => Ok(vacant),
+        };
+        let vacant = match vacant {
+            Ok(vacant) => vacant,
+            Err(index) => {
+                let head = &mut self.heads[index as usize];
+                if head.inactive {
+                    self.unlink(index);
+                    self.active += 1;
+                } else if std::mem::take(&mut head.on_hold) {
+                    // find_get_stripe takes a waiting head off its list (list_del_init).
+                    self.held -= 1;
+                }
+                return Some(index);
             }
-            return Some(index);
-        }
+        };
         if self.blocked {
             return None;
         }
-        let bucket = bucket_of(sector);
-        let index = self.lists[bucket].front;
+        let index = self.lists[bucket_of(sector)].front;
         if index == NIL {
             // R5_ALLOC_MORE, unless raid5d grew the cache and nothing was released since.
             self.alloc_more |= !self.did_alloc;
             return None;
         }
+        vacant.insert(index);
         self.unlink(index);
         self.active += 1;
         let head = &mut self.heads[index as usize];
@@ -572,7 +581,6 @@ impl StripeCache {
         (head.p, head.q) = (p, q);
         head.uptodate = 0;
         head.io_started = false;
-        self.map.insert(sector, index);
         Some(index)
     }
 
