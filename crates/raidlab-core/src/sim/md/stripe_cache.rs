@@ -73,13 +73,45 @@ enum Busy {
     Writing,
 }
 
+/// The bios a head holds, in the order they joined: the first in place (a head seldom holds
+/// more, and then reading its bios touches no memory of their own), any more after it.
+#[derive(Clone, Debug, Default)]
+struct Bios {
+    first: Option<u32>,
+    more: Vec<u32>,
+}
+
+impl Bios {
+    fn last(&self) -> Option<u32> {
+        self.more.last().copied().or(self.first)
+    }
+    fn push(&mut self, bio: u32) {
+        if self.first.is_none() {
+            debug_assert!(self.more.is_empty());
+            self.first = Some(bio);
+        } else {
+            self.more.push(bio);
+        }
+    }
+    fn is_empty(&self) -> bool {
+        self.first.is_none()
+    }
+    fn iter(&self) -> impl Iterator<Item = u32> + '_ {
+        self.first.into_iter().chain(self.more.iter().copied())
+    }
+    /// Empties the list, keeping its allocation.
+    fn clear(&mut self) {
+        self.first = None;
+        self.more.clear();
+    }
+}
+
 #[derive(Clone, Debug)]
 struct Head {
     /// Member sector of the row page, or NO_SECTOR for a head holding nothing.
     sector: u64,
-    stripe_row: u64,
-    /// The row's data members and P (Q), kept so handling needs no layout arithmetic.
-    data_mask: u64,
+    /// The row's P (and Q), kept so handling needs no layout arithmetic: its data members are
+    /// the others (every member has one role in a row, `Raid456::assert_stripe`).
     p: u32,
     q: Option<u32>,
     bucket: u8,
@@ -105,8 +137,10 @@ struct Head {
     full_write: bool,
     /// STRIPE_IO_STARTED: the head issued member I/O since it was (re)initialised.
     io_started: bool,
-    bios: Vec<u32>,
-    writing_bios: Vec<u32>,
+    bios: Bios,
+    writing_bios: Bios,
+    /// The next head of its batch (`StripeCache::batches`), while it has I/O in flight.
+    next_in_batch: u32,
     inactive: bool,
     prev: u32,
     next: u32,
@@ -186,7 +220,9 @@ pub struct StripeCache {
     plug_list: Vec<u32>,
     /// Per bio id: heads holding it, plus one while it is being added.
     bio_refs: Vec<u32>,
-    batches: Vec<Vec<u32>>,
+    /// Each batch's first and last head, linked through `Head::next_in_batch` (kept in the
+    /// heads, which handling and completion touch anyway, rather than in a list of their own).
+    batches: Vec<(u32, u32)>,
     free_batches: Vec<u32>,
     /// Bios whose every head is written, for the caller to complete.
     completed: Vec<u32>,
@@ -266,8 +302,6 @@ impl StripeCache {
         let index = self.heads.len() as u32;
         self.heads.push(Head {
             sector: NO_SECTOR,
-            stripe_row: 0,
-            data_mask: 0,
             p: 0,
             q: None,
             bucket: (index as usize % HASH_LISTS) as u8,
@@ -286,8 +320,9 @@ impl StripeCache {
             hold_stamp: 0,
             full_write: false,
             io_started: false,
-            bios: Vec::new(),
-            writing_bios: Vec::new(),
+            bios: Bios::default(),
+            writing_bios: Bios::default(),
+            next_in_batch: NIL,
             inactive: false,
             prev: NIL,
             next: NIL,
@@ -491,7 +526,7 @@ impl StripeCache {
         if whole {
             head.overwrite |= 1 << member;
         }
-        if head.bios.last() != Some(&bio) {
+        if head.bios.last() != Some(bio) {
             head.bios.push(bio);
             self.bio_refs[bio as usize] += 1;
         }
@@ -524,6 +559,11 @@ impl StripeCache {
             self.heads[index as usize].on_plug = false;
             self.handle_list.push_back(index);
         }
+    }
+
+    /// The data members of a row whose P and Q are `p` and `q`: those that hold neither.
+    fn data_mask(&self, p: u32, q: Option<u32>) -> u64 {
+        self.all_members & !(1u64 << p) & !q.map_or(0, |q| 1u64 << q)
     }
 
     /// Drops a reference of a bio; the caller completes it when this returns true.
@@ -565,6 +605,7 @@ impl StripeCache {
             return None;
         }
         vacant.insert(index);
+        debug_assert_eq!(self.data_mask(p, q), data_mask_of(&self.array, stripe_row), "row {stripe_row}'s data members");
         self.unlink(index);
         self.active += 1;
         let head = &mut self.heads[index as usize];
@@ -573,11 +614,6 @@ impl StripeCache {
         }
         // init_stripe: a reused head starts with no pages.
         head.sector = sector;
-        head.stripe_row = stripe_row;
-        // Every member has one role in a row (`Raid456::assert_stripe`): the data members are
-        // those that hold neither P nor Q.
-        head.data_mask = self.all_members & !(1u64 << p) & !q.map_or(0, |q| 1u64 << q);
-        debug_assert_eq!(head.data_mask, data_mask_of(&self.array, stripe_row), "row {stripe_row}'s data members");
         (head.p, head.q) = (p, q);
         head.uptodate = 0;
         head.io_started = false;
@@ -710,7 +746,8 @@ impl StripeCache {
         }
         let failed = failed_mask(head.sector);
         let parity_mask = (1u64 << head.p) | head.q.map_or(0, |q| 1u64 << q);
-        let rule = RowRule { data_mask: head.data_mask, parity_mask, devices: self.array.devices(), failed_mask: failed, rmw_level: self.rmw_level };
+        let data_mask = self.all_members & !parity_mask;
+        let rule = RowRule { data_mask, parity_mask, devices: self.array.devices(), failed_mask: failed, rmw_level: self.rmw_level };
         let choice = rule.choose(head.towrite, head.overwrite, head.uptodate);
         let head = &mut self.heads[index as usize];
         if choice.reads != 0 && !head.preread_active {
@@ -730,7 +767,7 @@ impl StripeCache {
             (false, choice.reads)
         } else {
             head.busy = Busy::Writing;
-            head.full_write = head.overwrite & head.data_mask == head.data_mask;
+            head.full_write = head.overwrite & data_mask == data_mask;
             self.pending_full_writes += head.full_write as u32;
             head.in_flight = head.towrite | rule.parity_mask;
             head.towrite = 0;
@@ -746,28 +783,32 @@ impl StripeCache {
     fn emit(&mut self, index: u32, ios: u64, write: bool, way: RowWay, out: &mut Vec<HeadIo>) {
         self.heads[index as usize].io_started = true;
         let head = &self.heads[index as usize];
-        let (sector, p, q, stripe_row) = (head.sector, head.p, head.q, head.stripe_row);
+        let (sector, p, q) = (head.sector, head.p, head.q);
+        let stripe_row = sector >> self.chunk_shift;
         if let Some(last) = out.last_mut() {
             // A group's pages lie in one chunk of each member: its row is its sector's chunk.
             let row = last.sector >> self.chunk_shift;
-            debug_assert_eq!(row, self.heads[self.batches[last.batch as usize][0] as usize].stripe_row);
+            debug_assert_eq!(row, self.heads[self.batches[last.batch as usize].0 as usize].sector >> self.chunk_shift);
             if last.write == write && last.members == ios && last.way == way && last.p == p
                 && row == stripe_row
                 && last.sector + last.pages * PAGE_SECTORS == sector
             {
                 last.pages += 1;
-                self.batches[last.batch as usize].push(index);
+                let tail = std::mem::replace(&mut self.batches[last.batch as usize].1, index);
+                self.heads[tail as usize].next_in_batch = index;
+                self.heads[index as usize].next_in_batch = NIL;
                 return;
             }
         }
         let batch = match self.free_batches.pop() {
             Some(batch) => batch,
             None => {
-                self.batches.push(Vec::new());
+                self.batches.push((NIL, NIL));
                 self.batches.len() as u32 - 1
             }
         };
-        self.batches[batch as usize].push(index);
+        self.batches[batch as usize] = (index, index);
+        self.heads[index as usize].next_in_batch = NIL;
         out.push(HeadIo { batch, sector, pages: 1, members: ios, write, way, p, q });
     }
 
@@ -775,47 +816,52 @@ impl StripeCache {
     /// handled again; writes end, and bios whose every head is written are listed for
     /// [`StripeCache::take_completed`].
     pub fn batch_done(&mut self, batch: u32) {
-        let mut heads = std::mem::take(&mut self.batches[batch as usize]);
-        let all = if self.array.devices() >= 64 { u64::MAX } else { (1u64 << self.array.devices()) - 1 };
-        for &index in &heads {
-            let head = &mut self.heads[index as usize];
-            // A failed member's block is computed from the others (compute_block).
-            let computed = if head.way == RowWay::Reconstruct { all } else { 0 };
-            head.uptodate |= head.in_flight | computed;
-            head.in_flight = 0;
-            let was = std::mem::replace(&mut head.busy, Busy::Idle);
-            if was == Busy::Writing {
-                if std::mem::take(&mut head.full_write) {
-                    self.pending_full_writes -= 1;
-                }
-                // Writes that joined while it wrote keep the head pre-reading (they were
-                // added with it active).
-                if head.towrite == 0 && std::mem::take(&mut head.preread_active) {
-                    self.preread_active -= 1;
-                }
-                let mut bios = std::mem::take(&mut head.writing_bios);
-                for &bio in &bios {
-                    if self.unref_bio(bio) {
-                        self.completed.push(bio);
-                    }
-                }
-                bios.clear();
-                self.heads[index as usize].writing_bios = bios;
-            }
-            // raid5_end_read_request/raid5_end_write_request set STRIPE_HANDLE and release the
-            // head: raid5d handles it next (handle_stripe completes the writes,
-            // handle_stripe_clean_event) and only then may it go inactive, in handle-list
-            // order behind the heads queued before it.
-            let head = &mut self.heads[index as usize];
-            if !head.queued && !head.on_hold {
-                head.queued = true;
-                self.handle_list.push_back(index);
-            }
+        let (mut index, _) = std::mem::replace(&mut self.batches[batch as usize], (NIL, NIL));
+        debug_assert!(index != NIL, "batch {batch} done twice");
+        while index != NIL {
+            let next = self.heads[index as usize].next_in_batch;
+            self.head_io_done(index);
+            index = next;
         }
-        heads.clear();
-        self.batches[batch as usize] = heads;
         self.free_batches.push(batch);
         self.wake();
+    }
+
+    /// One head of a completed batch.
+    fn head_io_done(&mut self, index: u32) {
+        let head = &mut self.heads[index as usize];
+        // A failed member's block is computed from the others (compute_block).
+        let computed = if head.way == RowWay::Reconstruct { self.all_members } else { 0 };
+        head.uptodate |= head.in_flight | computed;
+        head.in_flight = 0;
+        let was = std::mem::replace(&mut head.busy, Busy::Idle);
+        if was == Busy::Writing {
+            if std::mem::take(&mut head.full_write) {
+                self.pending_full_writes -= 1;
+            }
+            // Writes that joined while it wrote keep the head pre-reading (they were
+            // added with it active).
+            if head.towrite == 0 && std::mem::take(&mut head.preread_active) {
+                self.preread_active -= 1;
+            }
+            let mut bios = std::mem::take(&mut head.writing_bios);
+            for bio in bios.iter() {
+                if self.unref_bio(bio) {
+                    self.completed.push(bio);
+                }
+            }
+            bios.clear();
+            self.heads[index as usize].writing_bios = bios;
+        }
+        // raid5_end_read_request/raid5_end_write_request set STRIPE_HANDLE and release the
+        // head: raid5d handles it next (handle_stripe completes the writes,
+        // handle_stripe_clean_event) and only then may it go inactive, in handle-list
+        // order behind the heads queued before it.
+        let head = &mut self.heads[index as usize];
+        if !head.queued && !head.on_hold {
+            head.queued = true;
+            self.handle_list.push_back(index);
+        }
     }
 
     /// `do_release_stripe`: an idle head with nothing to do goes to its list's tail.
@@ -896,7 +942,7 @@ impl StripeCache {
                 Busy::Reading => assert!(head.in_flight & head.uptodate == 0 && head.in_flight != 0, "reading a page up to date"),
                 Busy::Writing => assert!(head.in_flight != 0),
             }
-            for &bio in head.bios.iter().chain(&head.writing_bios) {
+            for bio in head.bios.iter().chain(head.writing_bios.iter()) {
                 refs[bio as usize] += 1;
             }
         }
@@ -917,6 +963,21 @@ impl StripeCache {
         for (bio, (&counted, &held)) in refs.iter().zip(&self.bio_refs).enumerate() {
             assert_eq!(counted, held, "bio {bio}: {held} references held, {counted} found");
         }
+        self.check_batches();
+    }
+
+    /// Every head with I/O in flight is linked into exactly one batch, ending at its tail.
+    fn check_batches(&self) {
+        let mut linked = 0;
+        for (batch, &(first, last)) in self.batches.iter().enumerate() {
+            let (mut index, mut tail) = (first, NIL);
+            while index != NIL {
+                assert!(self.heads[index as usize].busy != Busy::Idle, "idle head {index} in batch {batch}");
+                (tail, index, linked) = (index, self.heads[index as usize].next_in_batch, linked + 1);
+            }
+            assert_eq!(tail, last, "batch {batch}'s tail");
+        }
+        assert_eq!(linked, self.heads.iter().filter(|h| h.busy != Busy::Idle).count(), "heads in flight outside a batch");
     }
 }
 
