@@ -402,7 +402,7 @@ impl StripeCache {
     /// at md's max_hw_sectors counted from the piece's start.
     fn piece(&self, bio: WriteBio, start: u64) -> Pending {
         let end = (start + self.max_bio_sectors).min(bio.sector + bio.sectors);
-        let row = start / self.chunk_sectors / self.data_disks;
+        let row = (start >> self.chunk_shift) / self.data_disks;
         Pending { bio, piece_start: start, piece_end: end, row, step: 0 }
     }
 
@@ -418,7 +418,7 @@ impl StripeCache {
         let b = pending.piece_end.min(row_start + row_sectors);
         let slots = chunk / PAGE_SECTORS;
         let pages = (b - a).div_ceil(PAGE_SECTORS);
-        ((a % chunk) / PAGE_SECTORS, pages.min(slots))
+        ((a & (chunk - 1)) / PAGE_SECTORS, pages.min(slots))
     }
 
     /// The head run of the piece's current row (`row_heads`) and the row's P and Q.
@@ -432,7 +432,8 @@ impl StripeCache {
     fn next_head_sector(&self, pending: &Pending) -> u64 {
         let chunk = self.chunk_sectors;
         let (first, _) = self.row_heads(pending);
-        let slot = (first + pending.step) % (chunk / PAGE_SECTORS);
+        // Page slots are a power of two (the chunk is): the remainder is a mask.
+        let slot = (first + pending.step) & (chunk / PAGE_SECTORS - 1);
         pending.row * chunk + slot * PAGE_SECTORS
     }
 
@@ -461,7 +462,7 @@ impl StripeCache {
                 }
                 continue;
             }
-            let slot = (run.first + pending.step) % slots;
+            let slot = (run.first + pending.step) & (slots - 1);
             let member_sector = pending.row * chunk + slot * PAGE_SECTORS;
             let (p, q) = (run.p, run.q);
             let Some(head) = self.get_head(member_sector, pending.row, p, q) else {
