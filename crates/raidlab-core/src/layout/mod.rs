@@ -346,6 +346,18 @@ impl Array {
         }
     }
 
+    /// Data index `i` of raid4/5/6 row `row` and the row's P and Q (one entry of `stripe`).
+    #[inline]
+    pub fn place_in_row(&self, row: u64, i: u32) -> Option<ParityPlace> {
+        match &self.geometry {
+            Geometry::Striped(r) => {
+                assert!(i < r.data_disks(), "data index {i} of a row of {}", r.data_disks());
+                Some(r.place_in_row(row, i))
+            }
+            _ => None,
+        }
+    }
+
     /// What member `member` holds at `sector` of its data area.
     pub fn unmap(&self, member: u32, sector: u64) -> Cell {
         assert!(member < self.devices(), "member {member} out of range");

@@ -141,6 +141,15 @@ impl Raid456 {
         ParityPlace { data, p, q: (q != u32::MAX).then_some(q) }
     }
 
+    /// The member of data index `i` in row `row` (its chunk's first member sector) and the
+    /// row's P and Q: one entry of `stripe(row)` without building the row.
+    #[inline]
+    pub fn place_in_row(&self, row: u64, i: u32) -> ParityPlace {
+        let (p, q, member) = self.place(row, i);
+        let data = Location { member, sector: row << self.chunk_shift };
+        ParityPlace { data, p, q: (q != u32::MAX).then_some(q) }
+    }
+
     /// Roles of every member in `row`, with md's Q slot order.
     pub fn stripe(&self, row: u64) -> Stripe {
         let mut stripe = Stripe {

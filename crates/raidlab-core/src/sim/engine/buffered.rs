@@ -64,6 +64,7 @@ fn clone_pages(job: &Job, region: &Region, file: u64) -> (u64, u64) {
 
 impl Simulation {
     /// A buffered job's host I/O enters the page cache.
+    #[inline(never)]
     pub(super) fn buffered_submit(&mut self, id: u32) {
         let io = self.host_ios.get(id);
         let (start, end) = (io.sector / PAGE_SECTORS, (io.sector + io.sectors).div_ceil(PAGE_SECTORS));
@@ -156,6 +157,7 @@ impl Simulation {
     }
 
     /// A page-cache bio completed.
+    #[inline(never)]
     pub(super) fn page_cache_bio_done(&mut self, id: u32) {
         self.host_ios.remove(id);
         self.page_cache.as_mut().expect("a page cache").bio_done(id);

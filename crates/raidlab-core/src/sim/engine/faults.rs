@@ -116,6 +116,7 @@ impl Simulation {
     }
 
     /// A block request whose command failed.
+    #[inline(never)]
     pub(super) fn block_faulted(&mut self, member: u32, block_id: u64, fault: Fault) {
         let block = *self.blocks.get(block_id as u32);
         if fault == Fault::Timeout {
@@ -188,6 +189,7 @@ impl Simulation {
     }
 
     /// The block is computed from the other members: the read completes, and md writes it back.
+    #[inline(never)]
     pub(super) fn read_fixed(&mut self, index: u32) {
         let fix = self.faults.fixes[index as usize].expect("a fix in progress");
         self.block_finished(fix.block);
@@ -201,6 +203,7 @@ impl Simulation {
     }
 
     /// The rewrite is done: md reads the sectors back (R5_ReWrite then R5_Wantread).
+    #[inline(never)]
     pub(super) fn rewritten(&mut self, index: u32) {
         let fix = self.faults.fixes[index as usize].expect("a fix in progress");
         if self.failed.contains(&fix.member) || self.results.data_loss.is_some() {
@@ -213,6 +216,7 @@ impl Simulation {
     }
 
     /// The read-back succeeded: "read error corrected".
+    #[inline(never)]
     pub(super) fn read_back(&mut self, index: u32) {
         let fix = self.faults.fixes[index as usize].take().expect("a fix in progress");
         self.drive_event(fix.member, "corrected");

@@ -24,6 +24,7 @@ impl Simulation {
     }
 
     /// A host I/O enters the host's queue on the logical drive.
+    #[inline(never)]
     pub(super) fn array_queue_submit(&mut self, id: u32) {
         let io = self.host_ios.get(id);
         let op = match io.op {
@@ -65,6 +66,7 @@ impl Simulation {
         self.host_dispatch = ids;
     }
 
+    #[inline(never)]
     pub(super) fn array_queue_timer(&mut self) {
         let queue = self.array_queue.as_mut().expect("a controller's queue");
         if queue.timer_at == Some(self.now) {
@@ -74,6 +76,7 @@ impl Simulation {
     }
 
     /// A host I/O the controller finished: the host queue frees its tag.
+    #[inline(never)]
     pub(super) fn array_queue_done(&mut self, id: u32, thread: u32) {
         let now = self.now;
         self.controller().host_commands -= 1;
@@ -113,6 +116,7 @@ impl Simulation {
     }
 
     /// A host I/O's array operation finished on the drives.
+    #[inline(never)]
     pub(super) fn controller_host_done(&mut self, id: u32) {
         let io = self.host_ios.get(id);
         let bytes = io.sectors * SECTOR_BYTES;
@@ -203,6 +207,7 @@ impl Simulation {
 
     /// One array operation of a destage finished; the whole destage passes the XOR engine
     /// (parity levels) and the cache memory before its room is free.
+    #[inline(never)]
     pub(super) fn cache_destaged(&mut self, destage: u64) {
         let parity = is_parity(self.planner.array().level());
         let now = self.now;
@@ -225,6 +230,7 @@ impl Simulation {
     }
 
     /// A destage's parity work ended: its room is free.
+    #[inline(never)]
     pub(super) fn destage_done(&mut self, destage: u64) {
         let cache = &mut self.controller().cache;
         let index = cache.parity_pending.iter().position(|&(id, _)| id == destage).expect("a destage in the XOR engine");
@@ -266,6 +272,7 @@ impl Simulation {
     /// The learn cycle starts or ends: the cache leaves or re-enters write-back (a phase of
     /// its own in the results). Leaving it, the dirty data destages and writes waiting for
     /// room go to the drives.
+    #[inline(never)]
     pub(super) fn bbu_learn(&mut self, start: bool) {
         self.controller().set_learning(start);
         self.note_phase();

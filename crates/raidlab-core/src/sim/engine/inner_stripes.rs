@@ -69,6 +69,7 @@ impl InnerStripes {
 impl Simulation {
     /// A host write to a stacked array with raid4/5/6 inner arrays: one bio per outer chunk
     /// piece into the inner array holding it.
+    #[inline(never)]
     pub(super) fn inner_md_write(&mut self, id: u32) {
         let io = self.host_ios.get(id);
         let (sector, sectors) = (io.sector, io.sectors);
@@ -169,6 +170,7 @@ impl Simulation {
     }
 
     /// An inner raid5d pass's handling is done: its member I/O starts.
+    #[inline(never)]
     pub(super) fn inner_raid5d_done(&mut self, set: u32) {
         let inner = self.inner_stripes.as_mut().expect("inner stripe caches");
         let mut issuing = std::mem::take(&mut inner.sets[set as usize].raid5d.issuing);
@@ -200,6 +202,7 @@ impl Simulation {
     }
 
     /// The member I/O of a batch of inner array `set`'s heads completed.
+    #[inline(never)]
     pub(super) fn inner_stripes_done(&mut self, set: u32, batch: u32) {
         self.inner_stripes.as_mut().expect("inner stripe caches").sets[set as usize].cache.batch_done(batch);
         self.inner_settle(set);

@@ -431,6 +431,7 @@ impl Simulation {
 
     /// A thread ahead of its flow share waits: `flow_sleep`, or until the flow moves on (and
     /// at the latest until its runtime ends).
+    #[inline(never)]
     fn hold_for_flow(&mut self, job: u32, thread: u32) {
         let state = &mut self.jobs[job as usize];
         state.hold(thread as usize);
@@ -446,6 +447,7 @@ impl Simulation {
     }
 
     /// A thread's think pause ended (fio `thinktime`).
+    #[inline(never)]
     fn resume(&mut self, job: u32, thread: u32) {
         self.jobs[job as usize].resume(thread as usize);
         self.issue(job, thread);
@@ -480,6 +482,7 @@ impl Simulation {
         }
     }
 
+    #[inline(never)]
     fn arrival(&mut self, job: u32, thread: u32) {
         let state = &mut self.jobs[job as usize];
         let t = thread as usize;

@@ -448,6 +448,7 @@ impl Simulation {
         self.submit_planned(Owner::Rebuild(sector, sectors), super::RESYNC_THREAD, false);
     }
 
+    #[inline(never)]
     pub(super) fn rebuild_window_done(&mut self, start: u64, sectors: u64) {
         let Some(state) = self.rebuild.as_mut() else { return };
         state.in_flight -= 1;
@@ -480,6 +481,7 @@ impl Simulation {
         self.results.close_windows(self.now, pct);
     }
 
+    #[inline(never)]
     pub(super) fn rebuild_timer(&mut self) {
         self.rebuild_pump();
     }

@@ -290,6 +290,7 @@ impl Recorder {
 
     /// Checks fio's steady-state criterion on the seconds after its ramp; records `now` as the
     /// time it was met.
+    #[inline(never)]
     pub fn steady_check(&mut self, ss: &crate::sim::steady::SteadyState, now: Nanos) -> bool {
         let window: Vec<f64> = self
             .series

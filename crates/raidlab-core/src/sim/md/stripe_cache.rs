@@ -20,9 +20,10 @@
 //! Heads handled alike in one pass (consecutive pages of one stripe row, same members) are
 //! issued as one member I/O per member, as md's 4 KiB bios merge in the member queue.
 
-use crate::layout::{Array, Stripe};
+use crate::layout::Array;
 use crate::plan::{RmwLevel, RowRule, RowWay};
 use crate::PAGE_SECTORS;
+use std::collections::hash_map::Entry;
 use std::collections::{HashMap, VecDeque};
 use std::hash::{BuildHasherDefault, Hasher};
 
@@ -75,13 +76,45 @@ enum Busy {
     Writing,
 }
 
+/// The bios a head holds, in the order they joined: the first in place (a head seldom holds
+/// more, and then reading its bios touches no memory of their own), any more after it.
+#[derive(Clone, Debug, Default)]
+struct Bios {
+    first: Option<u32>,
+    more: Vec<u32>,
+}
+
+impl Bios {
+    fn last(&self) -> Option<u32> {
+        self.more.last().copied().or(self.first)
+    }
+    fn push(&mut self, bio: u32) {
+        if self.first.is_none() {
+            debug_assert!(self.more.is_empty());
+            self.first = Some(bio);
+        } else {
+            self.more.push(bio);
+        }
+    }
+    fn is_empty(&self) -> bool {
+        self.first.is_none()
+    }
+    fn iter(&self) -> impl Iterator<Item = u32> + '_ {
+        self.first.into_iter().chain(self.more.iter().copied())
+    }
+    /// Empties the list, keeping its allocation.
+    fn clear(&mut self) {
+        self.first = None;
+        self.more.clear();
+    }
+}
+
 #[derive(Clone, Debug)]
 struct Head {
     /// Member sector of the row page, or NO_SECTOR for a head holding nothing.
     sector: u64,
-    stripe_row: u64,
-    /// The row's data members and P (Q), kept so handling needs no layout arithmetic.
-    data_mask: u64,
+    /// The row's P (and Q), kept so handling needs no layout arithmetic: its data members are
+    /// the others (every member has one role in a row, `Raid456::assert_stripe`).
     p: u32,
     q: Option<u32>,
     bucket: u8,
@@ -107,8 +140,10 @@ struct Head {
     full_write: bool,
     /// STRIPE_IO_STARTED: the head issued member I/O since it was (re)initialised.
     io_started: bool,
-    bios: Vec<u32>,
-    writing_bios: Vec<u32>,
+    bios: Bios,
+    writing_bios: Bios,
+    /// The next head of its batch (`StripeCache::batches`), while it has I/O in flight.
+    next_in_batch: u32,
     inactive: bool,
     prev: u32,
     next: u32,
@@ -133,6 +168,20 @@ struct Pending {
     step: u64,
 }
 
+/// The heads a piece adds in one stripe row (`StripeCache::row_heads`) and the row's parity
+/// members.
+#[derive(Clone, Copy)]
+struct RowRun {
+    row: u64,
+    first: u64,
+    heads: u64,
+    p: u32,
+    q: Option<u32>,
+    /// The last data index looked up and its member: a small write's heads all take their
+    /// page from the same chunk.
+    last_data: Option<(u64, u32)>,
+}
+
 /// Multiplicative hashing of member sectors (the std SipHash costs more than the cache).
 #[derive(Default)]
 pub struct SectorHasher(u64);
@@ -154,6 +203,12 @@ impl Hasher for SectorHasher {
 /// The stripe cache of one array.
 pub struct StripeCache {
     array: Array,
+    /// The array's chunk (a power of two), data members per row and every member, as masks:
+    /// read per page, so kept here rather than asked of the layout each time.
+    chunk_sectors: u64,
+    chunk_shift: u32,
+    data_disks: u64,
+    all_members: u64,
     rmw_level: RmwLevel,
     heads: Vec<Head>,
     map: HashMap<u64, u32, BuildHasherDefault<SectorHasher>>,
@@ -173,7 +228,9 @@ pub struct StripeCache {
     plug_list: Vec<u32>,
     /// Per bio id: heads holding it, plus one while it is being added.
     bio_refs: Vec<u32>,
-    batches: Vec<Vec<u32>>,
+    /// Each batch's first and last head, linked through `Head::next_in_batch` (kept in the
+    /// heads, which handling and completion touch anyway, rather than in a list of their own).
+    batches: Vec<(u32, u32)>,
     free_batches: Vec<u32>,
     /// Bios whose every head is written, for the caller to complete.
     completed: Vec<u32>,
@@ -209,7 +266,13 @@ impl StripeCache {
     pub fn new(array: Array, entries: u32, rmw_level: RmwLevel) -> StripeCache {
         assert!(array.stripe(0).is_some(), "the stripe cache serves raid4/5/6");
         assert!(entries >= 1);
+        let devices = array.devices();
+        assert!(array.chunk_sectors().is_power_of_two(), "md's chunk is a power of two");
         let mut cache = StripeCache {
+            chunk_sectors: array.chunk_sectors(),
+            chunk_shift: array.chunk_sectors().trailing_zeros(),
+            data_disks: array.data_disks() as u64,
+            all_members: if devices >= 64 { u64::MAX } else { (1u64 << devices) - 1 },
             array,
             rmw_level,
             heads: Vec::with_capacity(entries as usize),
@@ -248,8 +311,6 @@ impl StripeCache {
         let index = self.heads.len() as u32;
         self.heads.push(Head {
             sector: NO_SECTOR,
-            stripe_row: 0,
-            data_mask: 0,
             p: 0,
             q: None,
             bucket: (index as usize % HASH_LISTS) as u8,
@@ -268,8 +329,9 @@ impl StripeCache {
             hold_stamp: 0,
             full_write: false,
             io_started: false,
-            bios: Vec::new(),
-            writing_bios: Vec::new(),
+            bios: Bios::default(),
+            writing_bios: Bios::default(),
+            next_in_batch: NIL,
             inactive: false,
             prev: NIL,
             next: NIL,
@@ -353,7 +415,7 @@ impl StripeCache {
     /// at md's max_hw_sectors counted from the piece's start.
     fn piece(&self, bio: WriteBio, start: u64) -> Pending {
         let end = (start + self.max_bio_sectors).min(bio.sector + bio.sectors);
-        let row = start / self.array.chunk_sectors() / self.array.data_disks() as u64;
+        let row = (start >> self.chunk_shift) / self.data_disks;
         Pending { bio, piece_start: start, piece_end: end, row, step: 0 }
     }
 
@@ -362,40 +424,46 @@ impl StripeCache {
     /// a head at once (`make_stripe_request` → `add_all_stripe_bios`), so the heads of a row
     /// come in the order of their first page.
     fn row_heads(&self, pending: &Pending) -> (u64, u64) {
-        let chunk = self.array.chunk_sectors();
-        let row_sectors = chunk * self.array.data_disks() as u64;
+        let chunk = self.chunk_sectors;
+        let row_sectors = chunk * self.data_disks;
         let row_start = pending.row * row_sectors;
         let a = pending.piece_start.max(row_start) / PAGE_SECTORS * PAGE_SECTORS;
         let b = pending.piece_end.min(row_start + row_sectors);
         let slots = chunk / PAGE_SECTORS;
         let pages = (b - a).div_ceil(PAGE_SECTORS);
-        ((a % chunk) / PAGE_SECTORS, pages.min(slots))
+        ((a & (chunk - 1)) / PAGE_SECTORS, pages.min(slots))
+    }
+
+    /// The head run of the piece's current row (`row_heads`) and the row's P and Q.
+    fn row_run(&self, pending: &Pending) -> RowRun {
+        let (first, heads) = self.row_heads(pending);
+        let place = self.array.place_in_row(pending.row, 0).expect("a raid4/5/6 row");
+        RowRun { row: pending.row, first, heads, p: place.p, q: place.q, last_data: None }
     }
 
     /// The member sector of the next head `pending` adds.
     fn next_head_sector(&self, pending: &Pending) -> u64 {
-        let chunk = self.array.chunk_sectors();
+        let chunk = self.chunk_sectors;
         let (first, _) = self.row_heads(pending);
-        let slot = (first + pending.step) % (chunk / PAGE_SECTORS);
+        // Page slots are a power of two (the chunk is): the remainder is a mask.
+        let slot = (first + pending.step) & (chunk / PAGE_SECTORS - 1);
         pending.row * chunk + slot * PAGE_SECTORS
     }
 
-    /// Adds the bio's pages from the pending head on, piece by piece; on a missing head, sleeps
-    /// (queued at the front when it was already the first sleeper).
+    /// Adds the bio's pages from the pending head on, piece by piece; on a missing head, its
+    /// thread sleeps (the newest sleeper).
     fn add_pages(&mut self, mut pending: Pending) -> bool {
-        let chunk = self.array.chunk_sectors();
-        let k = self.array.data_disks() as u64;
+        let (chunk, k) = (self.chunk_sectors, self.data_disks);
         let slots = chunk / PAGE_SECTORS;
         let bio_end = pending.bio.sector + pending.bio.sectors;
-        // The current row's layout and head run, computed once per row.
-        let mut row: Option<(u64, Stripe, u64, u64)> = None;
+        // The current row's head run and parity members, found once per row.
+        let mut row: Option<RowRun> = None;
         loop {
-            if row.as_ref().is_none_or(|(r, ..)| *r != pending.row) {
-                let (first, heads) = self.row_heads(&pending);
-                row = Some((pending.row, self.array.stripe(pending.row).expect("raid4/5/6 row"), first, heads));
-            }
-            let (_, stripe, first, heads) = row.as_ref().unwrap();
-            if pending.step == *heads {
+            let run = match &mut row {
+                Some(run) if run.row == pending.row => run,
+                _ => row.insert(self.row_run(&pending)),
+            };
+            if pending.step == run.heads {
                 let row_end = (pending.row + 1) * chunk * k;
                 if row_end < pending.piece_end {
                     (pending.row, pending.step) = (pending.row + 1, 0);
@@ -407,9 +475,10 @@ impl StripeCache {
                 }
                 continue;
             }
-            let slot = (first + pending.step) % slots;
+            let slot = (run.first + pending.step) & (slots - 1);
             let member_sector = pending.row * chunk + slot * PAGE_SECTORS;
-            let Some(head) = self.get_head(member_sector, pending.row, stripe) else {
+            let (p, q) = (run.p, run.q);
+            let Some(head) = self.get_head(member_sector, pending.row, p, q) else {
                 self.blocked = true;
                 // The submitter sleeps in raid5_get_active_stripe: schedule() flushes its plug
                 // (sched_submit_work → blk_flush_plug → raid5_unplug).
@@ -420,21 +489,38 @@ impl StripeCache {
                 self.sleepers.push(pending);
                 return false;
             };
-            let row_start = pending.row * chunk * k;
-            for j in 0..k {
-                let page = row_start + j * chunk + slot * PAGE_SECTORS;
-                if page < pending.piece_end && page + PAGE_SECTORS > pending.piece_start {
-                    let whole = pending.piece_start <= page && page + PAGE_SECTORS <= pending.piece_end;
-                    let member = row.as_ref().unwrap().1.data[j as usize];
-                    self.attach(head, pending.bio, member, whole);
-                }
-            }
+            let run = row.as_mut().expect("the row's run");
+            self.attach_pages(head, &pending, slot, &mut run.last_data);
             pending.step += 1;
         }
         if self.unref_bio(pending.bio.id) {
             self.completed.push(pending.bio.id);
         }
         true
+    }
+
+    /// Attaches the piece's pages in page slot `slot` of its row (one per data member it
+    /// reaches) to `head`, in logical order.
+    fn attach_pages(&mut self, head: u32, pending: &Pending, slot: u64, last_data: &mut Option<(u64, u32)>) {
+        let chunk = self.chunk_sectors;
+        let row_start = pending.row * chunk * self.data_disks;
+        for j in 0..self.data_disks {
+            // The page of data index j: pages grow with j, so none after the piece's end counts.
+            let page = row_start + j * chunk + slot * PAGE_SECTORS;
+            if page >= pending.piece_end {
+                break;
+            }
+            if page + PAGE_SECTORS > pending.piece_start {
+                let whole = pending.piece_start <= page && page + PAGE_SECTORS <= pending.piece_end;
+                let member = match *last_data {
+                    Some((index, member)) if index == j => member,
+                    _ => self.array.place_in_row(pending.row, j as u32).expect("a raid4/5/6 row").data.member,
+                };
+                *last_data = Some((j, member));
+                debug_assert_eq!(Some(member), self.array.stripe(pending.row).map(|s| s.data[j as usize]));
+                self.attach(head, pending.bio, member, whole);
+            }
+        }
     }
 
     /// `add_stripe_bio` and what `make_stripe_request` does next: the head is to be handled
@@ -451,7 +537,7 @@ impl StripeCache {
         if whole {
             head.overwrite |= 1 << member;
         }
-        if head.bios.last() != Some(&bio) {
+        if head.bios.last() != Some(bio) {
             head.bios.push(bio);
             self.bio_refs[bio as usize] += 1;
         }
@@ -477,10 +563,18 @@ impl StripeCache {
     /// `raid5_unplug`: the plug's heads are released for handling, in the order they joined.
     /// A submitter calls it when it is done submitting (`blk_finish_plug`).
     pub fn unplug(&mut self) {
+        if self.plug_list.is_empty() {
+            return;
+        }
         for index in self.plug_list.drain(..) {
             self.heads[index as usize].on_plug = false;
             self.handle_list.push_back(index);
         }
+    }
+
+    /// The data members of a row whose P and Q are `p` and `q`: those that hold neither.
+    fn data_mask(&self, p: u32, q: Option<u32>) -> u64 {
+        self.all_members & !(1u64 << p) & !q.map_or(0, |q| 1u64 << q)
     }
 
     /// Drops a reference of a bio; the caller completes it when this returns true.
@@ -492,28 +586,37 @@ impl StripeCache {
     }
 
     /// `raid5_get_active_stripe`: the cached head of the row page, or a free one of its hash.
-    fn get_head(&mut self, sector: u64, stripe_row: u64, stripe: &Stripe) -> Option<u32> {
-        if let Some(&index) = self.map.get(&sector) {
-            let head = &mut self.heads[index as usize];
-            if head.inactive {
-                self.unlink(index);
-                self.active += 1;
-            } else if std::mem::take(&mut head.on_hold) {
-                // find_get_stripe takes a waiting head off its list (list_del_init).
-                self.held -= 1;
+    fn get_head(&mut self, sector: u64, stripe_row: u64, p: u32, q: Option<u32>) -> Option<u32> {
+        // One probe finds the head, or the place a new one takes.
+        let vacant = match self.map.entry(sector) {
+            Entry::Occupied(found) => Err(*found.get()),
+            Entry::Vacant(vacant) => Ok(vacant),
+        };
+        let vacant = match vacant {
+            Ok(vacant) => vacant,
+            Err(index) => {
+                let head = &mut self.heads[index as usize];
+                if head.inactive {
+                    self.unlink(index);
+                    self.active += 1;
+                } else if std::mem::take(&mut head.on_hold) {
+                    // find_get_stripe takes a waiting head off its list (list_del_init).
+                    self.held -= 1;
+                }
+                return Some(index);
             }
-            return Some(index);
-        }
+        };
         if self.blocked {
             return None;
         }
-        let bucket = bucket_of(sector);
-        let index = self.lists[bucket].front;
+        let index = self.lists[bucket_of(sector)].front;
         if index == NIL {
             // R5_ALLOC_MORE, unless raid5d grew the cache and nothing was released since.
             self.alloc_more |= !self.did_alloc;
             return None;
         }
+        vacant.insert(index);
+        debug_assert_eq!(self.data_mask(p, q), data_mask_of(&self.array, stripe_row), "row {stripe_row}'s data members");
         self.unlink(index);
         self.active += 1;
         let head = &mut self.heads[index as usize];
@@ -522,12 +625,9 @@ impl StripeCache {
         }
         // init_stripe: a reused head starts with no pages.
         head.sector = sector;
-        head.stripe_row = stripe_row;
-        head.data_mask = stripe.data_members().iter().fold(0, |m, &d| m | 1 << d);
-        (head.p, head.q) = (stripe.p, stripe.q);
+        (head.p, head.q) = (p, q);
         head.uptodate = 0;
         head.io_started = false;
-        self.map.insert(sector, index);
         Some(index)
     }
 
@@ -686,7 +786,8 @@ impl StripeCache {
         }
         let failed = failed_mask(head.sector);
         let parity_mask = (1u64 << head.p) | head.q.map_or(0, |q| 1u64 << q);
-        let rule = RowRule { data_mask: head.data_mask, parity_mask, devices: self.array.devices(), failed_mask: failed, rmw_level: self.rmw_level };
+        let data_mask = self.all_members & !parity_mask;
+        let rule = RowRule { data_mask, parity_mask, devices: self.array.devices(), failed_mask: failed, rmw_level: self.rmw_level };
         let choice = rule.choose(head.towrite, head.overwrite, head.uptodate);
         let head = &mut self.heads[index as usize];
         if choice.reads != 0 && !head.preread_active {
@@ -706,7 +807,7 @@ impl StripeCache {
             (false, choice.reads)
         } else {
             head.busy = Busy::Writing;
-            head.full_write = head.overwrite & head.data_mask == head.data_mask;
+            head.full_write = head.overwrite & data_mask == data_mask;
             self.pending_full_writes += head.full_write as u32;
             head.in_flight = head.towrite | rule.parity_mask;
             head.towrite = 0;
@@ -722,26 +823,32 @@ impl StripeCache {
     fn emit(&mut self, index: u32, ios: u64, write: bool, way: RowWay, out: &mut Vec<HeadIo>) {
         self.heads[index as usize].io_started = true;
         let head = &self.heads[index as usize];
-        let (sector, p, q, stripe_row) = (head.sector, head.p, head.q, head.stripe_row);
+        let (sector, p, q) = (head.sector, head.p, head.q);
+        let stripe_row = sector >> self.chunk_shift;
         if let Some(last) = out.last_mut() {
-            let row = self.heads[self.batches[last.batch as usize][0] as usize].stripe_row;
+            // A group's pages lie in one chunk of each member: its row is its sector's chunk.
+            let row = last.sector >> self.chunk_shift;
+            debug_assert_eq!(row, self.heads[self.batches[last.batch as usize].0 as usize].sector >> self.chunk_shift);
             if last.write == write && last.members == ios && last.way == way && last.p == p
                 && row == stripe_row
                 && last.sector + last.pages * PAGE_SECTORS == sector
             {
                 last.pages += 1;
-                self.batches[last.batch as usize].push(index);
+                let tail = std::mem::replace(&mut self.batches[last.batch as usize].1, index);
+                self.heads[tail as usize].next_in_batch = index;
+                self.heads[index as usize].next_in_batch = NIL;
                 return;
             }
         }
         let batch = match self.free_batches.pop() {
             Some(batch) => batch,
             None => {
-                self.batches.push(Vec::new());
+                self.batches.push((NIL, NIL));
                 self.batches.len() as u32 - 1
             }
         };
-        self.batches[batch as usize].push(index);
+        self.batches[batch as usize] = (index, index);
+        self.heads[index as usize].next_in_batch = NIL;
         out.push(HeadIo { batch, sector, pages: 1, members: ios, write, way, p, q });
     }
 
@@ -749,47 +856,52 @@ impl StripeCache {
     /// handled again; writes end, and bios whose every head is written are listed for
     /// [`StripeCache::take_completed`].
     pub fn batch_done(&mut self, batch: u32) {
-        let mut heads = std::mem::take(&mut self.batches[batch as usize]);
-        let all = if self.array.devices() >= 64 { u64::MAX } else { (1u64 << self.array.devices()) - 1 };
-        for &index in &heads {
-            let head = &mut self.heads[index as usize];
-            // A failed member's block is computed from the others (compute_block).
-            let computed = if head.way == RowWay::Reconstruct { all } else { 0 };
-            head.uptodate |= head.in_flight | computed;
-            head.in_flight = 0;
-            let was = std::mem::replace(&mut head.busy, Busy::Idle);
-            if was == Busy::Writing {
-                if std::mem::take(&mut head.full_write) {
-                    self.pending_full_writes -= 1;
-                }
-                // Writes that joined while it wrote keep the head pre-reading (they were
-                // added with it active).
-                if head.towrite == 0 && std::mem::take(&mut head.preread_active) {
-                    self.preread_active -= 1;
-                }
-                let mut bios = std::mem::take(&mut head.writing_bios);
-                for &bio in &bios {
-                    if self.unref_bio(bio) {
-                        self.completed.push(bio);
-                    }
-                }
-                bios.clear();
-                self.heads[index as usize].writing_bios = bios;
-            }
-            // raid5_end_read_request/raid5_end_write_request set STRIPE_HANDLE and release the
-            // head: raid5d handles it next (handle_stripe completes the writes,
-            // handle_stripe_clean_event) and only then may it go inactive, in handle-list
-            // order behind the heads queued before it.
-            let head = &mut self.heads[index as usize];
-            if !head.queued && !head.on_hold {
-                head.queued = true;
-                self.handle_list.push_back(index);
-            }
+        let (mut index, _) = std::mem::replace(&mut self.batches[batch as usize], (NIL, NIL));
+        debug_assert!(index != NIL, "batch {batch} done twice");
+        while index != NIL {
+            let next = self.heads[index as usize].next_in_batch;
+            self.head_io_done(index);
+            index = next;
         }
-        heads.clear();
-        self.batches[batch as usize] = heads;
         self.free_batches.push(batch);
         self.wake();
+    }
+
+    /// One head of a completed batch.
+    fn head_io_done(&mut self, index: u32) {
+        let head = &mut self.heads[index as usize];
+        // A failed member's block is computed from the others (compute_block).
+        let computed = if head.way == RowWay::Reconstruct { self.all_members } else { 0 };
+        head.uptodate |= head.in_flight | computed;
+        head.in_flight = 0;
+        let was = std::mem::replace(&mut head.busy, Busy::Idle);
+        if was == Busy::Writing {
+            if std::mem::take(&mut head.full_write) {
+                self.pending_full_writes -= 1;
+            }
+            // Writes that joined while it wrote keep the head pre-reading (they were
+            // added with it active).
+            if head.towrite == 0 && std::mem::take(&mut head.preread_active) {
+                self.preread_active -= 1;
+            }
+            let mut bios = std::mem::take(&mut head.writing_bios);
+            for bio in bios.iter() {
+                if self.unref_bio(bio) {
+                    self.completed.push(bio);
+                }
+            }
+            bios.clear();
+            self.heads[index as usize].writing_bios = bios;
+        }
+        // raid5_end_read_request/raid5_end_write_request set STRIPE_HANDLE and release the
+        // head: raid5d handles it next (handle_stripe completes the writes,
+        // handle_stripe_clean_event) and only then may it go inactive, in handle-list
+        // order behind the heads queued before it.
+        let head = &mut self.heads[index as usize];
+        if !head.queued && !head.on_hold {
+            head.queued = true;
+            self.handle_list.push_back(index);
+        }
     }
 
     /// `do_release_stripe`: an idle head with nothing to do goes to its list's tail.
@@ -878,7 +990,7 @@ impl StripeCache {
                 Busy::Reading => assert!(head.in_flight & head.uptodate == 0 && head.in_flight != 0, "reading a page up to date"),
                 Busy::Writing => assert!(head.in_flight != 0),
             }
-            for &bio in head.bios.iter().chain(&head.writing_bios) {
+            for bio in head.bios.iter().chain(head.writing_bios.iter()) {
                 refs[bio as usize] += 1;
             }
         }
@@ -899,7 +1011,29 @@ impl StripeCache {
         for (bio, (&counted, &held)) in refs.iter().zip(&self.bio_refs).enumerate() {
             assert_eq!(counted, held, "bio {bio}: {held} references held, {counted} found");
         }
+        self.check_batches();
     }
+
+    /// Every head with I/O in flight is linked into exactly one batch, ending at its tail.
+    fn check_batches(&self) {
+        let mut linked = 0;
+        for (batch, &(first, last)) in self.batches.iter().enumerate() {
+            let (mut index, mut tail) = (first, NIL);
+            while index != NIL {
+                assert!(self.heads[index as usize].busy != Busy::Idle, "idle head {index} in batch {batch}");
+                (tail, index, linked) = (index, self.heads[index as usize].next_in_batch, linked + 1);
+            }
+            assert_eq!(tail, last, "batch {batch}'s tail");
+        }
+        assert_eq!(linked, self.heads.iter().filter(|h| h.busy != Busy::Idle).count(), "heads in flight outside a batch");
+    }
+}
+
+/// The data members of stripe row `row` as the layout lists them (the reference `get_head`'s
+/// mask is checked against).
+fn data_mask_of(array: &Array, row: u64) -> u64 {
+    let stripe = array.stripe(row).expect("a raid4/5/6 row");
+    stripe.data_members().iter().fold(0, |m, &d| m | 1 << d)
 }
 
 /// `stripe_hash_locks_hash`: the inactive list of a member sector.
