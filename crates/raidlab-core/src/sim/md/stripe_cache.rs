@@ -548,7 +548,9 @@ impl StripeCache {
             self.handle_list.remove(at);
             head.queued = false;
         }
-        if !head.queued {
+        // A head whose member I/O is in flight is on no list (its count is held by the I/O):
+        // releasing it does not queue it, and its I/O's completion will.
+        if !head.queued && head.busy == Busy::Idle {
             head.queued = true;
             if plugged {
                 // release_stripe_plug: the head waits on the plug's list.
@@ -807,6 +809,11 @@ impl StripeCache {
             (false, choice.reads)
         } else {
             head.busy = Busy::Writing;
+            // handle_stripe, reconstruct_state_drain_result: the writes are issued and
+            // STRIPE_PREREAD_ACTIVE is cleared (s.dec_preread_active) then, not when they end.
+            if std::mem::take(&mut head.preread_active) {
+                self.preread_active -= 1;
+            }
             head.full_write = head.overwrite & data_mask == data_mask;
             self.pending_full_writes += head.full_write as u32;
             head.in_flight = head.towrite | rule.parity_mask;
@@ -878,11 +885,6 @@ impl StripeCache {
         if was == Busy::Writing {
             if std::mem::take(&mut head.full_write) {
                 self.pending_full_writes -= 1;
-            }
-            // Writes that joined while it wrote keep the head pre-reading (they were
-            // added with it active).
-            if head.towrite == 0 && std::mem::take(&mut head.preread_active) {
-                self.preread_active -= 1;
             }
             let mut bios = std::mem::take(&mut head.writing_bios);
             for bio in bios.iter() {
