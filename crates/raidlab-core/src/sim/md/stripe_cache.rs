@@ -431,7 +431,30 @@ impl StripeCache {
         let b = pending.piece_end.min(row_start + row_sectors);
         let slots = chunk / PAGE_SECTORS;
         let pages = (b - a).div_ceil(PAGE_SECTORS);
-        ((a & (chunk - 1)) / PAGE_SECTORS, pages.min(slots))
+        let (first, heads) = ((a & (chunk - 1)) / PAGE_SECTORS, pages.min(slots));
+        if first != 0 && heads == slots && self.starts_at_next_chunk(pending.row, (a - row_start) >> self.chunk_shift) {
+            return (0, heads);
+        }
+        (first, heads)
+    }
+
+    /// `raid5_bio_lowest_chunk_sector`: a piece that starts part-way into data chunk `j` of a
+    /// row and runs past it is walked from the next chunk's start (the row's lowest member
+    /// sector, "the best chances of creating IOs adjacent to previous IOs"), when the member
+    /// after chunk j's (past P and Q) exists; its first pages, whose heads the next chunk's
+    /// pages share, are then added in slot order from 0. (When chunk j is the row's last, md
+    /// would start in the next row and add this row's tail last: not modelled, the walk stays
+    /// in order.)
+    fn starts_at_next_chunk(&self, row: u64, j: u64) -> bool {
+        if j + 1 >= self.data_disks {
+            return false;
+        }
+        let place = self.array.place_in_row(row, j as u32).expect("a raid4/5/6 row");
+        let mut next = place.data.member + 1;
+        while next == place.p || Some(next) == place.q {
+            next += 1;
+        }
+        next < self.array.devices()
     }
 
     /// The head run of the piece's current row (`row_heads`) and the row's P and Q.

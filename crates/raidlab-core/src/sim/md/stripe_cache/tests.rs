@@ -243,3 +243,21 @@ fn raid5d_grows_the_cache_by_one_head_when_a_writer_went_without() {
     cache.raid5d_idle();
     assert_eq!(cache.size(), 9, "nobody went without since");
 }
+
+#[test]
+fn a_bio_that_starts_mid_chunk_is_walked_from_the_next_chunks_start() {
+    // raid5 x4, 16 KiB chunks (4 page slots), left-symmetric: row 0 has data chunks 0-2 on
+    // members 0-2 and P on member 3. A plugged bio from slot 2 of chunk 0 to the end of chunk 1
+    // runs past chunk 0 and member 1 holds the next chunk, so md walks it from chunk 1's first
+    // page (raid5_bio_lowest_chunk_sector): the heads join the plug in slot order 0, 1, 2, 3,
+    // not 2, 3, 0, 1 as the bio's own order would have them.
+    let mut cache = StripeCache::new(array(Level::Raid5, 4, 16), 256, RmwLevel::Enable);
+    cache.submit(WriteBio { id: 0, sector: 16, sectors: 48, sync: true, plugged: true, submitter: 0 });
+    let order: Vec<u64> = cache.plug_list.iter().map(|&i| cache.heads[i as usize].sector).collect();
+    assert_eq!(order, vec![0, 8, 16, 24]);
+    // A bio that fits in its chunk keeps its own order.
+    let mut cache = StripeCache::new(array(Level::Raid5, 4, 16), 256, RmwLevel::Enable);
+    cache.submit(WriteBio { id: 0, sector: 16, sectors: 16, sync: true, plugged: true, submitter: 0 });
+    let order: Vec<u64> = cache.plug_list.iter().map(|&i| cache.heads[i as usize].sector).collect();
+    assert_eq!(order, vec![16, 24]);
+}
