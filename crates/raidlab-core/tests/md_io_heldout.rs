@@ -31,9 +31,8 @@ const MEMBER_BYTES: u64 = 267_386_880;
 
 /// A recorded case of `data/md-io` moved to another array: level, layout, width, missing
 /// members, and (for writes) `ios` requests of its size.
-fn moved(id: &str, level: u64, layout: Option<&str>, devices: u64, missing: u64, ios: Option<u64>) -> Value {
-    let cases = md_io::load_cases();
-    let mut case = cases.into_iter().find(|c| c["id"] == id).unwrap_or_else(|| panic!("recorded case {id}"));
+fn moved(cases: &[Value], id: &str, level: u64, layout: Option<&str>, devices: u64, missing: u64, ios: Option<u64>) -> Value {
+    let mut case = cases.iter().find(|c| c["id"] == id).unwrap_or_else(|| panic!("recorded case {id}")).clone();
     let data = match level {
         1 => 1,
         4 | 5 => devices - 1,
@@ -106,9 +105,10 @@ fn single_thread_sequential_writes_on_other_arrays_follow_mds_rules() {
         // its chunk 2 + 5 whole rows: 3 reads per 48 pages; writes 22 per write, 66 per 48.
         ("g1-r5-4x64k-seqw-direct-bs1024k-t1", 4, "parity-last", 4, 60, 0.0625, 66.0 / 48.0),
     ];
+    let recorded = md_io::load_cases();
     for (id, level, layout, devices, ios, reads, writes) in cases {
         let what = format!("{id} on raid{level} x{devices}");
-        let (r, w, _) = replay(&moved(id, level, Some(layout), devices, 0, Some(ios)));
+        let (r, w, _) = replay(&moved(&recorded, id, level, Some(layout), devices, 0, Some(ios)));
         assert_near(&format!("{what} reads/host"), r, reads, 0.01);
         assert_near(&format!("{what} writes/host"), w, writes, 0.01);
     }
@@ -125,8 +125,9 @@ fn degraded_random_reads_on_other_arrays_read_the_whole_row() {
     // - raid6 x6, 2 missing: 2/6 of the data: 4/6 x 1 + 2/6 x 4 = 2.0.
     // - raid5 x6, 1 missing: 1/6 of the data: 5/6 + 1/6 x 5 = 1.667.
     let cases = [(6, 4, 1, 1.5), (6, 4, 2, 1.5), (6, 6, 2, 2.0), (5, 6, 1, 5.0 / 6.0 + 5.0 / 6.0)];
+    let recorded = md_io::load_cases();
     for (level, devices, missing, reads) in cases {
-        let case = moved("g4-r5deg-4x64k-randr-direct-bs16k-t8", level, Some("left-symmetric"), devices, missing, None);
+        let case = moved(&recorded, "g4-r5deg-4x64k-randr-direct-bs16k-t8", level, Some("left-symmetric"), devices, missing, None);
         let (r, w, per_member) = replay(&case);
         let what = format!("degraded raid{level} x{devices}, {missing} missing");
         assert_near(&what, r, reads, 0.03);
@@ -148,8 +149,9 @@ fn recoveries_on_other_arrays_read_what_md_reads() {
         (10, Some("n2"), 4, &[0, 0, 2, 0]),
         (10, Some("f2"), 4, &[1, 0, 1, 0]),
     ];
+    let recorded = md_io::load_cases();
     for (level, layout, devices, halves) in cases {
-        let case = moved("g6-r5-4x64k-recovery", level, layout, devices, 1, None);
+        let case = moved(&recorded, "g6-r5-4x64k-recovery", level, layout, devices, 1, None);
         let failed = md_io::missing_members(&case);
         let mut config = md_io::base_config(&case, Workload { jobs: vec![] });
         config.timeline = vec![ArrayEvent { at_ns: 0, kind: ArrayEventKind::Replace(failed[0]) }];

@@ -193,26 +193,31 @@ impl Simulation {
     pub(super) fn read_fixed(&mut self, index: u32) {
         let fix = self.faults.fixes[index as usize].expect("a fix in progress");
         self.block_finished(fix.block);
-        if !fix.rewrite || self.failed.contains(&fix.member) || self.results.data_loss.is_some() {
+        if fix.rewrite {
+            self.fix_step(index, IoKind::Write, Owner::Rewrite(index));
+        } else {
             self.faults.fixes[index as usize] = None;
-            return;
         }
-        self.plan_scratch.clear();
-        self.plan_scratch.writes.push(MemberIo { member: fix.member, kind: IoKind::Write, sector: fix.sector, sectors: fix.sectors });
-        self.submit_planned(Owner::Rewrite(index), super::RAID5D_THREAD, false);
     }
 
     /// The rewrite is done: md reads the sectors back (R5_ReWrite then R5_Wantread).
     #[inline(never)]
     pub(super) fn rewritten(&mut self, index: u32) {
+        self.fix_step(index, IoKind::Read, Owner::ReadBack(index));
+    }
+
+    /// md's next step of a fix, from raid5d: `kind` of the fixed sectors on their member,
+    /// unless the member failed or the array lost data meanwhile (the fix is then dropped).
+    fn fix_step(&mut self, index: u32, kind: IoKind, owner: Owner) {
         let fix = self.faults.fixes[index as usize].expect("a fix in progress");
         if self.failed.contains(&fix.member) || self.results.data_loss.is_some() {
             self.faults.fixes[index as usize] = None;
             return;
         }
         self.plan_scratch.clear();
-        self.plan_scratch.reads.push(MemberIo { member: fix.member, kind: IoKind::Read, sector: fix.sector, sectors: fix.sectors });
-        self.submit_planned(Owner::ReadBack(index), super::RAID5D_THREAD, false);
+        let io = MemberIo { member: fix.member, kind, sector: fix.sector, sectors: fix.sectors };
+        if kind == IoKind::Write { self.plan_scratch.writes.push(io) } else { self.plan_scratch.reads.push(io) }
+        self.submit_planned(owner, super::RAID5D_THREAD, false);
     }
 
     /// The read-back succeeded: "read error corrected".
