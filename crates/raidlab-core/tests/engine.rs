@@ -184,7 +184,10 @@ fn results_are_pinned_across_machines_and_releases() {
 // Issue 18, session 11 (was 7786726260697554614): a head whose member I/O completed goes back
 // through raid5d's handle list before it is released (raid5_end_write_request → handle_stripe),
 // and bypass_count counts only heads without STRIPE_IO_STARTED, as __get_priority_stripe does.
-const PINNED_RAID5_CHEETAH: u64 = 13960990992781719593;
+// Issue 18, session 13 (was 13960990992781719593): raid5d's member I/O goes through raid5d's
+// block plug (raid5d: blk_start_plug … blk_finish_plug), reaching the member queues when its
+// loop ends or the plug fills, and the queues run in blk_mq_flush_plug_list's order.
+const PINNED_RAID5_CHEETAH: u64 = 11956279002286173175;
 
 /// Every completed I/O counts once in its job and once in its phase: with two jobs and a
 /// failure mid-run (optimal, then degraded), the jobs' reads and writes add up to the phases',

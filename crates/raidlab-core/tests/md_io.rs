@@ -24,24 +24,24 @@ use raidlab_core::sim::workload::{Job, Workload};
 use serde_json::Value;
 use std::collections::BTreeMap;
 
-/// Cases (by id) the simulator does not match yet, each with why: the 64 KiB streams 8 deep on
-/// 64 KiB chunks, where how many of a stripe's three chunk writes md finds in its heads before
-/// raid5d handles them decides the pre-reads. The model handles a stripe's first chunk alone
-/// about half the time (0.50 reads per host sector); md gathered most (0.18-0.34, on 1 and 2
-/// vCPUs, with and without a member scheduler). Tried in session 12 and left out, as none closes
-/// these without opening others: host writes ending when raid5d handles the written head, the
-/// VM's one vCPU shared by the writers and raid5d, noise on the VM's disk commands, and raid5d
-/// uniformly slower (2x closes these three and breaks the 512 KiB-chunk streams). The likely
-/// missing piece (a read-only audit of raid5.c against the model): raid5d's CPU per head is not
-/// uniform in md. Full-stripe heads of one chunk join a batch (`stripe_add_to_batch_list`) and
-/// cost the batch head's few `handle_stripe` calls, while a pre-reading head costs four or five;
-/// a per-call cost model would slow raid5d for the partial 64 KiB stripes (so they gather) but
-/// not for the batched 512 KiB ones.
-const KNOWN_GAPS: &[(&str, &str)] = &[
-    ("g1-r5-4x64k-seqw-direct-bs64k-t8", "0.50 reads per host sector (a chunk write often handled before the next two of its stripe arrive), md gathered most stripes (0.20-0.32)"),
-    ("g1-r5-4x64k-seqw-direct-bs64k-t8-rep2", "0.50 reads per host sector, md 0.20 (as above)"),
-    ("g3-r5-4x64k-seqw-direct-bs64k-t8-scs4096", "0.50 reads per host sector, md 0.18-0.34 (as above)"),
-];
+/// Cases (by id) the simulator does not match yet, each with why. The 64 KiB streams 8 deep on
+/// 64 KiB chunks were 0.50 reads per host sector until raid5d's member I/O went through
+/// raid5d's block plug (session 13, `Raid5dThreads`): a loop's writes now reach the members
+/// together and complete together, so the next chunk writes of a stripe arrive together too,
+/// and the model gives 0.33 (0.28-0.33 when the VM disk's command times vary by 2-30 %, so
+/// the value is the mechanism's, not a tie-break's). md's runs of that load span 0.18-0.34:
+/// 0.20-0.22 on one vCPU and 0.29-0.34 on two. The model's raid5d runs beside the writers, as
+/// on two vCPUs or a server; on one vCPU md gathers more, as raid5d cannot run while a writer
+/// submits, and the simulator has no model of the guest's scheduler. The recording `-rep2`,
+/// one run on one vCPU (0.204), is the one whose widened range excludes 0.33. Tried with the
+/// plug in place: raid5d 2x and 5x slower (0.28 and 0.33, and the 512 KiB-chunk stream with
+/// 4096 heads falls to 0.10 and 0.05 against md's 0.30-0.34). Before the plug (session 12):
+/// host writes ending when raid5d handles the written head, one vCPU shared by the writers and
+/// raid5d (gathering all or nothing), and raid5d uniformly slower.
+const KNOWN_GAPS: &[(&str, &str)] = &[(
+    "g1-r5-4x64k-seqw-direct-bs64k-t8-rep2",
+    "0.33 reads per host sector, md 0.204 in its one run on one vCPU (the same load's other runs: 0.18-0.34)",
+)];
 
 /// The recorded figures of one case over its runs: the range of each compared quantity.
 struct Target<'a> {
@@ -108,6 +108,12 @@ fn md_member_io_matches_the_recorded_cases() {
         let sim = simulated(&md_io::simulate_host_case(&target.runs));
         let mut ok = true;
         for (name, &range) in &target.ranges {
+            // A run that read nothing has no spread of reads to compare (its read/host is
+            // compared: md's widened range must allow none).
+            if name.starts_with("read share") && sim["read/host"] == 0.0 {
+                println!("{id:<48} {name:<14} {:>17} {:>9}  (no reads)", format!("{:.3}-{:.3}", range.low, range.high), "-");
+                continue;
+            }
             let value = sim.get(name).copied().unwrap_or(f64::NAN);
             let pass = range.widened(single).contains(value);
             ok &= pass;

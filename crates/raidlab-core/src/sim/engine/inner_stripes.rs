@@ -36,14 +36,15 @@ pub(super) struct InnerStripes {
 
 impl InnerStripes {
     /// For a stack whose inner arrays are raid4/5/6 under md; None otherwise.
-    pub(super) fn for_array(array: &Array, controller: ControllerConfig) -> Option<InnerStripes> {
+    pub(super) fn for_array(array: &Array, controller: ControllerConfig, max_sectors: u32) -> Option<InnerStripes> {
         let (ControllerConfig::Md(md), Some(stack)) = (controller, array.stack()) else { return None };
         stack.inner().stripe(0)?;
+        let members = stack.per_set() as usize;
         let sets = (0..stack.sets())
             .map(|_| {
                 let mut cache = StripeCache::new(stack.inner().clone(), md.stripe_cache_entries, md.rmw_level);
                 cache.set_bypass_threshold(md.preread_bypass_threshold);
-                InnerMd { cache, raid5d: Raid5dThreads::new(md.group_thread_cnt), pending: false }
+                InnerMd { cache, raid5d: Raid5dThreads::new(md.group_thread_cnt, members, max_sectors), pending: false }
             })
             .collect();
         Some(InnerStripes {
@@ -154,9 +155,7 @@ impl Simulation {
         md.cache.handle_batch(|sector| planner.failed_mask_at(sector), &mut out, max_heads);
         let pass_ns = md.raid5d.pass_ns(&config.raid5d_cpu, md.cache.array(), &out, config.skip_copy);
         if pass_ns == 0 {
-            for io in out.drain(..) {
-                self.start_inner_head_io(set, &io);
-            }
+            self.inner_plug_pass(set, &mut out);
             self.inner_stripes.as_mut().expect("inner stripe caches").head_ios = out;
             self.inner_raid5d_idle(set);
             self.inner_settle(set);
@@ -174,9 +173,7 @@ impl Simulation {
     pub(super) fn inner_raid5d_done(&mut self, set: u32) {
         let inner = self.inner_stripes.as_mut().expect("inner stripe caches");
         let mut issuing = std::mem::take(&mut inner.sets[set as usize].raid5d.issuing);
-        for io in issuing.drain(..) {
-            self.start_inner_head_io(set, &io);
-        }
+        self.inner_plug_pass(set, &mut issuing);
         let md = &mut self.inner_stripes.as_mut().expect("inner stripe caches").sets[set as usize];
         md.raid5d.issuing = issuing;
         md.pending = false;
@@ -188,11 +185,38 @@ impl Simulation {
         }
     }
 
+    /// raid5d's loop over inner array `set` ended, or it had nothing to do: its plug is
+    /// flushed and finished (as `stripes::raid5d_maybe_idle` for a flat array).
     fn inner_raid5d_idle(&mut self, set: u32) {
+        self.inner_flush_plug(set);
         let md = &mut self.inner_stripes.as_mut().expect("inner stripe caches").sets[set as usize];
+        md.raid5d.plug.finished();
         if !md.cache.has_work() {
             md.cache.raid5d_idle();
         }
+    }
+
+    /// A pass's member I/O goes into the inner raid5d's plug (as `stripes::raid5d_plug_pass`).
+    fn inner_plug_pass(&mut self, set: u32, ios: &mut Vec<HeadIo>) {
+        for io in ios.drain(..) {
+            let raid5d = &mut self.inner_stripes.as_mut().expect("inner stripe caches").sets[set as usize].raid5d;
+            if raid5d.plug_head(&io) {
+                self.inner_flush_plug(set);
+            }
+            self.inner_stripes.as_mut().expect("inner stripe caches").sets[set as usize].raid5d.plugged.push(io);
+        }
+    }
+
+    fn inner_flush_plug(&mut self, set: u32) {
+        let raid5d = &mut self.inner_stripes.as_mut().expect("inner stripe caches").sets[set as usize].raid5d;
+        let mut plugged = std::mem::take(&mut raid5d.plugged);
+        let base = set * self.inner_stripes.as_ref().expect("inner stripe caches").per_set;
+        self.plug_flush_begin(&plugged, base);
+        for io in plugged.drain(..) {
+            self.start_inner_head_io(set, &io);
+        }
+        self.plug_flush_end();
+        self.inner_stripes.as_mut().expect("inner stripe caches").sets[set as usize].raid5d.plugged = plugged;
     }
 
     /// A head's member I/O, on the physical members of inner array `set`.

@@ -142,6 +142,13 @@ pub struct Simulation {
     raid5d_pending: bool,
     raid5d: Raid5dThreads,
     head_ios: Vec<HeadIo>,
+    /// A plug is being flushed: requests go into their queues, which run only once all are in
+    /// (`blk_mq_flush_plug_list` inserts the whole list, then runs the queues).
+    plug_flushing: bool,
+    /// The queues of a flushing plug's requests in the order they went into the plug, and the
+    /// order the flush runs them in (`sched::plug::flush_order`).
+    plug_adds: Vec<u32>,
+    plug_kicks: Vec<u32>,
     stripe_done: Vec<u32>,
     results: results::Recorder,
     plan_scratch: Plan,
@@ -278,11 +285,18 @@ impl Simulation {
             host_dispatch: Vec::new(),
             stripes,
             raid5d_pending: false,
-            raid5d: Raid5dThreads::new(match config.controller {
-                ControllerConfig::Md(md) => md.group_thread_cnt,
-                _ => 0,
-            }),
+            raid5d: Raid5dThreads::new(
+                match config.controller {
+                    ControllerConfig::Md(md) => md.group_thread_cnt,
+                    _ => 0,
+                },
+                config.array.member_kib.len(),
+                config.queue_limits.max_sectors.max(8),
+            ),
             head_ios: Vec::new(),
+            plug_flushing: false,
+            plug_adds: Vec::new(),
+            plug_kicks: Vec::new(),
             stripe_done: Vec::new(),
             results,
             plan_scratch: Plan::new(),
@@ -299,7 +313,7 @@ impl Simulation {
             page_cache_syncs: HashMap::new(),
             flows: flow::Flows::default(),
             host_meter,
-            inner_stripes: inner_stripes::InnerStripes::for_array(&array, config.controller),
+            inner_stripes: inner_stripes::InnerStripes::for_array(&array, config.controller, config.queue_limits.max_sectors.max(8)),
             faults: faults::FaultState::default(),
             config,
         })
@@ -640,8 +654,11 @@ impl Simulation {
             pending += self.submit_member_io(id, io, thread, flush);
         }
         self.ops.get_mut(id).pending = pending;
-        for io in &ios {
-            self.kick(io.member);
+        // Under a flushing plug the queues run when the flush ends (`plug_flush_end`).
+        if !self.plug_flushing {
+            for io in &ios {
+                self.kick(io.member);
+            }
         }
         // Give the vector back so its allocation is reused.
         let op = self.ops.get_mut(id);

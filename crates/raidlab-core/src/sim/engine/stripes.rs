@@ -4,9 +4,10 @@
 
 use super::events::Event;
 use super::{ArrayOp, ControllerConfig, Owner, Simulation, RAID5D_THREAD};
-use crate::bits::members;
+use crate::bits::{members, members_from_last};
 use crate::plan::{IoKind, MemberIo, RowWay};
 use crate::sim::md::{HeadIo, Raid5dCpu, WriteBio};
+use crate::sim::sched::plug::flush_order;
 use crate::PAGE_SECTORS;
 
 impl Simulation {
@@ -76,30 +77,34 @@ impl Simulation {
         cache.handle_batch(|sector| planner.failed_mask_at(sector), &mut out, max_heads);
         let pass_ns = self.raid5d.pass_ns(&md.raid5d_cpu, cache.array(), &out, md.skip_copy);
         if pass_ns == 0 {
-            for io in out.drain(..) {
-                self.start_head_io(&io);
+            if self.raid5d.plug_is_passed_by(&out) {
+                self.raid5d_issue_now(&mut out);
+            } else {
+                self.raid5d_plug_pass(&mut out);
             }
             self.head_ios = out;
             self.raid5d_maybe_idle();
             self.stripes_settle();
             return;
         }
-        // The pass's member I/O leaves md once its heads are handled (ops_run_io).
+        // The pass's member I/O goes into raid5d's plug once its heads are handled (ops_run_io).
         self.raid5d.busy_until = self.now + pass_ns;
         self.raid5d.issuing.append(&mut out);
         self.head_ios = out;
         self.events.push(self.raid5d.busy_until, Event::Raid5dDone);
     }
 
-    /// A pass's handling is done: its member I/O starts, and raid5d goes on with the heads
-    /// queued meanwhile (its loop in raid5d: `handle_active_stripes` until none is left).
+    /// A pass's handling is done: its member I/O goes into the plug, and raid5d goes on with the
+    /// heads queued meanwhile (its loop in raid5d: `handle_active_stripes` until none is left).
     pub(super) fn raid5d_done(&mut self) {
+        let work = self.stripes.as_ref().expect("a stripe cache").has_work();
         let mut issuing = std::mem::take(&mut self.raid5d.issuing);
-        for io in issuing.drain(..) {
-            self.start_head_io(&io);
+        if !work && self.raid5d.plug_is_passed_by(&issuing) {
+            self.raid5d_issue_now(&mut issuing);
+        } else {
+            self.raid5d_plug_pass(&mut issuing);
         }
         self.raid5d.issuing = issuing;
-        let work = self.stripes.as_ref().expect("a stripe cache").has_work();
         self.raid5d_pending = false;
         if work {
             self.raid5d();
@@ -109,13 +114,75 @@ impl Simulation {
         }
     }
 
-    /// raid5d found nothing more to handle and sleeps: the end of `raid5d()`, where md grows
-    /// its stripe cache when a writer went without a head.
+    /// raid5d found nothing more to handle and sleeps: the end of `raid5d()`, where its plug
+    /// is finished (its member I/O reaches the queues) and md grows its stripe cache when a
+    /// writer went without a head.
     fn raid5d_maybe_idle(&mut self) {
+        if !self.raid5d.plugged.is_empty() {
+            self.raid5d_flush_plug();
+        }
+        self.raid5d.plug.finished();
         let cache = self.stripes.as_mut().expect("a stripe cache");
         if !cache.has_work() {
             cache.raid5d_idle();
         }
+    }
+
+    /// A pass's member I/O goes into raid5d's plug; a plug that fills on the way sends what it
+    /// held before (`Raid5dThreads::plug_head`).
+    fn raid5d_plug_pass(&mut self, ios: &mut Vec<HeadIo>) {
+        for io in ios.drain(..) {
+            if self.raid5d.plug_head(&io) {
+                self.raid5d_flush_plug();
+            }
+            self.raid5d.plugged.push(io);
+        }
+    }
+
+    /// The last pass of raid5d's loop, when its plug is empty and the pass too small to fill it:
+    /// its I/O goes into the queues as `raid5d_flush_plug` would send it at the loop's end,
+    /// without the plug's bookkeeping (the common case under small random writes).
+    fn raid5d_issue_now(&mut self, ios: &mut Vec<HeadIo>) {
+        self.plug_flush_begin(ios, 0);
+        for io in ios.drain(..) {
+            self.start_head_io(&io);
+        }
+        self.plug_flush_end();
+    }
+
+    /// raid5d's plug is flushed: its heads' member I/O goes into the member queues.
+    fn raid5d_flush_plug(&mut self) {
+        let mut plugged = std::mem::take(&mut self.raid5d.plugged);
+        self.plug_flush_begin(&plugged, 0);
+        for io in plugged.drain(..) {
+            self.start_head_io(&io);
+        }
+        self.plug_flush_end();
+        self.raid5d.plugged = plugged;
+    }
+
+    /// A plug flush of the I/O of `heads` (on members `base +` theirs) starts: requests go into
+    /// their queues, which run at `plug_flush_end` in the kernel's order. The plug got each
+    /// head's requests from its last member down (`ops_run_io`: `for (i = disks; i--; )`).
+    pub(super) fn plug_flush_begin(&mut self, heads: &[HeadIo], base: u32) {
+        assert!(!self.plug_flushing, "plug flushes do not nest");
+        self.plug_flushing = true;
+        self.plug_adds.clear();
+        for io in heads {
+            self.plug_adds.extend(members_from_last(io.members).map(|member| base + member));
+        }
+    }
+
+    /// A plug flush ends: every queue it put requests into runs
+    /// (`blk_mq_flush_plug_list` → `blk_mq_sched_insert_requests` then the queue runs).
+    pub(super) fn plug_flush_end(&mut self) {
+        self.plug_flushing = false;
+        let mut kicks = std::mem::take(&mut self.plug_kicks);
+        flush_order(&mut self.plug_adds, &mut kicks);
+        for member in kicks.drain(..) {
+            self.kick(member);
+        }
+        self.plug_kicks = kicks;
     }
 
     fn start_head_io(&mut self, io: &HeadIo) {

@@ -4,7 +4,8 @@
 //! `raid5d` (which calls `handle_active_stripes(conf, ANY_GROUP, ...)`) and, with sysfs
 //! `group_thread_cnt` > 0, the worker threads (`raid5_do_work` → `handle_active_stripes(conf,
 //! group_id, worker, ...)`) that take heads from the same lists in parallel. A pass's member I/O
-//! leaves md when its handling is done (`ops_run_io` at the end of `handle_stripe`), and while
+//! is issued when its handling is done (`ops_run_io` at the end of `handle_stripe`) into
+//! raid5d's plug, which holds it until raid5d's loop ends (`Raid5dThreads`), and while
 //! the threads are busy, heads queued for them wait and gather more writes: how a stream many
 //! deep reaches md as fuller stripes.
 //!
@@ -17,8 +18,10 @@
 //!   for rmw), for raid6 the P+Q syndrome (`ops_run_reconstruct6` → `async_gen_syndrome`).
 
 use super::HeadIo;
+use crate::bits::members_from_last;
 use crate::layout::{Array, Level};
 use crate::plan::RowWay;
+use crate::sim::sched::plug::{Plug, BLK_MAX_REQUEST_COUNT, BLK_PLUG_FLUSH_SECTORS};
 use crate::time::Nanos;
 use crate::PAGE_BYTES;
 
@@ -93,19 +96,65 @@ impl Raid5dCpu {
 /// MAX_STRIPE_BATCH (raid5.h): heads `handle_active_stripes` takes off the lists at a time.
 pub const MAX_STRIPE_BATCH: usize = 8;
 
-/// raid5d and its worker threads: when they are free again, and the pass whose member I/O
-/// leaves md when its handling is done.
-#[derive(Debug, Default)]
+/// raid5d and its worker threads: when they are free again, the pass whose member I/O leaves
+/// md when its handling is done, and raid5d's plug.
+///
+/// raid5d runs its whole loop under a block plug (`raid5d`: `blk_start_plug` before the loop,
+/// `blk_finish_plug` after it), so the 4 KiB member bios that `ops_run_io` issues for each
+/// handled head wait in the plug, merge there into large requests, and reach the member queues
+/// when raid5d has nothing left to handle, or earlier when the plug fills (`Plug`). That is why
+/// md's member requests are hundreds of KiB under a streaming write, and why a stream's writes
+/// complete a loop at a time.
+#[derive(Debug)]
 pub struct Raid5dThreads {
     /// Threads handling heads in parallel: raid5d plus `group_thread_cnt` workers.
     pub threads: u64,
     pub busy_until: Nanos,
     pub issuing: Vec<HeadIo>,
+    /// raid5d's plug over the array's members, and the handled heads whose I/O it holds.
+    pub plug: Plug,
+    pub plugged: Vec<HeadIo>,
 }
 
 impl Raid5dThreads {
-    pub fn new(group_thread_cnt: u32) -> Raid5dThreads {
-        Raid5dThreads { threads: 1 + group_thread_cnt as u64, busy_until: 0, issuing: Vec::new() }
+    /// raid5d of an array of `members`, whose queues take requests of up to `max_sectors`.
+    pub fn new(group_thread_cnt: u32, members: usize, max_sectors: u32) -> Raid5dThreads {
+        Raid5dThreads {
+            threads: 1 + group_thread_cnt as u64,
+            busy_until: 0,
+            issuing: Vec::new(),
+            plug: Plug::new(members, max_sectors),
+            plugged: Vec::new(),
+        }
+    }
+
+    /// Whether `ios` would pass through an empty plug untouched: it holds nothing, and the
+    /// heads are too few to fill it (fewer requests than `BLK_MAX_REQUEST_COUNT`, and fewer
+    /// pages in all than make a `BLK_PLUG_FLUSH_SIZE` request).
+    pub fn plug_is_passed_by(&self, ios: &[HeadIo]) -> bool {
+        if !self.plug.is_empty() || !self.plugged.is_empty() {
+            return false;
+        }
+        let (mut requests, mut pages) = (0u64, 0u64);
+        for io in ios {
+            requests += io.members.count_ones() as u64;
+            pages += io.pages;
+        }
+        requests < BLK_MAX_REQUEST_COUNT as u64 && pages * crate::PAGE_SECTORS < BLK_PLUG_FLUSH_SECTORS
+    }
+
+    /// Handled heads' member bios go into the plug: one 4 KiB page per member and head
+    /// (`ops_run_io`, walking the devices from the last: `for (i = disks; i--; )`), each
+    /// member's pages of the `io.pages` consecutive heads as one run. Returns whether
+    /// the plug filled on the way, so that the I/O it held before this head must leave now
+    /// (the heads of one pass are plugged at one instant; where inside them the kernel's plug
+    /// filled is not kept). The caller keeps the head in `plugged`.
+    pub fn plug_head(&mut self, io: &HeadIo) -> bool {
+        let mut filled = false;
+        for member in members_from_last(io.members) {
+            filled |= self.plug.add(member, io.write, io.sector, io.pages * crate::PAGE_SECTORS);
+        }
+        filled && self.plugged.len() > 0
     }
 
     /// Heads one pass takes: a batch per thread.
@@ -166,11 +215,11 @@ mod tests {
     fn worker_threads_share_a_pass_by_heads() {
         let raid5 = array(Level::Raid5);
         let ios = [head(true, RowWay::Rcw, 0b111111, None); 4];
-        let alone = Raid5dThreads::new(0).pass_ns(&CPU, &raid5, &ios, false);
+        let alone = Raid5dThreads::new(0, 6, 2560).pass_ns(&CPU, &raid5, &ios, false);
         assert_eq!(alone, 4 * 2 * 8_500);
-        assert_eq!(Raid5dThreads::new(3).pass_ns(&CPU, &raid5, &ios, false), alone / 4);
+        assert_eq!(Raid5dThreads::new(3, 6, 2560).pass_ns(&CPU, &raid5, &ios, false), alone / 4);
         // More threads than heads: the extra ones idle.
-        assert_eq!(Raid5dThreads::new(100).pass_ns(&CPU, &raid5, &ios, false), alone / 8);
-        assert_eq!(Raid5dThreads::new(3).batch_heads(), 32);
+        assert_eq!(Raid5dThreads::new(100, 6, 2560).pass_ns(&CPU, &raid5, &ios, false), alone / 8);
+        assert_eq!(Raid5dThreads::new(3, 6, 2560).batch_heads(), 32);
     }
 }

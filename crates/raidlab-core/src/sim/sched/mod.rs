@@ -76,6 +76,7 @@ mod cfq;
 mod deadline;
 mod none;
 mod pool;
+pub mod plug;
 
 pub use cfq::Cfq;
 pub use deadline::MqDeadline;
