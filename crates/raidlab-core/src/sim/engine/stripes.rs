@@ -143,6 +143,26 @@ impl Simulation {
     /// its I/O goes into the queues as `raid5d_flush_plug` would send it at the loop's end,
     /// without the plug's bookkeeping (the common case under small random writes).
     fn raid5d_issue_now(&mut self, ios: &mut Vec<HeadIo>) {
+        if let [io] = ios[..] {
+            // One head group: each member once, so the flush runs its queues from both ends of
+            // the members in turn (`flush_order`), lowest first (the newest request's).
+            ios.clear();
+            self.plug_flushing = true;
+            self.start_head_io(&io);
+            self.plug_flushing = false;
+            let mut left = io.members;
+            while left != 0 {
+                let low = left.trailing_zeros();
+                self.kick(low);
+                left &= left - 1;
+                if left != 0 {
+                    let high = u64::BITS - 1 - left.leading_zeros();
+                    self.kick(high);
+                    left &= !(1u64 << high);
+                }
+            }
+            return;
+        }
         self.plug_flush_begin(ios, 0);
         for io in ios.drain(..) {
             self.start_head_io(&io);

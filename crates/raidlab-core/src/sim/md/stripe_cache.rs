@@ -671,6 +671,12 @@ impl StripeCache {
     /// that finds no head again sleeps anew, at the head. A thread that finishes its bio goes
     /// on with the bios it had yet to send.
     fn wake(&mut self) {
+        // None may go while the cache is blocked and 3/4 active: they stay asleep, in order.
+        let none_may_go = self.blocked && self.active >= self.heads.len() as u32 * 3 / 4;
+        if self.sleepers.is_empty() || none_may_go {
+            self.unplug();
+            return;
+        }
         let asleep = std::mem::take(&mut self.sleepers);
         let mut still = Vec::with_capacity(asleep.len());
         for pending in asleep.into_iter().rev() {
