@@ -19,7 +19,7 @@ const VM_RAM_BYTES: u64 = 512 << 20;
 /// Cases the replay does not match yet, and what is known about why.
 const KNOWN_GAPS: &[(&str, &str)] = &[(
     "g1-r5-4x512k-seqw-buffered-bs1024k-t1",
-    "member reads 0.26 per host sector against md's 0.07-0.09: a 1.5 MiB stripe needs 128 of the 256 \
+    "member reads 0.23 per host sector (0.26 before raid5d's plug) against md's 0.07-0.09: a 1.5 MiB stripe needs 128 of the 256 \
      heads; the fsync's REQ_SYNC writeback sleeps for free heads part way through a stripe, its plug \
      is flushed (modelled: raid5_unplug from schedule) and raid5d pre-reads the partial stripe at \
      once (STRIPE_PREREAD_ACTIVE). md on the 1-vCPU recording VM pre-read about a third as many \
