@@ -6,6 +6,7 @@
 //! host write completes when every piece has. The inner caches' member I/O goes to the physical
 //! members of that inner array.
 
+use super::raid5d_plug::Raid5dOf;
 use super::events::Event;
 use super::slab::Slab;
 use super::{ControllerConfig, Owner, Simulation};
@@ -57,6 +58,16 @@ impl InnerStripes {
             done: Vec::new(),
             head_ios: Vec::new(),
         })
+    }
+
+    /// Inner array `set`'s raid5d.
+    pub(super) fn raid5d_mut(&mut self, set: u32) -> &mut Raid5dThreads {
+        &mut self.sets[set as usize].raid5d
+    }
+
+    /// Inner array `set`'s first physical member.
+    pub(super) fn base_of(&self, set: u32) -> u32 {
+        set * self.per_set
     }
 
     /// Checks every inner stripe cache's invariants.
@@ -155,7 +166,7 @@ impl Simulation {
         md.cache.handle_batch(|sector| planner.failed_mask_at(sector), &mut out, max_heads);
         let pass_ns = md.raid5d.pass_ns(&config.raid5d_cpu, md.cache.array(), &out, config.skip_copy);
         if pass_ns == 0 {
-            self.inner_plug_pass(set, &mut out);
+            self.plug_pass(Raid5dOf::Inner(set), &mut out);
             self.inner_stripes.as_mut().expect("inner stripe caches").head_ios = out;
             self.inner_raid5d_idle(set);
             self.inner_settle(set);
@@ -173,7 +184,7 @@ impl Simulation {
     pub(super) fn inner_raid5d_done(&mut self, set: u32) {
         let inner = self.inner_stripes.as_mut().expect("inner stripe caches");
         let mut issuing = std::mem::take(&mut inner.sets[set as usize].raid5d.issuing);
-        self.inner_plug_pass(set, &mut issuing);
+        self.plug_pass(Raid5dOf::Inner(set), &mut issuing);
         let md = &mut self.inner_stripes.as_mut().expect("inner stripe caches").sets[set as usize];
         md.raid5d.issuing = issuing;
         md.pending = false;
@@ -188,40 +199,16 @@ impl Simulation {
     /// raid5d's loop over inner array `set` ended, or it had nothing to do: its plug is
     /// flushed and finished (as `stripes::raid5d_maybe_idle` for a flat array).
     fn inner_raid5d_idle(&mut self, set: u32) {
-        self.inner_flush_plug(set);
+        self.finish_plug(Raid5dOf::Inner(set));
         let md = &mut self.inner_stripes.as_mut().expect("inner stripe caches").sets[set as usize];
-        md.raid5d.plug.finished();
         if !md.cache.has_work() {
             md.cache.raid5d_idle();
         }
     }
 
-    /// A pass's member I/O goes into the inner raid5d's plug (as `stripes::raid5d_plug_pass`).
-    fn inner_plug_pass(&mut self, set: u32, ios: &mut Vec<HeadIo>) {
-        for io in ios.drain(..) {
-            let raid5d = &mut self.inner_stripes.as_mut().expect("inner stripe caches").sets[set as usize].raid5d;
-            if raid5d.plug_head(&io) {
-                self.inner_flush_plug(set);
-            }
-            self.inner_stripes.as_mut().expect("inner stripe caches").sets[set as usize].raid5d.plugged.push(io);
-        }
-    }
-
-    fn inner_flush_plug(&mut self, set: u32) {
-        let raid5d = &mut self.inner_stripes.as_mut().expect("inner stripe caches").sets[set as usize].raid5d;
-        let mut plugged = std::mem::take(&mut raid5d.plugged);
-        let base = set * self.inner_stripes.as_ref().expect("inner stripe caches").per_set;
-        self.plug_flush_begin(&plugged, base);
-        for io in plugged.drain(..) {
-            self.start_inner_head_io(set, &io);
-        }
-        self.plug_flush_end();
-        self.inner_stripes.as_mut().expect("inner stripe caches").sets[set as usize].raid5d.plugged = plugged;
-    }
-
     /// A head's member I/O, on the physical members of inner array `set`.
-    fn start_inner_head_io(&mut self, set: u32, io: &HeadIo) {
-        let base = set * self.inner_stripes.as_ref().expect("inner stripe caches").per_set;
+    pub(super) fn start_inner_head_io(&mut self, set: u32, io: &HeadIo) {
+        let base = self.inner_stripes.as_ref().expect("inner stripe caches").base_of(set);
         self.start_heads_op(io, base, Owner::InnerStripes(set, io.batch));
     }
 

@@ -13,6 +13,7 @@ mod hw;
 // issue 24 §2: the stripe caches of a stack's inner raid4/5/6 arrays.
 mod inner_stripes;
 mod members;
+mod raid5d_plug;
 mod rebuild;
 mod results;
 mod slab;
@@ -145,10 +146,10 @@ pub struct Simulation {
     /// A plug is being flushed: requests go into their queues, which run only once all are in
     /// (`blk_mq_flush_plug_list` inserts the whole list, then runs the queues).
     plug_flushing: bool,
-    /// The queues of a flushing plug's requests in the order they went into the plug, and the
-    /// order the flush runs them in (`sched::plug::flush_order`).
-    plug_adds: Vec<u32>,
-    plug_kicks: Vec<u32>,
+    /// A flushing plug's queues in the order their requests were made, and the order the flush
+    /// runs them in (`sched::plug::flush_order`); kept for their allocations.
+    plug_made: Vec<u32>,
+    plug_order: Vec<u32>,
     stripe_done: Vec<u32>,
     results: results::Recorder,
     plan_scratch: Plan,
@@ -291,12 +292,12 @@ impl Simulation {
                     _ => 0,
                 },
                 config.array.member_kib.len(),
-                config.queue_limits.max_sectors.max(8),
+                config.queue_limits.largest_request_sectors(),
             ),
             head_ios: Vec::new(),
             plug_flushing: false,
-            plug_adds: Vec::new(),
-            plug_kicks: Vec::new(),
+            plug_made: Vec::new(),
+            plug_order: Vec::new(),
             stripe_done: Vec::new(),
             results,
             plan_scratch: Plan::new(),
@@ -313,7 +314,7 @@ impl Simulation {
             page_cache_syncs: HashMap::new(),
             flows: flow::Flows::default(),
             host_meter,
-            inner_stripes: inner_stripes::InnerStripes::for_array(&array, config.controller, config.queue_limits.max_sectors.max(8)),
+            inner_stripes: inner_stripes::InnerStripes::for_array(&array, config.controller, config.queue_limits.largest_request_sectors()),
             faults: faults::FaultState::default(),
             config,
         })
@@ -672,7 +673,7 @@ impl Simulation {
     fn submit_member_io(&mut self, id: u32, io: &MemberIo, thread: u32, flush: bool) -> u32 {
         let read = !io.kind.is_write();
         let device_op = if flush { Op::Flush } else if read { Op::Read } else { Op::Write };
-        let limit = self.config.queue_limits.max_sectors.max(8) as u64;
+        let limit = self.config.queue_limits.largest_request_sectors() as u64;
         let (mut sector, end) = (io.sector, io.sector + io.sectors);
         let mut count = 0;
         loop {

@@ -3,11 +3,11 @@
 //! ready to go into member I/O, and a write completes when every head holding it is written.
 
 use super::events::Event;
+use super::raid5d_plug::Raid5dOf;
 use super::{ArrayOp, ControllerConfig, Owner, Simulation, RAID5D_THREAD};
-use crate::bits::{members, members_from_last};
+use crate::bits::members;
 use crate::plan::{IoKind, MemberIo, RowWay};
 use crate::sim::md::{HeadIo, Raid5dCpu, WriteBio};
-use crate::sim::sched::plug::flush_order;
 use crate::PAGE_SECTORS;
 
 impl Simulation {
@@ -78,9 +78,9 @@ impl Simulation {
         let pass_ns = self.raid5d.pass_ns(&md.raid5d_cpu, cache.array(), &out, md.skip_copy);
         if pass_ns == 0 {
             if self.raid5d.plug_is_passed_by(&out) {
-                self.raid5d_issue_now(&mut out);
+                self.issue_unplugged(Raid5dOf::Flat, &mut out);
             } else {
-                self.raid5d_plug_pass(&mut out);
+                self.plug_pass(Raid5dOf::Flat, &mut out);
             }
             self.head_ios = out;
             self.raid5d_maybe_idle();
@@ -100,9 +100,9 @@ impl Simulation {
         let work = self.stripes.as_ref().expect("a stripe cache").has_work();
         let mut issuing = std::mem::take(&mut self.raid5d.issuing);
         if !work && self.raid5d.plug_is_passed_by(&issuing) {
-            self.raid5d_issue_now(&mut issuing);
+            self.issue_unplugged(Raid5dOf::Flat, &mut issuing);
         } else {
-            self.raid5d_plug_pass(&mut issuing);
+            self.plug_pass(Raid5dOf::Flat, &mut issuing);
         }
         self.raid5d.issuing = issuing;
         self.raid5d_pending = false;
@@ -118,94 +118,14 @@ impl Simulation {
     /// is finished (its member I/O reaches the queues) and md grows its stripe cache when a
     /// writer went without a head.
     fn raid5d_maybe_idle(&mut self) {
-        if !self.raid5d.plugged.is_empty() {
-            self.raid5d_flush_plug();
-        }
-        self.raid5d.plug.finished();
+        self.finish_plug(Raid5dOf::Flat);
         let cache = self.stripes.as_mut().expect("a stripe cache");
         if !cache.has_work() {
             cache.raid5d_idle();
         }
     }
 
-    /// A pass's member I/O goes into raid5d's plug; a plug that fills on the way sends what it
-    /// held before (`Raid5dThreads::plug_head`).
-    fn raid5d_plug_pass(&mut self, ios: &mut Vec<HeadIo>) {
-        for io in ios.drain(..) {
-            if self.raid5d.plug_head(&io) {
-                self.raid5d_flush_plug();
-            }
-            self.raid5d.plugged.push(io);
-        }
-    }
-
-    /// The last pass of raid5d's loop, when its plug is empty and the pass too small to fill it:
-    /// its I/O goes into the queues as `raid5d_flush_plug` would send it at the loop's end,
-    /// without the plug's bookkeeping (the common case under small random writes).
-    fn raid5d_issue_now(&mut self, ios: &mut Vec<HeadIo>) {
-        if let [io] = ios[..] {
-            // One head group: each member once, so the flush runs its queues from both ends of
-            // the members in turn (`flush_order`), lowest first (the newest request's).
-            ios.clear();
-            self.plug_flushing = true;
-            self.start_head_io(&io);
-            self.plug_flushing = false;
-            let mut left = io.members;
-            while left != 0 {
-                let low = left.trailing_zeros();
-                self.kick(low);
-                left &= left - 1;
-                if left != 0 {
-                    let high = u64::BITS - 1 - left.leading_zeros();
-                    self.kick(high);
-                    left &= !(1u64 << high);
-                }
-            }
-            return;
-        }
-        self.plug_flush_begin(ios, 0);
-        for io in ios.drain(..) {
-            self.start_head_io(&io);
-        }
-        self.plug_flush_end();
-    }
-
-    /// raid5d's plug is flushed: its heads' member I/O goes into the member queues.
-    fn raid5d_flush_plug(&mut self) {
-        let mut plugged = std::mem::take(&mut self.raid5d.plugged);
-        self.plug_flush_begin(&plugged, 0);
-        for io in plugged.drain(..) {
-            self.start_head_io(&io);
-        }
-        self.plug_flush_end();
-        self.raid5d.plugged = plugged;
-    }
-
-    /// A plug flush of the I/O of `heads` (on members `base +` theirs) starts: requests go into
-    /// their queues, which run at `plug_flush_end` in the kernel's order. The plug got each
-    /// head's requests from its last member down (`ops_run_io`: `for (i = disks; i--; )`).
-    pub(super) fn plug_flush_begin(&mut self, heads: &[HeadIo], base: u32) {
-        assert!(!self.plug_flushing, "plug flushes do not nest");
-        self.plug_flushing = true;
-        self.plug_adds.clear();
-        for io in heads {
-            self.plug_adds.extend(members_from_last(io.members).map(|member| base + member));
-        }
-    }
-
-    /// A plug flush ends: every queue it put requests into runs
-    /// (`blk_mq_flush_plug_list` → `blk_mq_sched_insert_requests` then the queue runs).
-    pub(super) fn plug_flush_end(&mut self) {
-        self.plug_flushing = false;
-        let mut kicks = std::mem::take(&mut self.plug_kicks);
-        flush_order(&mut self.plug_adds, &mut kicks);
-        for member in kicks.drain(..) {
-            self.kick(member);
-        }
-        self.plug_kicks = kicks;
-    }
-
-    fn start_head_io(&mut self, io: &HeadIo) {
+    pub(super) fn start_head_io(&mut self, io: &HeadIo) {
         self.start_heads_op(io, 0, Owner::Stripes(io.batch));
     }
 

@@ -104,7 +104,9 @@ pub const MAX_STRIPE_BATCH: usize = 8;
 /// handled head wait in the plug, merge there into large requests, and reach the member queues
 /// when raid5d has nothing left to handle, or earlier when the plug fills (`Plug`). That is why
 /// md's member requests are hundreds of KiB under a streaming write, and why a stream's writes
-/// complete a loop at a time.
+/// complete a loop at a time. Not modelled: with `group_thread_cnt` workers each runs its own
+/// plug (`raid5_do_work`), and md then defers write bios on rotational members to raid5d's
+/// `flush_deferred_bios` (`batch_bio_dispatch`); here raid5d and its workers share one plug.
 #[derive(Debug)]
 pub struct Raid5dThreads {
     /// Threads handling heads in parallel: raid5d plus `group_thread_cnt` workers.
@@ -137,24 +139,33 @@ impl Raid5dThreads {
         }
         let (mut requests, mut pages) = (0u64, 0u64);
         for io in ios {
-            requests += io.members.count_ones() as u64;
+            let run_sectors = io.pages * crate::PAGE_SECTORS;
+            requests += io.members.count_ones() as u64 * run_sectors.div_ceil(self.plug.max_sectors());
             pages += io.pages;
         }
         requests < BLK_MAX_REQUEST_COUNT as u64 && pages * crate::PAGE_SECTORS < BLK_PLUG_FLUSH_SECTORS
     }
 
     /// Handled heads' member bios go into the plug: one 4 KiB page per member and head
-    /// (`ops_run_io`, walking the devices from the last: `for (i = disks; i--; )`), each
-    /// member's pages of the `io.pages` consecutive heads as one run. Returns whether
-    /// the plug filled on the way, so that the I/O it held before this head must leave now
-    /// (the heads of one pass are plugged at one instant; where inside them the kernel's plug
-    /// filled is not kept). The caller keeps the head in `plugged`.
+    /// (`ops_run_io`, walking the devices from the last: `for (i = disks; i--; )`). The first
+    /// head's pages make or join each member's request; the next heads' pages of the group run
+    /// on behind them, each member's as one run (they merge; where a run outgrows the largest
+    /// request, the kernel's interleaving of members is not kept). Returns whether the plug
+    /// filled on the way, so that the I/O it held before this group must leave now (the heads
+    /// of one pass are plugged at one instant; where inside them the kernel's plug filled is
+    /// not kept). The caller keeps the group in `plugged`.
     pub fn plug_head(&mut self, io: &HeadIo) -> bool {
+        let page = crate::PAGE_SECTORS;
         let mut filled = false;
         for member in members_from_last(io.members) {
-            filled |= self.plug.add(member, io.write, io.sector, io.pages * crate::PAGE_SECTORS);
+            filled |= self.plug.add(member, io.write, io.sector, page);
         }
-        filled && self.plugged.len() > 0
+        if io.pages > 1 {
+            for member in members_from_last(io.members) {
+                filled |= self.plug.add(member, io.write, io.sector + page, (io.pages - 1) * page);
+            }
+        }
+        filled && !self.plugged.is_empty()
     }
 
     /// Heads one pass takes: a batch per thread.

@@ -661,6 +661,12 @@ impl StripeCache {
         self.sleepers.iter().chain(&self.backlog).any(|p| p.bio.submitter == submitter)
     }
 
+    /// `is_inactive_blocked`'s second half: writers may take heads again once the cache is not
+    /// blocked (R5_INACTIVE_BLOCKED), or under 3/4 of it is active.
+    fn unblocked(&self) -> bool {
+        !self.blocked || self.active < self.heads.len() as u32 * 3 / 4
+    }
+
     /// A head released to an inactive list wakes every sleeper (`release_inactive_stripe_list`
     /// → `wake_up(&conf->wait_for_stripe)`, a non-exclusive wake). Each checks its own
     /// condition, `is_inactive_blocked`: a free head on its own hash's list and, while
@@ -672,8 +678,7 @@ impl StripeCache {
     /// on with the bios it had yet to send.
     fn wake(&mut self) {
         // None may go while the cache is blocked and 3/4 active: they stay asleep, in order.
-        let none_may_go = self.blocked && self.active >= self.heads.len() as u32 * 3 / 4;
-        if self.sleepers.is_empty() || none_may_go {
+        if self.sleepers.is_empty() || !self.unblocked() {
             self.unplug();
             return;
         }
@@ -682,7 +687,7 @@ impl StripeCache {
         for pending in asleep.into_iter().rev() {
             let sector = self.next_head_sector(&pending);
             let list = &self.lists[bucket_of(sector)];
-            let may_go = list.len > 0 && (!self.blocked || self.active < self.heads.len() as u32 * 3 / 4);
+            let may_go = list.len > 0 && self.unblocked();
             if !may_go {
                 still.push(pending);
                 continue;

@@ -219,6 +219,12 @@ impl SchedulerKind {
 }
 
 impl QueueLimits {
+    /// The largest request the queue builds, in sectors: `max_sectors_kb`, and never below one
+    /// 4 KiB page.
+    pub fn largest_request_sectors(&self) -> u32 {
+        self.max_sectors.max(8)
+    }
+
     /// `nr_requests` at least 1; `max_sectors_kb` at least one 4 KiB page, as sysfs demands
     /// (block/blk-sysfs.c `queue_max_sectors_store`).
     pub fn validate(&self) -> Result<()> {

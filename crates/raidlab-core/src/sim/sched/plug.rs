@@ -22,20 +22,23 @@ pub const BLK_MAX_REQUEST_COUNT: u32 = 32;
 /// BLK_PLUG_FLUSH_SIZE (include/linux/blkdev.h): 128 KiB, in sectors.
 pub const BLK_PLUG_FLUSH_SECTORS: u64 = 128 * 1024 / 512;
 
-/// The order in which a flush runs the queues of a plug whose requests went in on `adds`
-/// (their queues, oldest first), into `order` (`blk_mq_flush_plug_list` →
-/// `blk_mq_dispatch_plug_list`, 6.1): the list is kept newest first, each round pops it whole,
-/// keeps the requests of the first popped request's queue, inserts them and runs that queue,
-/// and pushes the others onto a list that comes out reversed. So the queue of the newest
-/// request runs first, then that of the oldest left, then of the newest left, and so on.
-pub fn flush_order(adds: &mut Vec<u32>, order: &mut Vec<u32>) {
-    let mut newest = true;
-    while let (Some(&first), Some(&last)) = (adds.first(), adds.last()) {
-        let queue = if newest { last } else { first };
-        order.push(queue);
-        adds.retain(|&q| q != queue);
-        newest = !newest;
+/// The order in which a flush runs the queues of a plug, into `order`, given the queues of its
+/// requests in the order they were created (`created`, oldest first; emptied): each queue once,
+/// the queue of the newest request first, then the queue of the newest request left, and so on.
+///
+/// `blk_mq_flush_plug_list` → `blk_mq_dispatch_plug_list` keeps the plug list newest first
+/// (`rq_list_add`), and each round pops it whole, inserts the requests of the first popped
+/// request's queue (oldest first) and runs that queue, putting the others back in their order
+/// (`rq_list_add_tail` on the requeue list since "block: do not reverse request order when
+/// flushing plug list", in 6.1.21 and so in the recordings' 6.1.192; before it, the rounds
+/// alternated between the newest and the oldest request left).
+pub fn flush_order(created: &mut Vec<u32>, order: &mut Vec<u32>) {
+    for &queue in created.iter().rev() {
+        if !order.contains(&queue) {
+            order.push(queue);
+        }
     }
+    created.clear();
 }
 
 /// A plugged request: its direction and sector range.
@@ -63,6 +66,11 @@ impl Plug {
     pub fn new(queues: usize, max_sectors: u32) -> Plug {
         assert!(max_sectors >= 8, "a request holds at least a page");
         Plug { newest_of: vec![None; queues], newest: None, count: 0, multiple_queues: false, max_sectors: max_sectors as u64 }
+    }
+
+    /// The largest request a queue takes, in sectors.
+    pub fn max_sectors(&self) -> u64 {
+        self.max_sectors
     }
 
     /// Requests in the plug.
@@ -234,12 +242,16 @@ mod tests {
     }
 
     #[test]
-    fn a_flush_runs_the_newest_requests_queue_first_then_alternates() {
-        let (mut adds, mut order) = (vec![3, 1, 0, 3, 2, 1, 0, 2, 4], Vec::new());
-        flush_order(&mut adds, &mut order);
-        // Newest is queue 4; of the rest the oldest is 3; the newest left is 2; then 1, then 0.
-        assert_eq!(order, vec![4, 3, 2, 1, 0]);
-        assert!(adds.is_empty());
+    fn a_flush_runs_the_queues_by_their_newest_request() {
+        let (mut created, mut order) = (vec![3, 1, 0, 3, 2, 1, 0, 2, 4], Vec::new());
+        flush_order(&mut created, &mut order);
+        // Newest is queue 4's; then 2's (the last 2), 0's, 1's, and 3's.
+        assert_eq!(order, vec![4, 2, 0, 1, 3]);
+        assert!(created.is_empty());
+        // One head's requests are created from its last member down: they run lowest first.
+        let (mut created, mut order) = (vec![5, 3, 2, 0], Vec::new());
+        flush_order(&mut created, &mut order);
+        assert_eq!(order, vec![0, 2, 3, 5]);
     }
 
     #[test]

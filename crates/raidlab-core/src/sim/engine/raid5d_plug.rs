@@ -1,0 +1,111 @@
+//! raid5d's block plug in the engine: a raid5d (the flat array's, or an inner array's of a
+//! stack) issues each pass's member I/O into its plug (`Raid5dThreads::plug_head`), and the plug
+//! sends it to the member queues when it fills or when raid5d's loop ends (`raid5d()`:
+//! `blk_start_plug` … `blk_finish_plug`). A flush inserts every request before it runs any
+//! queue, and runs them in `blk_mq_flush_plug_list`'s order (`sched::plug::flush_order`).
+
+use super::Simulation;
+use crate::bits::{members, members_from_last};
+use crate::sim::md::{HeadIo, Raid5dThreads};
+use crate::sim::sched::plug::flush_order;
+
+/// Which raid5d: the flat array's, or inner array `set`'s.
+#[derive(Clone, Copy, Debug)]
+pub(super) enum Raid5dOf {
+    Flat,
+    Inner(u32),
+}
+
+impl Simulation {
+    fn raid5d_of(&mut self, of: Raid5dOf) -> &mut Raid5dThreads {
+        match of {
+            Raid5dOf::Flat => &mut self.raid5d,
+            Raid5dOf::Inner(set) => self.inner_stripes.as_mut().expect("inner stripe caches").raid5d_mut(set),
+        }
+    }
+
+    fn start_plugged(&mut self, of: Raid5dOf, io: &HeadIo) {
+        match of {
+            Raid5dOf::Flat => self.start_head_io(io),
+            Raid5dOf::Inner(set) => self.start_inner_head_io(set, io),
+        }
+    }
+
+    fn member_base(&self, of: Raid5dOf) -> u32 {
+        match of {
+            Raid5dOf::Flat => 0,
+            Raid5dOf::Inner(set) => self.inner_stripes.as_ref().expect("inner stripe caches").base_of(set),
+        }
+    }
+
+    /// A pass's member I/O goes into the plug; a plug that fills on the way sends what it held
+    /// before (`Raid5dThreads::plug_head`).
+    pub(super) fn plug_pass(&mut self, of: Raid5dOf, ios: &mut Vec<HeadIo>) {
+        for io in ios.drain(..) {
+            if self.raid5d_of(of).plug_head(&io) {
+                self.flush_plug(of);
+            }
+            self.raid5d_of(of).plugged.push(io);
+        }
+    }
+
+    /// raid5d's loop ended (`blk_finish_plug`): what the plug holds goes out, and the next loop
+    /// starts a fresh plug.
+    pub(super) fn finish_plug(&mut self, of: Raid5dOf) {
+        if !self.raid5d_of(of).plugged.is_empty() {
+            self.flush_plug(of);
+        }
+        self.raid5d_of(of).plug.finished();
+    }
+
+    /// The plug is flushed: its heads' member I/O goes into the member queues.
+    fn flush_plug(&mut self, of: Raid5dOf) {
+        let mut plugged = std::mem::take(&mut self.raid5d_of(of).plugged);
+        self.issue_unplugged(of, &mut plugged);
+        self.raid5d_of(of).plugged = plugged;
+    }
+
+    /// Heads' member I/O into the member queues as a plug flush sends it: every request in,
+    /// then the queues run, by their newest request first. A member's request is made by its
+    /// first bio of the flush (the head's members from the last down, `ops_run_io`'s
+    /// `for (i = disks; i--; )`); later bios of a contiguous run merge into it without making
+    /// it newer. (A member that starts a second request further on, not contiguous with its
+    /// first, keeps the place of its first here.) Also the last pass of a loop whose plug is
+    /// empty and too small to fill (`Raid5dThreads::plug_is_passed_by`).
+    pub(super) fn issue_unplugged(&mut self, of: Raid5dOf, ios: &mut Vec<HeadIo>) {
+        assert!(!self.plug_flushing, "plug flushes do not nest");
+        if let [io] = ios[..] {
+            // One head group: its requests were made from its last member down, so the
+            // queues run from its first member up.
+            ios.clear();
+            self.plug_flushing = true;
+            self.start_plugged(of, &io);
+            self.plug_flushing = false;
+            let base = self.member_base(of);
+            for member in members(io.members) {
+                self.kick(base + member);
+            }
+            return;
+        }
+        let base = self.member_base(of);
+        let mut made = std::mem::take(&mut self.plug_made);
+        for io in ios.iter() {
+            for member in members_from_last(io.members) {
+                if !made.contains(&(base + member)) {
+                    made.push(base + member);
+                }
+            }
+        }
+        self.plug_flushing = true;
+        for io in ios.drain(..) {
+            self.start_plugged(of, &io);
+        }
+        self.plug_flushing = false;
+        let mut order = std::mem::take(&mut self.plug_order);
+        flush_order(&mut made, &mut order);
+        for member in order.drain(..) {
+            self.kick(member);
+        }
+        (self.plug_made, self.plug_order) = (made, order);
+    }
+}
