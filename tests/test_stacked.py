@@ -9,6 +9,8 @@ import json
 
 import pytest
 
+import raidlab
+
 from raidlab.cli import main
 from raidlab.run import build_run, normalise_level
 from raidlab.stacked import geometry, mdadm_commands
@@ -158,13 +160,26 @@ def test_plan_considers_stacked_levels_and_prints_their_setup(capsys):
     assert doc["calculator"]["penalty"] == 3  # a 4 KiB write to a raid5 of 3: rcw, 1 read + 2 writes
 
 
-def test_sweep_refuses_a_stacked_level_in_one_line(tmp_path, capsys):
+def test_a_sweep_stores_a_stack_by_name_beside_mds_levels(tmp_path, capsys):
+    """A stack has no md level number: its row leaves `level` empty and names the stack in
+    `stacked_level`; md's raid10 keeps its number. Each row's figures are raidlab sim's."""
     grid = tmp_path / "s.toml"
-    grid.write_text('[sweep]\nruntime_s = 0.1\npreset = "wal"\ndrive = "null"\ndevices = 4\n'
-                    '[grid]\nlevel = ["10", "1+0"]\n')
-    status = main(["sweep", str(grid), "--out", str(tmp_path / "out"), "--jobs", "1"])
-    err = capsys.readouterr().err
-    assert status == 2
-    assert err.strip().splitlines() == [
-        "raidlab: error: level 1+0: raidlab sweep stores the level as md's number and has no column for a "
-        "stacked level yet; compare stacked designs with raidlab compare or plan"], err
+    grid.write_text('[sweep]\nruntime_s = 0.2\npreset = "oltp-postgres"\ndrive = "nvme-tlc"\ndevices = 4\n'
+                    '[grid]\nlevel = ["10", "1+0", "5+0"]\n'
+                    '[[exclude]]\nlevel = "5+0"\n'
+                    '[[include]]\nlevel = "5+0"\ndevices = 6\ninner_devices = 3\n')
+    store = tmp_path / "out"
+    assert main(["sweep", str(grid), "--out", str(store), "--jobs", "1"]) == 0, capsys.readouterr().err
+    frame = raidlab.load_sweep(store)
+    frame.index = frame.stacked_level.fillna("md")
+    assert sorted(frame.index) == ["1+0", "5+0", "md"]
+    assert frame.level["md"] == 10 and frame.level[["1+0", "5+0"]].isna().all()
+    assert frame.inner_devices.to_dict() == {"md": 0, "1+0": 0, "5+0": 3}
+    assert frame.devices.to_dict() == {"md": 4, "1+0": 4, "5+0": 6}
+    capsys.readouterr()
+    assert main(["sim", "--level", "5+0", "--devices", "6", "--inner-devices", "3", "--drive", "nvme-tlc",
+                 "--preset", "oltp-postgres", "--runtime-s", "0.2", "--json"]) == 0
+    job = json.loads(capsys.readouterr().out)["jobs"][0]
+    row = frame.loc["5+0"]
+    assert row.read_iops == job["read"]["iops"] and row.write_iops == job["write"]["iops"]
+    assert (store / "json" / f"{row.key}.json").exists()

@@ -157,7 +157,7 @@ def resolve_all(points: Sequence[Point], label: str = "", base: Optional[str] = 
 # -- a point's options as columns ---------------------------------------------------------------
 
 #: Settings stored as the text the user gave (the workload's source) beside the resolved ones.
-TEXT_COLUMNS = ("fio", "sysbench", "preset", "fail", "replace", "workload")
+TEXT_COLUMNS = ("fio", "sysbench", "preset", "fail", "replace", "workload", "stacked_level")
 
 
 def option_names() -> List[str]:
@@ -190,14 +190,16 @@ def _plain(value: Any) -> Any:
 
 def option_columns(spec: RunSpec, given: Mapping[str, Any]) -> Dict[str, Any]:
     """The point's resolved options by name: defaults filled in, the drive by its name, the level
-    as a number, the default layout named, members failed as "0,2" (as ``--failed`` takes them)."""
+    as md's number (a stack by name, in stacked_level), the default layout named, members failed
+    as "0,2" (as ``--failed`` takes them)."""
     d, o = spec.design, spec.options
     row: Dict[str, Any] = {f.name: _plain(getattr(d, f.name)) for f in fields(Design)}
     row.update({f.name: _plain(getattr(o, f.name)) for f in fields(Options) if f.name != "timeline"})
-    if not d.level.isdigit():  # issue 24 §2: the store's level column is md's level number
-        raise ConfigError(f"level {d.level}: raidlab sweep stores the level as md's number and has no column "
-                          "for a stacked level yet; compare stacked designs with raidlab compare or plan")
-    row["level"] = int(d.level)
+    # The level column is md's level number; a stack (issue 24 §2: 1+0, 5+0, 6+0, 0+1) has none,
+    # so its row has no level and names the stack in stacked_level.
+    stacked = not d.level.isdigit()
+    row["level"] = None if stacked else int(d.level)
+    row["stacked_level"] = d.level if stacked else None
     row["drive"] = d.drive.name
     row["layout"] = d.layout or _default_layout(d.level)
     row["failed"] = ",".join(str(m) for m in o.failed)
