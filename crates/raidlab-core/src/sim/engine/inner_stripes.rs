@@ -74,6 +74,7 @@ impl InnerStripes {
     pub(super) fn check(&self) {
         for set in &self.sets {
             set.cache.check();
+            set.raid5d.check();
         }
     }
 }

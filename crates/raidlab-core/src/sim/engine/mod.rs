@@ -894,7 +894,8 @@ impl Simulation {
         controller.config.commands_total.saturating_sub(out)
     }
 
-    /// Checks the run's queues and the controller's state (tests call it between steps).
+    /// Checks the run's queues, md's stripe caches and raid5d's plugs, and the controller's
+    /// state (tests call it between steps).
     pub fn check(&mut self) {
         for member in &self.members {
             member.check();
@@ -912,6 +913,11 @@ impl Simulation {
         if let Some(inner) = &self.inner_stripes {
             inner.check();
         }
+        if let Some(cache) = &self.stripes {
+            cache.check();
+        }
+        assert!(!self.plug_flushing, "a plug flush left open");
+        self.raid5d.check();
     }
 
     /// Ends the run and returns the results.

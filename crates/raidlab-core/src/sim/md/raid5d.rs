@@ -168,6 +168,13 @@ impl Raid5dThreads {
         filled && !self.plugged.is_empty()
     }
 
+    /// The plug's invariants: its bookkeeping holds requests exactly while heads' I/O waits in
+    /// it (tests call this between steps).
+    pub fn check(&self) {
+        self.plug.check();
+        assert_eq!(self.plug.is_empty(), self.plugged.is_empty(), "the plug's requests and the heads it holds");
+    }
+
     /// Heads one pass takes: a batch per thread.
     pub fn batch_heads(&self) -> usize {
         MAX_STRIPE_BATCH * self.threads as usize
