@@ -56,7 +56,7 @@ pub struct Plug {
     newest_of: Vec<Option<Plugged>>,
     /// The queue of the newest plugged request.
     newest: Option<u32>,
-    count: u32,
+    requests: u32,
     multiple_queues: bool,
     /// The largest request a queue takes, in sectors.
     max_sectors: u64,
@@ -65,7 +65,7 @@ pub struct Plug {
 impl Plug {
     pub fn new(queues: usize, max_sectors: u32) -> Plug {
         assert!(max_sectors >= 8, "a request holds at least a page");
-        Plug { newest_of: vec![None; queues], newest: None, count: 0, multiple_queues: false, max_sectors: max_sectors as u64 }
+        Plug { newest_of: vec![None; queues], newest: None, requests: 0, multiple_queues: false, max_sectors: max_sectors as u64 }
     }
 
     /// The largest request a queue takes, in sectors.
@@ -75,11 +75,11 @@ impl Plug {
 
     /// Requests in the plug.
     pub fn len(&self) -> u32 {
-        self.count
+        self.requests
     }
 
     pub fn is_empty(&self) -> bool {
-        self.count == 0
+        self.requests == 0
     }
 
     /// A run of contiguous bios for `queue` (pages a task submits one after another, as raid5d
@@ -106,7 +106,7 @@ impl Plug {
         }
         let mut flushed = false;
         while sector < end {
-            if self.count > 0 && (self.count >= self.max_count() || self.newest_sectors() >= BLK_PLUG_FLUSH_SECTORS) {
+            if self.requests > 0 && (self.requests >= self.max_requests() || self.newest_sectors() >= BLK_PLUG_FLUSH_SECTORS) {
                 self.flushed();
                 flushed = true;
             }
@@ -116,7 +116,7 @@ impl Plug {
             let next = end.min(sector + max);
             self.newest_of[queue as usize] = Some(Plugged { write, start: sector, end: next });
             self.newest = Some(queue);
-            self.count += 1;
+            self.requests += 1;
             sector = next;
         }
         flushed
@@ -131,12 +131,12 @@ impl Plug {
     /// The plug was flushed (`blk_mq_flush_plug_list`): it holds nothing. It keeps knowing that
     /// it spans several queues, as the kernel's plug does until `blk_finish_plug`.
     pub fn flushed(&mut self) {
-        if self.count == 0 {
+        if self.requests == 0 {
             return;
         }
         self.newest_of.iter_mut().for_each(|rq| *rq = None);
         self.newest = None;
-        self.count = 0;
+        self.requests = 0;
     }
 
     /// The plug ended (`blk_finish_plug`): the next `blk_start_plug` starts afresh.
@@ -145,15 +145,15 @@ impl Plug {
         self.multiple_queues = false;
     }
 
-    fn max_count(&self) -> u32 {
+    fn max_requests(&self) -> u32 {
         if self.multiple_queues { 2 * BLK_MAX_REQUEST_COUNT } else { BLK_MAX_REQUEST_COUNT }
     }
 
     /// The plug's invariants (tests call this after every step).
     pub fn check(&self) {
         let held = self.newest_of.iter().filter(|rq| rq.is_some()).count() as u32;
-        assert!(held <= self.count, "more queues with requests than requests");
-        assert_eq!(self.count == 0, self.newest.is_none(), "an empty plug has no newest request");
+        assert!(held <= self.requests, "more queues with requests than requests");
+        assert_eq!(self.requests == 0, self.newest.is_none(), "an empty plug has no newest request");
         if let Some(q) = self.newest {
             assert!(self.newest_of[q as usize].is_some(), "the newest request is its queue's newest");
         }
