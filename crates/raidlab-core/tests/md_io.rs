@@ -34,9 +34,14 @@ use std::collections::BTreeMap;
 /// 1 MiB streams 8 deep with 4096 heads gather every stripe, where md pre-read a little in
 /// every run; before the plug the model read 0.151 and 0.024 there, inside md's ranges. Their
 /// read/host is still inside the slack, but md's spread of reads has nothing to compare with.
-/// The likely missing piece: the model adds all of a bio's heads at one instant, while
-/// `raid5_make_request` walks a 1 MiB bio head by head and releases each as it goes, so raid5d
-/// can take the first heads of the stripe two bios share before the other bio reaches them.
+/// The model adds all of a bio's heads at one instant, while `raid5_make_request` walks a bio
+/// head by head and releases each as it goes. Tried (session 13, not kept): writers adding
+/// their heads 1 or 8 at a time, 0.3-1 µs a head, with raid5d running beside them. The two
+/// cases then pre-read (0.01-0.03 and 0.001-0.007), but so do the single-thread 1536 KiB
+/// full-stripe writes (0.02-0.10 against md's 0, the same in every run): md splits them at
+/// 1 MiB, and raid5d took the first piece's heads, 2/3 full, before the second piece came.
+/// On the recording's one vCPU raid5d does not run while a writer submits, which is what the
+/// atomic add stands for; the 8-deep cases need the guest's scheduler, which is not modelled.
 /// Tried before the plug (session 12): host writes ending when raid5d handles the written
 /// head, one vCPU shared by the writers and raid5d (gathering all or nothing), and raid5d
 /// uniformly slower; with it: raid5d 2x and 5x slower (the 64 KiB streams 0.28 and 0.33, and
