@@ -65,4 +65,6 @@ def scale(document: Dict[str, Any], iops: float, mib_s: float) -> Dict[str, Any]
 
 NOTE = (f"IOPS and MiB/s are steady-state figures: from the first {DEFAULT_WINDOW_S} s window whose IOPS "
         f"slope is within {DEFAULT_SLOPE_PCT:g}%/s of its mean (fio ss=iops_slope:{DEFAULT_SLOPE_PCT:g}%, "
-        f"ss_dur={DEFAULT_WINDOW_S}) to the end of the run; runs that never settle show whole-run averages")
+        f"ss_dur={DEFAULT_WINDOW_S}) to the end of the run; runs that never settle show whole-run averages. "
+        "Latency percentiles cover the whole run, its start included: writes a controller's cache "
+        "absorbed before it filled pull a write p50 down")
