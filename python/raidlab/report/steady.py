@@ -16,10 +16,17 @@ from typing import Any, Dict, List, Optional, Sequence
 #: least-squares slope is within 1 % of the window's mean per second (fio: ss=iops_slope:1%,
 #: ss_dur=10). fio's documentation suggests 0.1 % over longer windows; 1 s samples of a
 #: simulated random workload carry a few per cent of counting noise, so 10 s at 1 % keeps false
-#: "not yet" answers rare while a cache filling (tens of per cent over seconds) is never steady.
+#: "not yet" answers rare.
 DEFAULT_WINDOW_S = 10
 DEFAULT_SLOPE_PCT = 1.0
-DEFAULT_CRITERION = f"iops_slope:{DEFAULT_SLOPE_PCT:g}% over {DEFAULT_WINDOW_S} s"
+#: A flat window is the steady state only if the run stays there: the rest of the run from the
+#: window's start averages within this much of the window's own mean. A controller's cache
+#: filling is flat too (writes at memory speed until it is full, then a step down): a fill
+#: longer than the window met the slope criterion and was taken for the steady state, so a
+#: rebuilding array looked faster than an optimal one whose cache filled sooner.
+DEFAULT_REST_PCT = 10.0
+DEFAULT_CRITERION = (f"iops_slope:{DEFAULT_SLOPE_PCT:g}% over {DEFAULT_WINDOW_S} s, "
+                     f"the rest of the run within {DEFAULT_REST_PCT:g}%")
 
 
 def _slope_pct(values: Sequence[float]) -> Optional[float]:
@@ -39,16 +46,20 @@ def iops_series(document: Dict[str, Any]) -> List[float]:
 
 
 def steady_state(document: Dict[str, Any], window_s: int = DEFAULT_WINDOW_S,
-                 slope_pct: float = DEFAULT_SLOPE_PCT) -> Optional[Dict[str, Any]]:
+                 slope_pct: float = DEFAULT_SLOPE_PCT, rest_pct: float = DEFAULT_REST_PCT) -> Optional[Dict[str, Any]]:
     """``{"from_s", "iops", "criterion"}``: the rate from the start of the first window that
-    meets the criterion to the end of the run; None if no window does (or the run is shorter
-    than one)."""
+    meets the criterion (flat, and the run stays at its level: :data:`DEFAULT_REST_PCT`) to the
+    end of the run; None if no window does (or the run is shorter than one)."""
     series = iops_series(document)
     for start in range(0, len(series) - window_s + 1):
-        slope = _slope_pct(series[start:start + window_s])
-        if slope is not None and slope <= slope_pct:
-            rest = series[start:]
-            return {"from_s": float(start), "iops": sum(rest) / len(rest), "criterion": DEFAULT_CRITERION}
+        window = series[start:start + window_s]
+        slope = _slope_pct(window)
+        if slope is None or slope > slope_pct:
+            continue
+        rest = series[start:]
+        rest_mean, window_mean = sum(rest) / len(rest), sum(window) / window_s
+        if abs(rest_mean - window_mean) <= rest_pct / 100 * window_mean:
+            return {"from_s": float(start), "iops": rest_mean, "criterion": DEFAULT_CRITERION}
     return None
 
 
@@ -65,6 +76,7 @@ def scale(document: Dict[str, Any], iops: float, mib_s: float) -> Dict[str, Any]
 
 NOTE = (f"IOPS and MiB/s are steady-state figures: from the first {DEFAULT_WINDOW_S} s window whose IOPS "
         f"slope is within {DEFAULT_SLOPE_PCT:g}%/s of its mean (fio ss=iops_slope:{DEFAULT_SLOPE_PCT:g}%, "
-        f"ss_dur={DEFAULT_WINDOW_S}) to the end of the run; runs that never settle show whole-run averages. "
+        f"ss_dur={DEFAULT_WINDOW_S}) and whose mean the rest of the run stays within {DEFAULT_REST_PCT:g}% of, "
+        f"to the end of the run; runs that never settle show whole-run averages. "
         "Latency percentiles cover the whole run, its start included: writes a controller's cache "
         "absorbed before it filled pull a write p50 down")
