@@ -167,7 +167,7 @@ impl Simulation {
         md.cache.handle_batch(|sector| planner.failed_mask_at(sector), &mut out, max_heads);
         let pass_ns = md.raid5d.pass_ns(&config.raid5d_cpu, md.cache.array(), &out, config.skip_copy);
         if pass_ns == 0 {
-            self.plug_pass(Raid5dOf::Inner(set), &mut out);
+            self.release_pass(Raid5dOf::Inner(set), &mut out, true);
             self.inner_stripes.as_mut().expect("inner stripe caches").head_ios = out;
             self.inner_raid5d_idle(set);
             self.inner_settle(set);
@@ -180,16 +180,17 @@ impl Simulation {
         self.events.push(at, Event::InnerRaid5dDone { set });
     }
 
-    /// An inner raid5d pass's handling is done: its member I/O starts.
+    /// An inner raid5d pass's handling is done: its member I/O goes to raid5d's plug.
     #[inline(never)]
     pub(super) fn inner_raid5d_done(&mut self, set: u32) {
         let inner = self.inner_stripes.as_mut().expect("inner stripe caches");
         let mut issuing = std::mem::take(&mut inner.sets[set as usize].raid5d.issuing);
-        self.plug_pass(Raid5dOf::Inner(set), &mut issuing);
+        let work = inner.sets[set as usize].cache.has_work();
+        self.release_pass(Raid5dOf::Inner(set), &mut issuing, !work);
         let md = &mut self.inner_stripes.as_mut().expect("inner stripe caches").sets[set as usize];
         md.raid5d.issuing = issuing;
         md.pending = false;
-        if md.cache.has_work() {
+        if work {
             self.inner_raid5d(set);
         } else {
             self.inner_raid5d_idle(set);

@@ -38,9 +38,21 @@ impl Simulation {
         }
     }
 
+    /// A handled pass's member I/O, from raid5d `of`: into the plug, or, when this is the last
+    /// pass of raid5d's loop (`last`) and the plug is empty and the pass too small to fill it,
+    /// straight into the queues as the loop's end would send it (the common case under small
+    /// random writes; the same requests in the same order, without the plug's bookkeeping).
+    pub(super) fn release_pass(&mut self, of: Raid5dOf, ios: &mut Vec<HeadIo>, last: bool) {
+        if last && self.raid5d_of(of).plug_is_passed_by(ios) {
+            self.issue_unplugged(of, ios);
+        } else {
+            self.plug_pass(of, ios);
+        }
+    }
+
     /// A pass's member I/O goes into the plug; a plug that fills on the way sends what it held
     /// before (`Raid5dThreads::plug_head`).
-    pub(super) fn plug_pass(&mut self, of: Raid5dOf, ios: &mut Vec<HeadIo>) {
+    fn plug_pass(&mut self, of: Raid5dOf, ios: &mut Vec<HeadIo>) {
         for io in ios.drain(..) {
             if self.raid5d_of(of).plug_head(&io) {
                 self.flush_plug(of);
@@ -70,9 +82,8 @@ impl Simulation {
     /// first bio of the flush (the head's members from the last down, `ops_run_io`'s
     /// `for (i = disks; i--; )`); later bios of a contiguous run merge into it without making
     /// it newer. (A member that starts a second request further on, not contiguous with its
-    /// first, keeps the place of its first here.) Also the last pass of a loop whose plug is
-    /// empty and too small to fill (`Raid5dThreads::plug_is_passed_by`).
-    pub(super) fn issue_unplugged(&mut self, of: Raid5dOf, ios: &mut Vec<HeadIo>) {
+    /// first, keeps the place of its first here.)
+    fn issue_unplugged(&mut self, of: Raid5dOf, ios: &mut Vec<HeadIo>) {
         assert!(!self.plug_flushing, "plug flushes do not nest");
         if let [io] = ios[..] {
             // One head group: its requests were made from its last member down, so the

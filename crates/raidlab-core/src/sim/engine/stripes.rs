@@ -77,11 +77,8 @@ impl Simulation {
         cache.handle_batch(|sector| planner.failed_mask_at(sector), &mut out, max_heads);
         let pass_ns = self.raid5d.pass_ns(&md.raid5d_cpu, cache.array(), &out, md.skip_copy);
         if pass_ns == 0 {
-            if self.raid5d.plug_is_passed_by(&out) {
-                self.issue_unplugged(Raid5dOf::Flat, &mut out);
-            } else {
-                self.plug_pass(Raid5dOf::Flat, &mut out);
-            }
+            // A free CPU handles every queued head in one pass: the loop's last.
+            self.release_pass(Raid5dOf::Flat, &mut out, true);
             self.head_ios = out;
             self.raid5d_maybe_idle();
             self.stripes_settle();
@@ -99,11 +96,7 @@ impl Simulation {
     pub(super) fn raid5d_done(&mut self) {
         let work = self.stripes.as_ref().expect("a stripe cache").has_work();
         let mut issuing = std::mem::take(&mut self.raid5d.issuing);
-        if !work && self.raid5d.plug_is_passed_by(&issuing) {
-            self.issue_unplugged(Raid5dOf::Flat, &mut issuing);
-        } else {
-            self.plug_pass(Raid5dOf::Flat, &mut issuing);
-        }
+        self.release_pass(Raid5dOf::Flat, &mut issuing, !work);
         self.raid5d.issuing = issuing;
         self.raid5d_pending = false;
         if work {

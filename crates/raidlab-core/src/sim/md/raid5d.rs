@@ -96,8 +96,8 @@ impl Raid5dCpu {
 /// MAX_STRIPE_BATCH (raid5.h): heads `handle_active_stripes` takes off the lists at a time.
 pub const MAX_STRIPE_BATCH: usize = 8;
 
-/// raid5d and its worker threads: when they are free again, the pass whose member I/O leaves
-/// md when its handling is done, and raid5d's plug.
+/// raid5d and its worker threads: when they are free again, the pass being handled (its member
+/// I/O is issued when its handling is done), and raid5d's plug.
 ///
 /// raid5d runs its whole loop under a block plug (`raid5d`: `blk_start_plug` before the loop,
 /// `blk_finish_plug` after it), so the 4 KiB member bios that `ops_run_io` issues for each
