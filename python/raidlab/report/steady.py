@@ -51,13 +51,17 @@ def steady_state(document: Dict[str, Any], window_s: int = DEFAULT_WINDOW_S,
     meets the criterion (flat, and the run stays at its level: :data:`DEFAULT_REST_PCT`) to the
     end of the run; None if no window does (or the run is shorter than one)."""
     series = iops_series(document)
+    # Sums from each second to the end, once: each candidate's rest mean is then one division.
+    tail = [0.0] * (len(series) + 1)
+    for i in range(len(series) - 1, -1, -1):
+        tail[i] = tail[i + 1] + series[i]
     for start in range(0, len(series) - window_s + 1):
         window = series[start:start + window_s]
         slope = _slope_pct(window)
         if slope is None or slope > slope_pct:
             continue
-        rest = series[start:]
-        rest_mean, window_mean = sum(rest) / len(rest), sum(window) / window_s
+        rest_mean = tail[start] / (len(series) - start)
+        window_mean = (tail[start] - tail[start + window_s]) / window_s
         if abs(rest_mean - window_mean) <= rest_pct / 100 * window_mean:
             return {"from_s": float(start), "iops": rest_mean, "criterion": DEFAULT_CRITERION}
     return None

@@ -156,7 +156,8 @@ def resolve_all(points: Sequence[Point], label: str = "", base: Optional[str] = 
 
 # -- a point's options as columns ---------------------------------------------------------------
 
-#: Settings stored as the text the user gave (the workload's source) beside the resolved ones.
+#: Settings stored as the text the user gave (the workload's source) beside the resolved ones,
+#: and a stack's level by name (``stacked_level``: md's ``level`` number column has none for it).
 TEXT_COLUMNS = ("fio", "sysbench", "preset", "fail", "replace", "workload", "stacked_level")
 
 
