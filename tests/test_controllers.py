@@ -286,3 +286,37 @@ def test_a_cache_fill_longer_than_the_window_is_not_the_steady_state():
     found = steady_state(document)
     assert found is not None and found["from_s"] >= 11, found
     assert found["iops"] < 1.2 * sum(series[15:]) / len(series[15:])
+
+
+def test_latency_percentiles_cover_the_same_steady_state():
+    # The run above kept each second's latencies (compare does): the write p50 over the whole
+    # run is the fill's (writes the cache took at memory speed, under a millisecond), the
+    # steady state's is the drives' pace once the cache is full (hundreds of ms), and compare's
+    # table shows the steady figure beside the steady IOPS.
+    from raidlab.compare import Row
+    from raidlab.report.steady import latency_ms
+
+    raw = raidlab.simulate(
+        sysbench="--file-test-mode=rndrw --file-total-size=32G --threads=128 --file-block-size=16384 "
+                 "--file-extra-flags=direct --time=40",
+        level="5", devices=6, drive="cheetah-10k7", controller="hw", cache_mib=256, bbu=True, chunk_kib=64,
+        failed=[0], spare=True, latency_by_second=True)
+    document = raw.to_dict()
+    section = document["steady_state"]
+    assert section["from_s"] >= 11
+    whole_p50_ms = document["jobs"][0]["write"]["clat_ns"]["percentile"]["50.000000"] / 1e6
+    steady_p50_ms = section["latency_ms"]["write"]["p50"]
+    assert whole_p50_ms < 1.0 and steady_p50_ms > 100.0, (whole_p50_ms, steady_p50_ms)
+    totals = Row("d", "rebuilding", "rndrw", document, 0).totals()
+    assert totals["write_p50_ms"] == steady_p50_ms and totals["read_p99_ms"] == section["latency_ms"]["read"]["p99"]
+    # Over every second, the kept distributions give the run's own percentiles (40 whole s).
+    everything = latency_ms(raw.raw["series"], 0.0, 40.0)
+    for direction in ("read", "write"):
+        percentiles = document["jobs"][0][direction]["clat_ns"]["percentile"]
+        assert everything[direction]["p50"] == percentiles["50.000000"] / 1e6
+        assert everything[direction]["p99"] == percentiles["99.000000"] / 1e6
+    # Without the setting nothing is kept and the section has no latency.
+    plain = raidlab.simulate(sysbench="--file-test-mode=rndrd --file-total-size=1G --threads=4 --time=12 "
+                                      "--file-extra-flags=direct", level="5", devices=4)
+    assert "latency_ms" not in (plain.to_dict()["steady_state"] or {})
+    assert all("read_lat_bins" not in point for point in plain.raw["series"])

@@ -64,7 +64,7 @@ class Row:
     def totals(self) -> Dict[str, Any]:
         """IOPS and MiB/s over reads and writes of every job, at steady state when the run
         reaches one (report.steady), and the p50/p99 latency (ms) of each direction over all
-        jobs (``read_p99_ms``, ...; None when the run had none)."""
+        jobs, over the same steady state (``read_p99_ms``, ...; None when the run had none)."""
         iops = bw = 0.0
         for job in self.document["jobs"]:
             for direction in ("read", "write"):
@@ -75,9 +75,15 @@ class Row:
         # Steady-state IOPS and MiB/s (issue 20): the warm-up (a controller's cache filling)
         # does not count; `steady_from_s` says from when (None: whole-run averages).
         totals: Dict[str, Any] = steady.scale(self.document, iops, bw)
+        # Latency over the same steady state when the run kept each second's (it does here).
+        steady_latency = totals.pop("latency_ms") or {}
         for direction in ("read", "write"):
             for percent in (50, 99):
-                totals[f"{direction}_p{percent}_ms"] = percentile_ms(self.document, direction, float(percent))
+                if direction in steady_latency:
+                    figures = steady_latency[direction]
+                    totals[f"{direction}_p{percent}_ms"] = figures[f"p{percent}"] if figures else None
+                else:
+                    totals[f"{direction}_p{percent}_ms"] = percentile_ms(self.document, direction, float(percent))
         return totals
 
     def rebuild_hours(self) -> Optional[float]:
@@ -135,7 +141,8 @@ def _state_options(state: str) -> Dict[str, Any]:
 
 
 def run_one(design: Design, case: Case, state: str, seed: int, runtime_s: Optional[float]) -> Row:
-    spec = build_run({**design.settings, **_state_options(state), "seed": seed, "runtime_s": runtime_s},
+    spec = build_run({**design.settings, **_state_options(state), "seed": seed, "runtime_s": runtime_s,
+                      "latency_by_second": True},
                      workload=case.workload, where=f"design '{design.name}': ")
     try:
         result = run_spec(spec)

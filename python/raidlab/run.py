@@ -184,6 +184,11 @@ class Options:
                                               "a sector then is dropped (Linux SCSI default 30 s, "
                                               "/sys/block/sdX/device/timeout; 0: none)", 0.0, 1e6)
 
+    # ---- latency percentiles over the steady state ----
+    latency_by_second: bool = _setting(False, "Keep each second's read and write latency distributions, so that "
+                                              "the report's steady_state section gives latency percentiles over "
+                                              "the steady state too (compare sets it; a few KiB a second)")
+
 
 #: Settings whose values are (finite) real numbers; the rest are whole numbers, names or flags.
 _FLOAT_KEYS = ("runtime_s", "max_time_s", "rebuild_start_pct", "ram_gib", "host_credits_pct", "partition_gib", "command_timeout_s")
@@ -457,6 +462,8 @@ class RunSpec:
             "page_cache": self.page_cache_config(),
             "host": hosts.limits(d.host, d.host_credits_pct),
             "command_timeout_s": float(o.command_timeout_s),
+            # Only when asked, so every other run's recorded configuration stays as it was.
+            **({"latency_by_second": True} if o.latency_by_second else {}),
         }
 
     def bbu_learn_params(self) -> Dict[str, Any]:

@@ -189,6 +189,36 @@ fn results_are_pinned_across_machines_and_releases() {
 // loop ends or the plug fills, and the queues run in blk_mq_flush_plug_list's order.
 const PINNED_RAID5_CHEETAH: u64 = 11956279002286173175;
 
+/// `latency_by_second` keeps each second's read and write latencies: they count exactly the
+/// second's I/Os, merged over every second they give the job's own percentiles, and keeping
+/// them changes nothing else in the run.
+#[test]
+fn each_seconds_latencies_are_kept_when_asked() {
+    use raidlab_core::sim::histogram::Histogram;
+    let plain = config(Level::Raid5, None, 4, job(0.6, true, 16384, 8, 2), md());
+    let kept = run(SimConfig { latency_by_second: true, ..plain.clone() });
+    let mut without = kept.clone();
+    without.series.iter_mut().for_each(|p| p.latency_ns_by_direction = Default::default());
+    assert_eq!(without, run(plain), "keeping the latencies changed the run");
+    assert_eq!(kept.series.len(), 5);
+    let mut lows: [Vec<(u64, u64)>; 2] = Default::default();
+    for point in &kept.series {
+        for (direction, ios) in [point.read_ios, point.write_ios].into_iter().enumerate() {
+            let second: Vec<(u64, u64)> = point.latency_ns_by_direction[direction].lows().collect();
+            assert_eq!(second.iter().map(|&(_, n)| n).sum::<u64>(), ios, "second {} direction {direction}", point.start_ns);
+            lows[direction].extend(second);
+        }
+    }
+    let job = &kept.jobs[0];
+    for (merged, whole) in lows.iter().zip([&job.read.latency, &job.write.latency]) {
+        let merged = Histogram::from_lows(merged).unwrap();
+        assert_eq!(merged.count(), whole.count(), "the run is whole seconds: every I/O is in one");
+        for p in [50.0, 90.0, 99.0] {
+            assert_eq!(merged.percentile(p), whole.percentile(p), "p{p}");
+        }
+    }
+}
+
 /// Every completed I/O counts once in its job and once in its phase: with two jobs and a
 /// failure mid-run (optimal, then degraded), the jobs' reads and writes add up to the phases',
 /// latency histograms included, and every job and phase saw both.

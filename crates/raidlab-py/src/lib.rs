@@ -85,6 +85,7 @@ fn _core(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_class::<array::CoreArray>()?;
     module.add_class::<sim::CoreSimulation>()?;
     module.add_function(wrap_pyfunction!(drive_presets, module)?)?;
+    module.add_function(wrap_pyfunction!(sim::latency_percentiles, module)?)?;
     module.add_function(wrap_pyfunction!(disksim::disksim_import, module)?)?;
     module.add_function(wrap_pyfunction!(disksim::disksim_replay, module)?)?;
     module.add_function(wrap_pyfunction!(drive_parameters, module)?)?;

@@ -484,6 +484,10 @@ fn build(config: &Bound<'_, PyDict>) -> PyResult<Simulation> {
         host_limits: crate::host::limits_from(config)?,
         stack: crate::stacked::stack_from(&array, devices, member_kib)?,
         drive_faults: drive_faults_from(config, &drive, devices)?,
+        latency_by_second: match config.get_item("latency_by_second")? {
+            Some(on) if !on.is_none() => on.extract::<bool>().map_err(|_| config_error("latency_by_second must be true or false".into()))?,
+            _ => false,
+        },
     };
     for event in &sim_config.timeline {
         let member = event.kind.member();
@@ -492,6 +496,24 @@ fn build(config: &Bound<'_, PyDict>) -> PyResult<Simulation> {
         }
     }
     Simulation::new(sim_config, drives).map_err(errors::to_py)
+}
+
+/// Percentiles (ns) of latency buckets given as (lowest ns, count), as a series' `*_lat_bins`
+/// carry them (merged over any seconds, in any order): each the midpoint of its bucket, as
+/// the run's own percentiles are.
+#[pyfunction]
+pub fn latency_percentiles(bins: Vec<(u64, u64)>, percentiles: Vec<f64>) -> PyResult<Vec<u64>> {
+    let histogram = Histogram::from_lows(&bins).map_err(config_error)?;
+    percentiles
+        .iter()
+        .map(|&p| {
+            if (0.0..=100.0).contains(&p) {
+                Ok(histogram.percentile(p))
+            } else {
+                Err(config_error(format!("percentile {p} is out of range: 0 to 100")))
+            }
+        })
+        .collect()
 }
 
 fn latency_dict<'py>(py: Python<'py>, histogram: &Histogram) -> PyResult<Bound<'py, PyDict>> {
@@ -538,6 +560,12 @@ fn timeline_dicts<'py>(py: Python<'py>, result: &SimResult, dict: &Bound<'py, Py
         entry.set_item("latency_ns_p95", point.latency_ns_p95)?;
         entry.set_item("flush_ios", point.flush_ios)?;
         entry.set_item("rebuild_pct", point.rebuild_pct)?;
+        let [read, write] = &point.latency_ns_by_direction;
+        if !(read.is_empty() && write.is_empty()) {
+            // Each bucket as [lowest ns, count]: `latency_percentiles` takes them back.
+            entry.set_item("read_lat_bins", read.lows().map(|(low, n)| [low, n]).collect::<Vec<_>>())?;
+            entry.set_item("write_lat_bins", write.lows().map(|(low, n)| [low, n]).collect::<Vec<_>>())?;
+        }
         series.append(entry)?;
     }
     dict.set_item("series", series)?;

@@ -370,6 +370,21 @@ def _steady_state(result: Dict[str, Any], raidlab_block: Dict[str, Any]) -> Opti
             section["from_s"] = max(float(int(at_ns / 1e9 - fio_ss["duration_ns"] / 1e9)), 0.0)
             window = [p["read_iops"] + p["write_iops"] for p in series if p["t_s"] >= section["from_s"]]
             section["iops"] = sum(window) / len(window) if window else None
+            _steady_latency(section, result, end_s)
         return section
     found = steady.steady_state({"timeline": series})
-    return None if found is None else {**found, "attained": True}
+    if found is None:
+        return None
+    section = {**found, "attained": True}
+    _steady_latency(section, result, end_s)
+    return section
+
+
+def _steady_latency(section: Dict[str, Any], result: Dict[str, Any], end_s: float) -> None:
+    """The steady state's latency percentiles (``latency_ms``), when the run kept each second's
+    distributions (its ``latency_by_second``: compare and plan)."""
+    from raidlab.report import steady
+
+    figures = steady.latency_ms(result["series"], section["from_s"], end_s)
+    if figures is not None:
+        section["latency_ms"] = figures

@@ -67,20 +67,46 @@ def steady_state(document: Dict[str, Any], window_s: int = DEFAULT_WINDOW_S,
     return None
 
 
+#: Latency percentiles the steady_state section gives (when the run kept each second's).
+LATENCY_PERCENTS = (50.0, 99.0)
+
+
+def latency_ms(series: Sequence[Dict[str, Any]], from_s: float, end_s: float) -> Optional[Dict[str, Any]]:
+    """``{"read": {"p50": ms, "p99": ms} or None, "write": ...}`` over the whole seconds from
+    ``from_s`` to ``end_s`` of a raw result's series, from the distributions the core kept for
+    each second (the run's ``latency_by_second``); None when it kept none."""
+    from raidlab import _core
+
+    points = [p for p in series if "read_lat_bins" in p
+              and from_s - 1e-9 <= p["start_ns"] / 1e9 and p["start_ns"] / 1e9 + 1 <= end_s + 1e-9]
+    if not points:
+        return None
+    figures: Dict[str, Any] = {}
+    for direction in ("read", "write"):
+        bins = [tuple(b) for p in points for b in p[f"{direction}_lat_bins"]]
+        if not bins:
+            figures[direction] = None
+            continue
+        values = _core.latency_percentiles(bins, list(LATENCY_PERCENTS))
+        figures[direction] = {f"p{p:g}": ns / 1e6 for p, ns in zip(LATENCY_PERCENTS, values)}
+    return figures
+
+
 def scale(document: Dict[str, Any], iops: float, mib_s: float) -> Dict[str, Any]:
     """Whole-run IOPS and MiB/s replaced by their steady-state values when there is a steady
     state (MiB/s scaled with IOPS: the block sizes do not change); ``steady_from_s`` says from
-    when (None: whole-run averages)."""
+    when (None: whole-run averages), and ``latency_ms`` gives the steady state's latency
+    percentiles by direction (:func:`latency_ms`) when the run kept them, else None."""
     found = document.get("steady_state") if "steady_state" in document else steady_state(document)
     if not found or not found.get("attained") or not found.get("iops") or iops <= 0:
-        return {"iops": iops, "mib_s": mib_s, "steady_from_s": None}
+        return {"iops": iops, "mib_s": mib_s, "steady_from_s": None, "latency_ms": None}
     ratio = found["iops"] / iops
-    return {"iops": found["iops"], "mib_s": mib_s * ratio, "steady_from_s": found["from_s"]}
+    return {"iops": found["iops"], "mib_s": mib_s * ratio, "steady_from_s": found["from_s"],
+            "latency_ms": found.get("latency_ms")}
 
 
 NOTE = (f"IOPS and MiB/s are steady-state figures: from the first {DEFAULT_WINDOW_S} s window whose IOPS "
         f"slope is within {DEFAULT_SLOPE_PCT:g}%/s of its mean (fio ss=iops_slope:{DEFAULT_SLOPE_PCT:g}%, "
         f"ss_dur={DEFAULT_WINDOW_S}) and whose mean the rest of the run stays within {DEFAULT_REST_PCT:g}% of, "
         f"to the end of the run; runs that never settle show whole-run averages. "
-        "Latency percentiles cover the whole run, its start included: writes a controller's cache "
-        "absorbed before it filled pull a write p50 down")
+        "Latency percentiles cover the same steady state (the whole run when there is none)")

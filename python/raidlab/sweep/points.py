@@ -195,7 +195,9 @@ def option_columns(spec: RunSpec, given: Mapping[str, Any]) -> Dict[str, Any]:
     as "0,2" (as ``--failed`` takes them)."""
     d, o = spec.design, spec.options
     row: Dict[str, Any] = {f.name: _plain(getattr(d, f.name)) for f in fields(Design)}
-    row.update({f.name: _plain(getattr(o, f.name)) for f in fields(Options) if f.name != "timeline"})
+    # A report setting, not part of the point: left out of the row and the store's columns.
+    row.update({f.name: _plain(getattr(o, f.name)) for f in fields(Options)
+                if f.name not in ("timeline", "latency_by_second")})
     # The level column is md's level number; a stack (issue 24 §2: 1+0, 5+0, 6+0, 0+1) has none,
     # so its row has no level and names the stack in stacked_level.
     stacked = not d.level.isdigit()

@@ -137,6 +137,70 @@ impl Histogram {
     }
 }
 
+/// A distribution kept as its non-empty buckets only, (bucket, count) ascending: the compact
+/// form of the many small distributions a run keeps when asked for each second's latencies
+/// (`SimConfig::latency_by_second`), merged later over whichever seconds a report wants (the
+/// steady state `raidlab compare` finds after the run). Same buckets, so the same error bound.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct SparseHistogram {
+    buckets: Vec<(u32, u32)>,
+}
+
+impl SparseHistogram {
+    /// The distribution of `values` (sorted in place).
+    pub fn of(values: &mut [u64]) -> SparseHistogram {
+        values.sort_unstable();
+        let mut buckets: Vec<(u32, u32)> = Vec::new();
+        for &value in values.iter() {
+            // bucket_of is monotonic, so sorted values give ascending buckets.
+            let bucket = bucket_of(value) as u32;
+            match buckets.last_mut() {
+                Some((last, count)) if *last == bucket => *count += 1,
+                _ => buckets.push((bucket, 1)),
+            }
+        }
+        SparseHistogram { buckets }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.buckets.is_empty()
+    }
+
+    /// Each non-empty bucket as (its lowest value, count), lowest first: the form
+    /// [`Histogram::from_lows`] takes back.
+    pub fn lows(&self) -> impl Iterator<Item = (u64, u64)> + '_ {
+        self.buckets.iter().map(|&(bucket, count)| (bucket_range(bucket as usize).0, count as u64))
+    }
+}
+
+impl Histogram {
+    /// A histogram from bucket counts named by each bucket's lowest value (as
+    /// [`SparseHistogram::lows`] and [`Histogram::buckets`] give them), in any order, a bucket
+    /// possibly more than once. Percentiles come out as over the values themselves; the
+    /// minimum, maximum and mean are known only to their buckets (the mean from midpoints).
+    pub fn from_lows(lows: &[(u64, u64)]) -> Result<Histogram, String> {
+        let mut histogram = Histogram::new();
+        for &(low, count) in lows {
+            let index = bucket_of(low);
+            let (start, width) = bucket_range(index);
+            if start != low {
+                return Err(format!("{low} ns is not where a latency bucket starts"));
+            }
+            if count == 0 {
+                continue;
+            }
+            histogram.counts[index] += count;
+            histogram.total += count;
+            histogram.min = histogram.min.min(low);
+            histogram.max = histogram.max.max(low + (width - 1));
+            let middle = (low + width / 2) as u128;
+            histogram.sum += middle * count as u128;
+            histogram.sum_squares += middle * middle * count as u128;
+        }
+        Ok(histogram)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -153,6 +217,36 @@ mod tests {
             previous = index;
         }
         assert_eq!(bucket_of(u64::MAX), BUCKETS - 1);
+    }
+
+    /// Per-second sparse histograms merged over any run of seconds give the percentiles of
+    /// one histogram of the same values.
+    #[test]
+    fn sparse_seconds_merge_to_the_whole() {
+        let mut whole = Histogram::new();
+        let mut lows = Vec::new();
+        let mut state = 0x9e37_79b9_7f4a_7c15u64;
+        for second in 0..20u64 {
+            let mut values: Vec<u64> = (0..500)
+                .map(|_| {
+                    state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                    (state >> 40) % (1 + second * 100_000) + 100
+                })
+                .collect();
+            values.iter().for_each(|&v| whole.record(v));
+            let sparse = SparseHistogram::of(&mut values);
+            assert!(sparse.buckets.windows(2).all(|w| w[0].0 < w[1].0), "ascending, one entry a bucket");
+            lows.extend(sparse.lows());
+        }
+        let merged = Histogram::from_lows(&lows).unwrap();
+        assert_eq!(merged.count(), whole.count());
+        assert_eq!(merged.buckets(), whole.buckets());
+        // Away from the extremes (where the whole clamps to the exact minimum and maximum).
+        for p in [1.0, 50.0, 90.0, 99.0, 99.9] {
+            assert_eq!(merged.percentile(p), whole.percentile(p), "p{p}");
+        }
+        assert!(Histogram::from_lows(&[(1001, 1)]).is_err(), "1001 ns is inside a bucket");
+        assert_eq!(Histogram::from_lows(&[]).unwrap().percentile(50.0), 0);
     }
 
     #[test]

@@ -92,6 +92,12 @@ pub struct SimConfig {
     // ---- issue 24 §3: drives that misbehave in arrays ----
     /// Each member's idle power management and error recovery, and the host's command timeout.
     pub drive_faults: DriveFaults,
+    // ---- latency percentiles over a window found after the run ----
+    /// Keep each second's read and write latency distributions in the series
+    /// (`SeriesPoint::latency_ns_by_direction`), so that a report can give percentiles over
+    /// the steady state it finds once the run is over (`raidlab compare`). Costs a few
+    /// KiB per simulated second; off for plain runs.
+    pub latency_by_second: bool,
 }
 
 /// Issue 24 §3: how the members behave beyond their mechanics (`device::behaviour`).
@@ -137,6 +143,7 @@ impl SimConfig {
             host_limits: None,
             stack: None,
             drive_faults: DriveFaults::default(),
+            latency_by_second: false,
         }
     }
 }

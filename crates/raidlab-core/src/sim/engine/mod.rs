@@ -265,7 +265,10 @@ impl Simulation {
             return Err(config_error("nothing to simulate: no workload and no failure timeline".into()));
         }
         let first_phase = if config.failed.is_empty() { "optimal" } else { "degraded" };
-        let results = results::Recorder::new(&config.workload, first_phase);
+        let mut results = results::Recorder::new(&config.workload, first_phase);
+        if config.latency_by_second {
+            results.keep_latency_by_second();
+        }
         let failed = config.failed.clone();
         Ok(Simulation {
             now: 0,
