@@ -309,6 +309,12 @@ def test_latency_percentiles_cover_the_same_steady_state():
     assert whole_p50_ms < 1.0 and steady_p50_ms > 100.0, (whole_p50_ms, steady_p50_ms)
     totals = Row("d", "rebuilding", "rndrw", document, 0).totals()
     assert totals["write_p50_ms"] == steady_p50_ms and totals["read_p99_ms"] == section["latency_ms"]["read"]["p99"]
+    # One job: its own figures are the run's; plan's worst p99 is the steady one too.
+    from raidlab.planner.evaluate import metrics
+
+    assert section["latency_ms_by_job"] == [section["latency_ms"]]
+    worst = max(section["latency_ms"]["read"]["p99"], section["latency_ms"]["write"]["p99"])
+    assert metrics(document)["p99_ms"] == round(worst, 3)
     # Over every second, the kept distributions give the run's own percentiles (40 whole s).
     everything = latency_ms(raw.raw["series"], 0.0, 40.0)
     for direction in ("read", "write"):
@@ -319,4 +325,4 @@ def test_latency_percentiles_cover_the_same_steady_state():
     plain = raidlab.simulate(sysbench="--file-test-mode=rndrd --file-total-size=1G --threads=4 --time=12 "
                                       "--file-extra-flags=direct", level="5", devices=4)
     assert "latency_ms" not in (plain.to_dict()["steady_state"] or {})
-    assert all("read_lat_bins" not in point for point in plain.raw["series"])
+    assert all("lat_bins_by_job" not in point for point in plain.raw["series"])

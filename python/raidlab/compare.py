@@ -77,6 +77,7 @@ class Row:
         totals: Dict[str, Any] = steady.scale(self.document, iops, bw)
         # Latency over the same steady state when the run kept each second's (it does here).
         steady_latency = totals.pop("latency_ms") or {}
+        totals.pop("latency_ms_by_job")
         for direction in ("read", "write"):
             for percent in (50, 99):
                 if direction in steady_latency:

@@ -187,7 +187,7 @@ class Options:
     # ---- latency percentiles over the steady state ----
     latency_by_second: bool = _setting(False, "Keep each second's read and write latency distributions, so that "
                                               "the report's steady_state section gives latency percentiles over "
-                                              "the steady state too (compare sets it; a few KiB a second)")
+                                              "the steady state too (compare and plan set it; a few KiB a job and second)")
 
 
 #: Settings whose values are (finite) real numbers; the rest are whole numbers, names or flags.

@@ -189,7 +189,7 @@ fn results_are_pinned_across_machines_and_releases() {
 // loop ends or the plug fills, and the queues run in blk_mq_flush_plug_list's order.
 const PINNED_RAID5_CHEETAH: u64 = 11956279002286173175;
 
-/// `latency_by_second` keeps each second's read and write latencies: they count exactly the
+/// `latency_by_second` keeps each second's read and write latencies per job: they count exactly the
 /// second's I/Os, merged over every second they give the job's own percentiles, and keeping
 /// them changes nothing else in the run.
 #[test]
@@ -198,13 +198,14 @@ fn each_seconds_latencies_are_kept_when_asked() {
     let plain = config(Level::Raid5, None, 4, job(0.6, true, 16384, 8, 2), md());
     let kept = run(SimConfig { latency_by_second: true, ..plain.clone() });
     let mut without = kept.clone();
-    without.series.iter_mut().for_each(|p| p.latency_ns_by_direction = Default::default());
+    without.series.iter_mut().for_each(|p| p.latency_ns_by_job.clear());
     assert_eq!(without, run(plain), "keeping the latencies changed the run");
     assert_eq!(kept.series.len(), 5);
     let mut lows: [Vec<(u64, u64)>; 2] = Default::default();
     for point in &kept.series {
         for (direction, ios) in [point.read_ios, point.write_ios].into_iter().enumerate() {
-            let second: Vec<(u64, u64)> = point.latency_ns_by_direction[direction].lows().collect();
+            assert_eq!(point.latency_ns_by_job.len(), 1, "one job");
+            let second: Vec<(u64, u64)> = point.latency_ns_by_job[0][direction].lows().collect();
             assert_eq!(second.iter().map(|&(_, n)| n).sum::<u64>(), ios, "second {} direction {direction}", point.start_ns);
             lows[direction].extend(second);
         }

@@ -560,11 +560,17 @@ fn timeline_dicts<'py>(py: Python<'py>, result: &SimResult, dict: &Bound<'py, Py
         entry.set_item("latency_ns_p95", point.latency_ns_p95)?;
         entry.set_item("flush_ios", point.flush_ios)?;
         entry.set_item("rebuild_pct", point.rebuild_pct)?;
-        let [read, write] = &point.latency_ns_by_direction;
-        if !(read.is_empty() && write.is_empty()) {
-            // Each bucket as [lowest ns, count]: `latency_percentiles` takes them back.
-            entry.set_item("read_lat_bins", read.lows().map(|(low, n)| [low, n]).collect::<Vec<_>>())?;
-            entry.set_item("write_lat_bins", write.lows().map(|(low, n)| [low, n]).collect::<Vec<_>>())?;
+        if !point.latency_ns_by_job.is_empty() {
+            // Per job, each direction's buckets as [lowest ns, count]: `latency_percentiles`
+            // takes them back.
+            let jobs = PyList::empty(py);
+            for [read, write] in &point.latency_ns_by_job {
+                let bins = PyDict::new(py);
+                bins.set_item("read", read.lows().map(|(low, n)| [low, n]).collect::<Vec<_>>())?;
+                bins.set_item("write", write.lows().map(|(low, n)| [low, n]).collect::<Vec<_>>())?;
+                jobs.append(bins)?;
+            }
+            entry.set_item("lat_bins_by_job", jobs)?;
         }
         series.append(entry)?;
     }

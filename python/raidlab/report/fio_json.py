@@ -381,10 +381,13 @@ def _steady_state(result: Dict[str, Any], raidlab_block: Dict[str, Any]) -> Opti
 
 
 def _steady_latency(section: Dict[str, Any], result: Dict[str, Any], end_s: float) -> None:
-    """The steady state's latency percentiles (``latency_ms``), when the run kept each second's
-    distributions (its ``latency_by_second``: compare and plan)."""
+    """The steady state's latency percentiles over every job (``latency_ms``) and of each job
+    (``latency_ms_by_job``), when the run kept each second's distributions (its
+    ``latency_by_second``: compare and plan)."""
     from raidlab.report import steady
 
     figures = steady.latency_ms(result["series"], section["from_s"], end_s)
     if figures is not None:
         section["latency_ms"] = figures
+        section["latency_ms_by_job"] = [steady.latency_ms(result["series"], section["from_s"], end_s, job)
+                                        for job in range(len(result["jobs"]))]

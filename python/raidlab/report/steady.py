@@ -71,19 +71,23 @@ def steady_state(document: Dict[str, Any], window_s: int = DEFAULT_WINDOW_S,
 LATENCY_PERCENTS = (50.0, 99.0)
 
 
-def latency_ms(series: Sequence[Dict[str, Any]], from_s: float, end_s: float) -> Optional[Dict[str, Any]]:
+def latency_ms(series: Sequence[Dict[str, Any]], from_s: float, end_s: float,
+               job: Optional[int] = None) -> Optional[Dict[str, Any]]:
     """``{"read": {"p50": ms, "p99": ms} or None, "write": ...}`` over the whole seconds from
     ``from_s`` to ``end_s`` of a raw result's series, from the distributions the core kept for
-    each second (the run's ``latency_by_second``); None when it kept none."""
+    each second (the run's ``latency_by_second``): of job number ``job``, or of every job
+    together; None when the run kept none."""
     from raidlab import _core
 
-    points = [p for p in series if "read_lat_bins" in p
+    points = [p for p in series if "lat_bins_by_job" in p
               and from_s - 1e-9 <= p["start_ns"] / 1e9 and p["start_ns"] / 1e9 + 1 <= end_s + 1e-9]
     if not points:
         return None
     figures: Dict[str, Any] = {}
     for direction in ("read", "write"):
-        bins = [tuple(b) for p in points for b in p[f"{direction}_lat_bins"]]
+        bins = [tuple(b) for p in points
+                for index, jobs_bins in enumerate(p["lat_bins_by_job"]) if job is None or index == job
+                for b in jobs_bins[direction]]
         if not bins:
             figures[direction] = None
             continue
@@ -96,13 +100,15 @@ def scale(document: Dict[str, Any], iops: float, mib_s: float) -> Dict[str, Any]
     """Whole-run IOPS and MiB/s replaced by their steady-state values when there is a steady
     state (MiB/s scaled with IOPS: the block sizes do not change); ``steady_from_s`` says from
     when (None: whole-run averages), and ``latency_ms`` gives the steady state's latency
-    percentiles by direction (:func:`latency_ms`) when the run kept them, else None."""
+    percentiles by direction over every job (:func:`latency_ms`) and ``latency_ms_by_job``
+    each job's, when the run kept them, else None."""
     found = document.get("steady_state") if "steady_state" in document else steady_state(document)
     if not found or not found.get("attained") or not found.get("iops") or iops <= 0:
-        return {"iops": iops, "mib_s": mib_s, "steady_from_s": None, "latency_ms": None}
+        return {"iops": iops, "mib_s": mib_s, "steady_from_s": None, "latency_ms": None,
+                "latency_ms_by_job": None}
     ratio = found["iops"] / iops
     return {"iops": found["iops"], "mib_s": mib_s * ratio, "steady_from_s": found["from_s"],
-            "latency_ms": found.get("latency_ms")}
+            "latency_ms": found.get("latency_ms"), "latency_ms_by_job": found.get("latency_ms_by_job")}
 
 
 NOTE = (f"IOPS and MiB/s are steady-state figures: from the first {DEFAULT_WINDOW_S} s window whose IOPS "

@@ -93,10 +93,10 @@ pub struct SimConfig {
     /// Each member's idle power management and error recovery, and the host's command timeout.
     pub drive_faults: DriveFaults,
     // ---- latency percentiles over a window found after the run ----
-    /// Keep each second's read and write latency distributions in the series
-    /// (`SeriesPoint::latency_ns_by_direction`), so that a report can give percentiles over
-    /// the steady state it finds once the run is over (`raidlab compare`). Costs a few
-    /// KiB per simulated second; off for plain runs.
+    /// Keep each second's read and write latency distributions of each job in the series
+    /// (`SeriesPoint::latency_ns_by_job`), so that a report can give percentiles over the
+    /// steady state it finds once the run is over (`raidlab compare`, `plan`). Costs a few
+    /// KiB per job and simulated second; off for plain runs.
     pub latency_by_second: bool,
 }
 

@@ -73,10 +73,11 @@ pub struct SeriesPoint {
     /// 95th percentile of its data I/O latencies.
     pub flush_ios: u64,
     pub latency_ns_p95: Nanos,
-    /// The second's read and write latencies (ns), each direction's distribution as sparse
-    /// buckets, when the run keeps them (`SimConfig::latency_by_second`: `raidlab compare`
-    /// reports percentiles over the steady state it finds afterwards); empty otherwise.
-    pub latency_ns_by_direction: [SparseHistogram; 2],
+    /// The second's read and write latencies (ns) of each job, each direction's distribution
+    /// as sparse buckets, when the run keeps them (`SimConfig::latency_by_second`: `raidlab
+    /// compare` and `plan` report percentiles over the steady state they find afterwards);
+    /// empty otherwise.
+    pub latency_ns_by_job: Vec<[SparseHistogram; 2]>,
 }
 
 /// A rebuild (md recovery) of one member.
@@ -156,9 +157,9 @@ pub struct Recorder {
     /// When steady state was reached (fio `ss`).
     pub steady_at: Option<Nanos>,
     window_latencies: Vec<Nanos>,
-    /// The open second's read and write latencies, kept apart when the run asks for each
-    /// second's distributions (`keep_latency_by_second`).
-    window_by_direction: Option<[Vec<Nanos>; 2]>,
+    /// The open second's read and write latencies of each job, kept apart when the run asks
+    /// for each second's distributions (`keep_latency_by_second`); empty otherwise.
+    window_by_job: Vec<[Vec<Nanos>; 2]>,
     window: SeriesPoint,
     pub rebuilds: Vec<RebuildResult>,
     pub data_loss: Option<DataLoss>,
@@ -175,7 +176,7 @@ fn empty_window(start_ns: Nanos) -> SeriesPoint {
         flush_ios: 0,
         latency_ns_p95: 0,
         bytes: 0,
-        latency_ns_by_direction: Default::default(),
+        latency_ns_by_job: Vec::new(),
     }
 }
 
@@ -207,17 +208,17 @@ impl Recorder {
             series: Vec::new(),
             steady_at: None,
             window_latencies: Vec::new(),
-            window_by_direction: None,
+            window_by_job: Vec::new(),
             window: empty_window(0),
             rebuilds: Vec::new(),
             data_loss: None,
         }
     }
 
-    /// Keeps each second's read and write latency distributions in the series
-    /// (`SeriesPoint::latency_ns_by_direction`).
+    /// Keeps each second's read and write latency distributions of each job in the series
+    /// (`SeriesPoint::latency_ns_by_job`).
     pub fn keep_latency_by_second(&mut self) {
-        self.window_by_direction = Some(Default::default());
+        self.window_by_job = vec![Default::default(); self.jobs.len()];
     }
 
     /// Starts a new phase at `now` if the array's state changed.
@@ -295,7 +296,7 @@ impl Recorder {
         }
         if op != HostOp::Flush {
             self.window_latencies.push(latency);
-            if let Some(by_direction) = self.window_by_direction.as_mut() {
+            if let Some(by_direction) = self.window_by_job.get_mut(job as usize) {
                 by_direction[(op == HostOp::Write) as usize].push(latency);
             }
         }
@@ -335,13 +336,13 @@ impl Recorder {
                 point.latency_ns_p95 = nth_percentile(&mut self.window_latencies, 95.0);
                 self.window_latencies.clear();
             }
-            if let Some(by_direction) = self.window_by_direction.as_mut() {
-                point.latency_ns_by_direction = by_direction.each_mut().map(|values| {
+            point.latency_ns_by_job = self.window_by_job.iter_mut().map(|by_direction| {
+                by_direction.each_mut().map(|values| {
                     let sparse = SparseHistogram::of(values);
                     values.clear();
                     sparse
-                });
-            }
+                })
+            }).collect();
             self.series.push(point);
         }
     }
