@@ -68,6 +68,8 @@ pub struct CommandQueue {
     first_eligible: Option<Nanos>,
     /// No queued command is shorter (a bound: lowered on push, reset once the queue empties).
     fewest_sectors: u32,
+    /// The oldest queued command's arrival (`Nanos::MAX` when empty).
+    oldest_arrival: Nanos,
 }
 
 impl CommandQueue {
@@ -78,6 +80,7 @@ impl CommandQueue {
             order: Vec::with_capacity(capacity),
             first_eligible: None,
             fewest_sectors: u32::MAX,
+            oldest_arrival: Nanos::MAX,
         }
     }
     pub fn len(&self) -> usize {
@@ -103,7 +106,24 @@ impl CommandQueue {
         debug_assert!(self.iter().all(|(_, p)| p.sectors >= self.fewest_sectors));
         self.fewest_sectors
     }
+    /// Position in angle order of the oldest eligible command if it arrived `age_limit` or
+    /// longer before `t` (the firmware's bound on how long reordering may pass a command over).
+    /// Most calls answer from the oldest arrival without looking at the queue.
+    pub fn starved(&self, t: Nanos, age_limit: Nanos) -> Option<usize> {
+        debug_assert_eq!(self.oldest_arrival, self.iter().map(|(_, p)| p.arrival).min().unwrap_or(Nanos::MAX));
+        if t < self.oldest_arrival.saturating_add(age_limit) {
+            return None;
+        }
+        self.order
+            .iter()
+            .enumerate()
+            .map(|(position, &key)| (position, &self.slots[key as u32 as usize]))
+            .filter(|(_, p)| p.eligible <= t && t >= p.arrival.saturating_add(age_limit))
+            .min_by_key(|(_, p)| (p.arrival, p.seq))
+            .map(|(position, _)| position)
+    }
     pub fn push(&mut self, pending: Pending) {
+        self.oldest_arrival = self.oldest_arrival.min(pending.arrival);
         self.fewest_sectors = self.fewest_sectors.min(pending.sectors);
         self.first_eligible = Some(
             self.first_eligible
@@ -132,8 +152,12 @@ impl CommandQueue {
         if self.first_eligible == Some(taken.eligible) {
             self.first_eligible = self.iter().map(|(_, p)| p.eligible).min();
         }
+        if self.oldest_arrival == taken.arrival {
+            self.oldest_arrival = self.iter().map(|(_, p)| p.arrival).min().unwrap_or(Nanos::MAX);
+        }
         if self.order.is_empty() {
             self.fewest_sectors = u32::MAX;
+            self.oldest_arrival = Nanos::MAX;
         }
         taken
     }
