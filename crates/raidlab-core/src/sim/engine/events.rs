@@ -117,10 +117,17 @@ impl EventQueue {
         }
         near[i] = entry;
         if near.len() > NEAR {
-            // The latest event of `near` is below every key in `far`: it becomes the root.
-            let latest = self.near.remove(0);
-            heap_push(&mut self.far, latest);
+            self.overflow();
         }
+    }
+
+    /// `near` holds one event too many: its latest, below every key in `far`, becomes the
+    /// heap's root. Out of line, as the heap's own steps are, to keep `push` short.
+    #[cold]
+    #[inline(never)]
+    fn overflow(&mut self) {
+        let latest = self.near.remove(0);
+        heap_push(&mut self.far, latest);
     }
 
     #[inline]
@@ -173,6 +180,7 @@ impl EventQueue {
 }
 
 /// Adds `entry` to the 4-ary min-heap `heap`.
+#[inline(never)]
 fn heap_push(heap: &mut Vec<Entry>, entry: Entry) {
     let mut i = heap.len();
     heap.push(entry);
