@@ -770,7 +770,8 @@ impl StripeCache {
     /// __get_priority_stripe's count of heads that passed the hold list: only heads that have
     /// not issued I/O yet count (STRIPE_IO_STARTED, "do not count towards 'bypass_count'"), and
     /// only while the same head is first on the hold list (`last_hold`); a new first head pays
-    /// the threshold back.
+    /// the threshold back. Inlined: every handled head asks, and most find the hold list empty.
+    #[inline]
     fn count_bypass(&mut self, index: u32) {
         let Some(first) = self.hold_front() else {
             self.bypass_count = 0;
@@ -811,6 +812,9 @@ impl StripeCache {
         }
     }
 
+    /// One head of a pass. Inlined into the pass's loop (a call per head, three per head a
+    /// write holds: its pre-read, its write, its release).
+    #[inline(always)]
     fn handle_head(&mut self, index: u32, failed_mask: &impl Fn(u64) -> u64, out: &mut Vec<HeadIo>) {
         let head = &self.heads[index as usize];
         if head.busy != Busy::Idle {
