@@ -273,7 +273,7 @@ impl Scheduler for MqDeadline {
 
     /// Inlined for an empty queue, what most calls find (the engine asks after every
     /// completion): what the full path ends in with nothing queued, without the call.
-    #[inline]
+    #[inline(always)]
     fn dispatch(&mut self, now: Nanos, merged_ids: &mut Vec<u64>) -> Option<Dispatch> {
         self.tick(now);
         if self.lone.is_none() && self.pool.len() == 0 {
