@@ -2,6 +2,7 @@
 //! a run is a pure function of its inputs.
 
 use crate::time::Nanos;
+use std::cell::Cell;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Event {
@@ -107,17 +108,21 @@ impl EventQueue {
             heap_push(&mut self.far, entry);
             return;
         }
-        // Insertion sort from the end: entries with lower keys move up one place. (On a slice,
-        // so its start and length stay in registers through the loop.)
+        // Insertion sort from the end: entries with lower keys move up one place. Walked as
+        // pairs of cells (a slot and the one below it), whose indices need no bounds checks.
         self.near.push(entry);
-        let near = self.near.as_mut_slice();
-        let mut i = near.len() - 1;
-        while i > 0 && near[i - 1].key < entry.key {
-            near[i] = near[i - 1];
-            i -= 1;
+        let cells = Cell::from_mut(self.near.as_mut_slice()).as_slice_of_cells();
+        let mut at = cells.len() - 1;
+        for pair in cells.windows(2).rev() {
+            let below = pair[0].get();
+            if below.key > entry.key {
+                break;
+            }
+            pair[1].set(below);
+            at -= 1;
         }
-        near[i] = entry;
-        if near.len() > NEAR {
+        cells[at].set(entry);
+        if cells.len() > NEAR {
             self.overflow();
         }
     }
