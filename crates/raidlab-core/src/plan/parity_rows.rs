@@ -149,7 +149,9 @@ impl RowRule {
     }
 
     /// Chooses for a row whose members `written` get new data (`overwritten` of them whole
-    /// pages) while the head holds `uptodate` pages.
+    /// pages) while the head holds `uptodate` pages. Inlined: md's stripe cache asks for every
+    /// head it handles.
+    #[inline]
     pub fn choose(&self, written: u64, overwritten: u64, uptodate: u64) -> RowChoice {
         let rmw_set = (written & self.data_mask | self.parity_mask) & !uptodate;
         let rcw_set = self.data_mask & !overwritten & !uptodate;
