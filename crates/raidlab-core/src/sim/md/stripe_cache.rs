@@ -864,7 +864,9 @@ impl StripeCache {
     }
 
     /// Adds a handled head's I/O to the pass's output, joining the previous group when it is
-    /// the next page of the same row with the same members.
+    /// the next page of the same row with the same members. Inlined into `handle_head`, its
+    /// one caller.
+    #[inline(always)]
     fn emit(&mut self, index: u32, ios: u64, write: bool, way: RowWay, out: &mut Vec<HeadIo>) {
         self.heads[index as usize].io_started = true;
         let head = &self.heads[index as usize];
@@ -944,7 +946,9 @@ impl StripeCache {
         }
     }
 
-    /// `do_release_stripe`: an idle head with nothing to do goes to its list's tail.
+    /// `do_release_stripe`: an idle head with nothing to do goes to its list's tail. Inlined
+    /// into `handle_head`, its one caller.
+    #[inline(always)]
     fn release(&mut self, index: u32) {
         let head = &self.heads[index as usize];
         if head.inactive || head.busy != Busy::Idle || head.towrite != 0 || head.queued {
