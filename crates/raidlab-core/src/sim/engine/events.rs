@@ -52,11 +52,11 @@ pub enum Event {
 /// earliest ones are kept in a short vector sorted latest first (`near`): popping is taking
 /// its last entry, and pushing is one step of an insertion sort from the end, where the next
 /// events sit (raid5d's, pushed for now, land there at once). The 4-ary heap this replaced
-/// cost twice the instructions per event at that size (the raid5 benchmark: ~210 against ~100).
-/// Beyond [`NEAR`] pending events the latest of them overflow
-/// into a 4-ary min-heap (`far`), so a run with many (open-loop arrivals of many threads) pays
-/// a heap's logarithm rather than moving long vectors. Invariant: every key in `far` is above
-/// every key in `near`, so the least key is `near`'s last, or `far`'s root once `near` is empty.
+/// cost about twice the instructions per event at that size (raid5 benchmark: ~210). Beyond
+/// [`NEAR`] pending events the latest of them overflow into a 4-ary min-heap (`far`), so a run
+/// with many (open-loop arrivals of many threads) pays a heap's logarithm rather than moving
+/// long vectors. Invariant: every key in `far` is above every key in `near`, so the least key
+/// is `near`'s last, or `far`'s root once `near` is empty.
 #[derive(Debug, Default)]
 pub struct EventQueue {
     near: Vec<Entry>,
