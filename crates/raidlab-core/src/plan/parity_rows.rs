@@ -6,6 +6,7 @@
 //! strictly cheaper unless rmw_level is PREFER), `need_this_block`/`fetch_block` (a degraded
 //! read of a block on a failed member reads every surviving block of the row and computes it).
 
+use crate::bits::count;
 use super::{IoKind, MemberIo, Plan, Request};
 use crate::layout::{Array, Level, Stripe};
 use crate::PAGE_SECTORS;
@@ -140,15 +141,17 @@ impl RowRule {
     fn cost(&self, needed: u64) -> u32 {
         // Counted without a loop over the members (whose trip count the branch predictor
         // cannot guess): 1 per readable block, 2·disks per failed one.
-        let readable = (needed & !self.failed_mask).count_ones();
+        let readable = count(needed & !self.failed_mask);
         if self.failed_mask == 0 {
             return readable;
         }
-        readable + (needed & self.failed_mask).count_ones() * 2 * self.devices
+        readable + count(needed & self.failed_mask) * 2 * self.devices
     }
 
     /// Chooses for a row whose members `written` get new data (`overwritten` of them whole
-    /// pages) while the head holds `uptodate` pages.
+    /// pages) while the head holds `uptodate` pages. Inlined: md's stripe cache asks for every
+    /// head it handles.
+    #[inline]
     pub fn choose(&self, written: u64, overwritten: u64, uptodate: u64) -> RowChoice {
         let rmw_set = (written & self.data_mask | self.parity_mask) & !uptodate;
         let rcw_set = self.data_mask & !overwritten & !uptodate;

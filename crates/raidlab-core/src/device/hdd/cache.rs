@@ -206,10 +206,15 @@ impl ReadCache {
         let mut hit_active = false;
         for (i, s) in self.segments.iter_mut().enumerate() {
             // Branch-free, as in `full_hit`: every segment is rewritten, with itself unless
-            // it overlaps.
+            // it overlaps, and then with the default, all zero: field by field, each a
+            // conditional move (a `select_unpredictable` of the whole segment copied it through
+            // the stack, three times the instructions; masking the fields, LLVM made a branch).
             let stale = (s.start < end) & (lba < s.target.max(s.valid));
             hit_active |= stale & (self.active == Some(i));
-            *s = std::hint::select_unpredictable(stale, Segment::default(), *s);
+            let zero_if_stale = |field: u64| std::hint::select_unpredictable(stale, 0, field);
+            (s.start, s.valid, s.target, s.stamp) =
+                (zero_if_stale(s.start), zero_if_stale(s.valid), zero_if_stale(s.target), zero_if_stale(s.stamp));
+            debug_assert!(!stale || *s == Segment::default());
         }
         if hit_active {
             self.active = None;

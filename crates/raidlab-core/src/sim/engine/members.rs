@@ -153,7 +153,17 @@ impl Member {
         }
     }
 
+    /// Moves requests waiting for a tag into the scheduler while tags are free. Inlined for
+    /// the usual case, nothing waiting (every dispatch asks, twice), the loop out of line.
+    #[inline(always)]
     fn refill(&mut self, now: Nanos) {
+        if !self.overflow.is_empty() {
+            self.refill_waiting(now);
+        }
+    }
+
+    #[inline(never)]
+    fn refill_waiting(&mut self, now: Nanos) {
         while !self.overflow.is_empty() && (self.outstanding as usize - self.overflow.len()) < self.nr_requests {
             let Some(request) = self.overflow.pop_front() else { return };
             self.scheduler.insert(now, request);
@@ -161,7 +171,9 @@ impl Member {
     }
 
     /// Moves requests from the scheduler into free drive slots, at most `budget` commands
-    /// (a controller's total; decremented per command).
+    /// (a controller's total; decremented per command). Inlined into the engine's `kick`, its
+    /// one caller.
+    #[inline]
     pub fn dispatch(&mut self, now: Nanos, budget: &mut u32) {
         self.refill(now);
         while self.in_drive < self.depth && *budget > 0 {

@@ -752,11 +752,12 @@ impl Simulation {
 
     fn finish_op(&mut self, id: u32) {
         let mut op = self.ops.remove(id);
-        // Keep the (empty) member I/O vectors for the next operation.
-        for mut ios in [std::mem::take(&mut op.reads), std::mem::take(&mut op.writes)] {
-            ios.clear();
-            self.spare_ios.push(ios);
-        }
+        // Keep the (empty) member I/O vectors for the next operation. (One at a time: an
+        // array of the two, iterated, copied the operation about the stack.)
+        op.reads.clear();
+        op.writes.clear();
+        self.spare_ios.push(std::mem::take(&mut op.reads));
+        self.spare_ios.push(std::mem::take(&mut op.writes));
         if op.stripe_heads > 0 {
             self.stripe_heads_free += op.stripe_heads;
             self.start_stripe_waiters();

@@ -78,7 +78,7 @@ impl Raid5dCpu {
             return overhead;
         }
         let parity_bits = (1u64 << io.p) | io.q.map_or(0, |q| 1u64 << q);
-        let written = (io.members & !parity_bits).count_ones() as u64;
+        let written = crate::bits::count(io.members & !parity_bits) as u64;
         let page_bytes = PAGE_BYTES * io.pages;
         let copy = if skip_copy { 0 } else { Self::bytes_ns(written * page_bytes, self.copy_bytes_per_second) };
         let data = array.data_disks() as u64;
@@ -140,7 +140,7 @@ impl Raid5dThreads {
         let (mut requests, mut pages) = (0u64, 0u64);
         for io in ios {
             let run_sectors = io.pages * crate::PAGE_SECTORS;
-            requests += io.members.count_ones() as u64 * run_sectors.div_ceil(self.plug.max_sectors());
+            requests += crate::bits::count(io.members) as u64 * run_sectors.div_ceil(self.plug.max_sectors());
             pages += io.pages;
         }
         requests < BLK_MAX_REQUEST_COUNT as u64 && pages * crate::PAGE_SECTORS < BLK_PLUG_FLUSH_SECTORS

@@ -770,7 +770,8 @@ impl StripeCache {
     /// __get_priority_stripe's count of heads that passed the hold list: only heads that have
     /// not issued I/O yet count (STRIPE_IO_STARTED, "do not count towards 'bypass_count'"), and
     /// only while the same head is first on the hold list (`last_hold`); a new first head pays
-    /// the threshold back.
+    /// the threshold back. Inlined: every handled head asks, and most find the hold list empty.
+    #[inline]
     fn count_bypass(&mut self, index: u32) {
         let Some(first) = self.hold_front() else {
             self.bypass_count = 0;
@@ -811,6 +812,9 @@ impl StripeCache {
         }
     }
 
+    /// One head of a pass. Inlined into the pass's loop (a call per head, three per head a
+    /// write holds: its pre-read, its write, its release).
+    #[inline(always)]
     fn handle_head(&mut self, index: u32, failed_mask: &impl Fn(u64) -> u64, out: &mut Vec<HeadIo>) {
         let head = &self.heads[index as usize];
         if head.busy != Busy::Idle {
@@ -860,7 +864,9 @@ impl StripeCache {
     }
 
     /// Adds a handled head's I/O to the pass's output, joining the previous group when it is
-    /// the next page of the same row with the same members.
+    /// the next page of the same row with the same members. Inlined into `handle_head`, its
+    /// one caller.
+    #[inline(always)]
     fn emit(&mut self, index: u32, ios: u64, write: bool, way: RowWay, out: &mut Vec<HeadIo>) {
         self.heads[index as usize].io_started = true;
         let head = &self.heads[index as usize];
@@ -940,7 +946,9 @@ impl StripeCache {
         }
     }
 
-    /// `do_release_stripe`: an idle head with nothing to do goes to its list's tail.
+    /// `do_release_stripe`: an idle head with nothing to do goes to its list's tail. Inlined
+    /// into `handle_head`, its one caller.
+    #[inline(always)]
     fn release(&mut self, index: u32) {
         let head = &self.heads[index as usize];
         if head.inactive || head.busy != Busy::Idle || head.towrite != 0 || head.queued {

@@ -212,30 +212,13 @@ impl MqDeadline {
         merged_ids.push(request.id);
         Dispatch { op: request.op, sector: request.sector, sectors: request.sectors }
     }
-}
 
-impl Scheduler for MqDeadline {
-    fn insert(&mut self, now: Nanos, request: BlockRequest) {
-        self.tick(now);
-        if let Some((inserted, lone)) = self.lone.take() {
-            self.enqueue(inserted, lone);
-        } else if self.pool.len() == 0 && request.op != Op::Flush {
-            self.lone = Some((now, request));
-            return;
-        }
-        self.enqueue(now, request);
-    }
-
-    fn dispatch(&mut self, now: Nanos, merged_ids: &mut Vec<u64>) -> Option<Dispatch> {
-        self.tick(now);
+    /// [`Scheduler::dispatch`] with a request queued (lone or in the pool).
+    #[inline(never)]
+    fn dispatch_queued(&mut self, now: Nanos, merged_ids: &mut Vec<u64>) -> Option<Dispatch> {
         if let Some((_, request)) = self.lone {
             self.lone = None;
             return Some(self.dispatch_lone(request, merged_ids));
-        }
-        if self.pool.len() == 0 {
-            // What the full path below ends in with nothing queued (the engine asks often).
-            self.batch_dir = None;
-            return None;
         }
         if let Some(slot) = self.pool.pop_front(&mut self.flushes) {
             return Some(self.pool.take(slot, merged_ids));
@@ -273,6 +256,31 @@ impl Scheduler for MqDeadline {
         self.batch_dir = Some(dir);
         self.batching = 1;
         Some(self.take(dir, slot, merged_ids))
+    }
+}
+
+impl Scheduler for MqDeadline {
+    fn insert(&mut self, now: Nanos, request: BlockRequest) {
+        self.tick(now);
+        if let Some((inserted, lone)) = self.lone.take() {
+            self.enqueue(inserted, lone);
+        } else if self.pool.len() == 0 && request.op != Op::Flush {
+            self.lone = Some((now, request));
+            return;
+        }
+        self.enqueue(now, request);
+    }
+
+    /// Inlined for an empty queue, what most calls find (the engine asks after every
+    /// completion): what the full path ends in with nothing queued, without the call.
+    #[inline(always)]
+    fn dispatch(&mut self, now: Nanos, merged_ids: &mut Vec<u64>) -> Option<Dispatch> {
+        self.tick(now);
+        if self.lone.is_none() && self.pool.len() == 0 {
+            self.batch_dir = None;
+            return None;
+        }
+        self.dispatch_queued(now, merged_ids)
     }
 
     /// mq-deadline never holds requests back, so it needs no timer.
