@@ -4,6 +4,7 @@ controller's logical drive, sysbench 0.4's spelling and defaults."""
 
 from __future__ import annotations
 
+import functools
 import json
 
 import pytest
@@ -269,18 +270,24 @@ def test_steady_state_figures_leave_the_cache_fill_out():
     assert totals["iops"] == pytest.approx(section["iops"]) and totals["steady_from_s"] == section["from_s"]
 
 
-def test_a_cache_fill_longer_than_the_window_is_not_the_steady_state():
-    # A rebuilding RAID5 behind a 256 MiB battery-backed cache (the classic's hardware): reads
-    # reconstruct and the rebuild takes drive time, so the cache takes ~11 s to fill at a flat
-    # ~3,400 IOPS, then the run settles near 650. The fill is flat for longer than the 10 s
-    # window; the steady state is the level the run stays at, not the fill.
-    from raidlab.report.steady import steady_state
-
-    document = raidlab.simulate(
+@functools.lru_cache(maxsize=None)
+def _rebuilding_raid5_rndrw():
+    # A rebuilding RAID5 behind a 256 MiB battery-backed cache (the classic's hardware), run once
+    # for the tests below, keeping each second's latencies as compare does.
+    return raidlab.simulate(
         sysbench="--file-test-mode=rndrw --file-total-size=32G --threads=128 --file-block-size=16384 "
                  "--file-extra-flags=direct --time=40",
         level="5", devices=6, drive="cheetah-10k7", controller="hw", cache_mib=256, bbu=True, chunk_kib=64,
-        failed=[0], spare=True).to_dict()
+        failed=[0], spare=True, latency_by_second=True)
+
+
+def test_a_cache_fill_longer_than_the_window_is_not_the_steady_state():
+    # Reads reconstruct and the rebuild takes drive time, so the cache takes ~11 s to fill at a
+    # flat ~3,400 IOPS, then the run settles near 650. The fill is flat for longer than the 10 s
+    # window; the steady state is the level the run stays at, not the fill.
+    from raidlab.report.steady import steady_state
+
+    document = _rebuilding_raid5_rndrw().to_dict()
     series = [p["read_iops"] + p["write_iops"] for p in document["timeline"]]
     assert min(series[:10]) > 2 * max(series[15:]), "the fill plateau and the level after it"
     found = steady_state(document)
@@ -289,18 +296,14 @@ def test_a_cache_fill_longer_than_the_window_is_not_the_steady_state():
 
 
 def test_latency_percentiles_cover_the_same_steady_state():
-    # The run above kept each second's latencies (compare does): the write p50 over the whole
-    # run is the fill's (writes the cache took at memory speed, under a millisecond), the
-    # steady state's is the drives' pace once the cache is full (hundreds of ms), and compare's
-    # table shows the steady figure beside the steady IOPS.
+    # The write p50 over the whole run is the fill's (writes the cache took at memory speed,
+    # under a millisecond), the steady state's is the drives' pace once the cache is full
+    # (hundreds of ms), and compare's table shows the steady figure beside the steady IOPS.
     from raidlab.compare import Row
+    from raidlab.planner.evaluate import metrics
     from raidlab.report.steady import latency_ms
 
-    raw = raidlab.simulate(
-        sysbench="--file-test-mode=rndrw --file-total-size=32G --threads=128 --file-block-size=16384 "
-                 "--file-extra-flags=direct --time=40",
-        level="5", devices=6, drive="cheetah-10k7", controller="hw", cache_mib=256, bbu=True, chunk_kib=64,
-        failed=[0], spare=True, latency_by_second=True)
+    raw = _rebuilding_raid5_rndrw()
     document = raw.to_dict()
     section = document["steady_state"]
     assert section["from_s"] >= 11
@@ -310,19 +313,42 @@ def test_latency_percentiles_cover_the_same_steady_state():
     totals = Row("d", "rebuilding", "rndrw", document, 0).totals()
     assert totals["write_p50_ms"] == steady_p50_ms and totals["read_p99_ms"] == section["latency_ms"]["read"]["p99"]
     # One job: its own figures are the run's; plan's worst p99 is the steady one too.
-    from raidlab.planner.evaluate import metrics
-
     assert section["latency_ms_by_job"] == [section["latency_ms"]]
     worst = max(section["latency_ms"]["read"]["p99"], section["latency_ms"]["write"]["p99"])
     assert metrics(document)["p99_ms"] == round(worst, 3)
-    # Over every second, the kept distributions give the run's own percentiles (40 whole s).
-    everything = latency_ms(raw.raw["series"], 0.0, 40.0)
+    # Over every second, the kept distributions give the run's own p50 and p99 (40 whole s;
+    # away from the top bucket, where the run's own clamp to the exact maximum).
+    everything, _ = latency_ms(raw.raw["series"], 0.0, 40.0, [[0]])
     for direction in ("read", "write"):
         percentiles = document["jobs"][0][direction]["clat_ns"]["percentile"]
         assert everything[direction]["p50"] == percentiles["50.000000"] / 1e6
         assert everything[direction]["p99"] == percentiles["99.000000"] / 1e6
-    # Without the setting nothing is kept and the section has no latency.
-    plain = raidlab.simulate(sysbench="--file-test-mode=rndrd --file-total-size=1G --threads=4 --time=12 "
+
+
+def test_steady_latency_follows_the_documents_job_entries():
+    # A reader and a writer: each entry has its own direction only, the whole is both; with
+    # group_reporting the two are one entry, their bins together.
+    jobs = ("[global]\ndirect=1\nsize=2G\nruntime=14\ntime_based\nbs=16k\n"
+            "[reader]\nrw=randread\niodepth=8\n[writer]\nrw=randwrite\niodepth=4\n")
+    for grouped in (False, True):
+        text = ("[global]\ngroup_reporting\n" + jobs.split("\n", 1)[1]) if grouped else jobs
+        document = raidlab.simulate(fio=text, level="5", devices=4, latency_by_second=True).to_dict()
+        section = document["steady_state"]
+        assert section and section["attained"], section
+        entries = section["latency_ms_by_job"]
+        assert len(entries) == len(document["jobs"]) == (1 if grouped else 2)
+        if grouped:
+            assert entries == [section["latency_ms"]]
+        else:
+            (reader, writer) = entries
+            assert reader["write"] is None and writer["read"] is None
+            assert reader["read"] == section["latency_ms"]["read"] and writer["write"] == section["latency_ms"]["write"]
+
+
+def test_runs_that_do_not_ask_keep_no_latencies():
+    plain = raidlab.simulate(sysbench="--file-test-mode=rndrd --file-total-size=1G --threads=4 --time=14 "
                                       "--file-extra-flags=direct", level="5", devices=4)
-    assert "latency_ms" not in (plain.to_dict()["steady_state"] or {})
+    section = plain.to_dict()["steady_state"]
+    assert section and section["attained"], "a run that settles"
+    assert "latency_ms" not in section
     assert all("lat_bins_by_job" not in point for point in plain.raw["series"])

@@ -451,21 +451,17 @@ fn build(config: &Bound<'_, PyDict>) -> PyResult<Simulation> {
     if nr_requests == 0 || max_sectors_kb < 4 {
         return Err(config_error("nr_requests must be at least 1 and max_sectors_kb at least 4".into()));
     }
-    let write_cache = match (controller, config.get_item("drive_write_cache")?) {
+    let write_cache = match (controller, optional_bool(config, "drive_write_cache")?) {
         // `--drive-write-cache on|off` decides; unset, controllers switch the drives' own write
         // caches off (they would be volatile behind a BBU) and md leaves the drive's default.
-        (_, Some(on)) if !on.is_none() => Some(on.extract::<bool>().map_err(|_| config_error("drive_write_cache must be true or false".into()))?),
+        (_, Some(on)) => Some(on),
         (ControllerConfig::Hardware(_), _) => Some(false),
         (ControllerConfig::Md(_), _) => None,
     };
     let drives = (0..devices)
         .map(|index| drive.build(Prng::derive(seed, "drive", index as u64), write_cache))
         .collect();
-    let max_time_s: f64 = field(config, "max_time_s")?;
-    let max_time_limit_s = (MAX_SIM_TIME_NS / 1_000_000_000) as f64;
-    if !(max_time_s > 0.0 && max_time_s <= max_time_limit_s) {
-        return Err(config_error(format!("max_time_s = {max_time_s} is out of range: more than 0 up to {max_time_limit_s} s")));
-    }
+    let max_time_ns = max_time_ns(config)?;
     let sim_config = SimConfig {
         seed,
         array: ArraySpec { level, layout, chunk_kib, member_kib: vec![member_kib; devices as usize] },
@@ -475,7 +471,7 @@ fn build(config: &Bound<'_, PyDict>) -> PyResult<Simulation> {
         scheduler,
         queue_limits: QueueLimits { nr_requests, max_sectors: max_sectors_kb * 2 },
         workload: workload_from(&sub(config, "workload")?)?,
-        max_time_ns: (max_time_s * 1e9) as u64,
+        max_time_ns,
         max_events: field(config, "max_events")?,
         timeline: timeline_from(config)?,
         rebuild: rebuild_from(config)?,
@@ -484,10 +480,7 @@ fn build(config: &Bound<'_, PyDict>) -> PyResult<Simulation> {
         host_limits: crate::host::limits_from(config)?,
         stack: crate::stacked::stack_from(&array, devices, member_kib)?,
         drive_faults: drive_faults_from(config, &drive, devices)?,
-        latency_by_second: match config.get_item("latency_by_second")? {
-            Some(on) if !on.is_none() => on.extract::<bool>().map_err(|_| config_error("latency_by_second must be true or false".into()))?,
-            _ => false,
-        },
+        latency_by_second: optional_bool(config, "latency_by_second")?.unwrap_or(false),
     };
     for event in &sim_config.timeline {
         let member = event.kind.member();
@@ -498,11 +491,33 @@ fn build(config: &Bound<'_, PyDict>) -> PyResult<Simulation> {
     Simulation::new(sim_config, drives).map_err(errors::to_py)
 }
 
-/// Percentiles (ns) of latency buckets given as (lowest ns, count), as a series' `*_lat_bins`
-/// carry them (merged over any seconds, in any order): each the midpoint of its bucket, as
-/// the run's own percentiles are.
+/// The run's bound on simulated time, checked against the core's limit.
+fn max_time_ns(config: &Bound<'_, PyDict>) -> PyResult<u64> {
+    let max_time_s: f64 = field(config, "max_time_s")?;
+    let max_time_limit_s = (MAX_SIM_TIME_NS / 1_000_000_000) as f64;
+    if !(max_time_s > 0.0 && max_time_s <= max_time_limit_s) {
+        return Err(config_error(format!("max_time_s = {max_time_s} is out of range: more than 0 up to {max_time_limit_s} s")));
+    }
+    Ok((max_time_s * 1e9) as u64)
+}
+
+/// `key` of the configuration as a flag: None when absent or None.
+fn optional_bool(config: &Bound<'_, PyDict>, key: &str) -> PyResult<Option<bool>> {
+    match config.get_item(key)? {
+        Some(value) if !value.is_none() => {
+            value.extract::<bool>().map(Some).map_err(|_| config_error(format!("{key} must be true or false")))
+        }
+        _ => Ok(None),
+    }
+}
+
+/// Percentiles (ns) of latency buckets given as [lowest ns, count], as a series point's
+/// `lat_bins_by_job[j]["read"|"write"]` carry them (merged over any seconds and jobs, in any
+/// order): each the midpoint of its bucket (the run's own percentiles are too, except that
+/// they are clamped to the exact minimum and maximum).
 #[pyfunction]
-pub fn latency_percentiles(bins: Vec<(u64, u64)>, percentiles: Vec<f64>) -> PyResult<Vec<u64>> {
+pub fn latency_percentiles(bins: Vec<[u64; 2]>, percentiles: Vec<f64>) -> PyResult<Vec<u64>> {
+    let bins: Vec<(u64, u64)> = bins.into_iter().map(|[low, count]| (low, count)).collect();
     let histogram = Histogram::from_lows(&bins).map_err(config_error)?;
     percentiles
         .iter()

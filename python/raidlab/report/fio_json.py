@@ -322,7 +322,8 @@ def document(result: Dict[str, Any], raidlab_block: Dict[str, Any], workload: An
         "rebuild": timeline.rebuild(result),
         "data_loss": timeline.data_loss(result),
         "timeline": timeline.series(result),
-        "steady_state": _steady_state(result, raidlab_block),
+        "steady_state": _steady_state(result, raidlab_block,
+                                      grouping.entry_members(workload, len(result["jobs"]), per_job)),
     }
     if result.get("page_cache") is not None:  # runs with buffered jobs only
         out["page_cache"] = page_cache(result["page_cache"])
@@ -349,16 +350,17 @@ def page_cache(raw: Dict[str, Any]) -> Dict[str, Any]:
     }
 
 
-def _steady_state(result: Dict[str, Any], raidlab_block: Dict[str, Any]) -> Optional[Dict[str, Any]]:
+def _steady_state(result: Dict[str, Any], raidlab_block: Dict[str, Any],
+                  entries: List[List[int]]) -> Optional[Dict[str, Any]]:
     """When the run reached steady state (issue 20): fio's own criterion (the job's ``ss``; the
     run ended there) or, without one, report.steady's default; the timeline before ``from_s``
-    is the warm-up."""
+    is the warm-up. ``entries``: the raw jobs behind each of the document's job entries."""
     from raidlab.report import steady, timeline
 
     jobs = ((raidlab_block.get("config") or {}).get("workload") or {}).get("jobs") or []
     # Only the whole seconds the workload ran in count (a rebuild may run on after it).
     end_s = max((job["ramp_ns"] + job["runtime_ns"] for job in result["jobs"]), default=0) / 1e9
-    series = [point for point in timeline.series(result) if point["t_s"] + 1 <= end_s + 1e-9]
+    series = [point for point in timeline.series(result) if steady.in_window(point["t_s"], 0.0, end_s)]
     fio_ss = next((job["steady_state"] for job in jobs if job.get("steady_state")), None)
     if fio_ss is not None:
         at_ns = result.get("steady_state_ns")
@@ -370,24 +372,24 @@ def _steady_state(result: Dict[str, Any], raidlab_block: Dict[str, Any]) -> Opti
             section["from_s"] = max(float(int(at_ns / 1e9 - fio_ss["duration_ns"] / 1e9)), 0.0)
             window = [p["read_iops"] + p["write_iops"] for p in series if p["t_s"] >= section["from_s"]]
             section["iops"] = sum(window) / len(window) if window else None
-            _steady_latency(section, result, end_s)
+            _steady_latency(section, result, end_s, entries)
         return section
     found = steady.steady_state({"timeline": series})
     if found is None:
         return None
     section = {**found, "attained": True}
-    _steady_latency(section, result, end_s)
+    _steady_latency(section, result, end_s, entries)
     return section
 
 
-def _steady_latency(section: Dict[str, Any], result: Dict[str, Any], end_s: float) -> None:
+def _steady_latency(section: Dict[str, Any], result: Dict[str, Any], end_s: float,
+                    entries: List[List[int]]) -> None:
     """The steady state's latency percentiles over every job (``latency_ms``) and of each job
-    (``latency_ms_by_job``), when the run kept each second's distributions (its
-    ``latency_by_second``: compare and plan)."""
+    entry of the document (``latency_ms_by_job``; a group_reporting group's are its jobs'
+    together), when the run kept each second's distributions (its ``latency_by_second``:
+    compare and plan)."""
     from raidlab.report import steady
 
-    figures = steady.latency_ms(result["series"], section["from_s"], end_s)
+    figures = steady.latency_ms(result["series"], section["from_s"], end_s, entries)
     if figures is not None:
-        section["latency_ms"] = figures
-        section["latency_ms_by_job"] = [steady.latency_ms(result["series"], section["from_s"], end_s, job)
-                                        for job in range(len(result["jobs"]))]
+        section["latency_ms"], section["latency_ms_by_job"] = figures

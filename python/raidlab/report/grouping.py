@@ -61,24 +61,38 @@ def merge_raw_jobs(jobs: List[Dict[str, Any]]) -> Dict[str, Any]:
     }
 
 
+def entry_members(workload: Any, count: int, per_job: bool = False) -> List[List[int]]:
+    """The raw jobs behind each job entry of the document: one each, or a ``group_reporting``
+    group's together (unless ``per_job``)."""
+    if per_job or workload is None or not any(getattr(workload, "group_reporting", ()) or ()):
+        return [[index] for index in range(count)]
+    groups = list(workload.report_groups) or [0] * count
+    reporting = list(workload.group_reporting) or [False] * count
+    out: List[List[int]] = []
+    index = 0
+    while index < count:
+        members = [i for i in range(index, count) if groups[i] == groups[index]]
+        if not reporting[index] or len(members) == 1:
+            members = [index]
+        out.append(members)
+        index = members[-1] + 1
+    return out
+
+
 def group_jobs(entries: List[Dict[str, Any]], result: Dict[str, Any], workload: Any, plus: bool) -> List[Dict[str, Any]]:
     """The document's job entries with each ``group_reporting`` group merged into one."""
     from raidlab.report.fio_json import job_entry
 
     groups = list(workload.report_groups) or [0] * len(entries)
-    reporting = list(workload.group_reporting) or [False] * len(entries)
     out: List[Dict[str, Any]] = []
-    index = 0
-    while index < len(entries):
-        members = [i for i in range(index, len(entries)) if groups[i] == groups[index]]
-        if not reporting[index] or len(members) == 1:
+    for members in entry_members(workload, len(entries)):
+        index = members[0]
+        if len(members) == 1:
             out.append(entries[index])
-            index += 1
             continue
         merged = merge_raw_jobs([result["jobs"][i] for i in members])
         series = result["series"] if len(members) == len(entries) else []
         view = {"jobs": [merged], "series": series}
         options = workload.job_options[index] if index < len(workload.job_options) else {}
         out.append(job_entry(view, 0, workload.jobs[index], options, groups[index], plus))
-        index = members[-1] + 1
     return out

@@ -10,7 +10,7 @@ instead of averages the warm-up inflates, and say so.
 
 from __future__ import annotations
 
-from typing import Any, Dict, List, Optional, Sequence
+from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 #: fio-style criterion used when the workload sets none: the first 10 s window whose IOPS
 #: least-squares slope is within 1 % of the window's mean per second (fio: ss=iops_slope:1%,
@@ -71,23 +71,37 @@ def steady_state(document: Dict[str, Any], window_s: int = DEFAULT_WINDOW_S,
 LATENCY_PERCENTS = (50.0, 99.0)
 
 
-def latency_ms(series: Sequence[Dict[str, Any]], from_s: float, end_s: float,
-               job: Optional[int] = None) -> Optional[Dict[str, Any]]:
-    """``{"read": {"p50": ms, "p99": ms} or None, "write": ...}`` over the whole seconds from
-    ``from_s`` to ``end_s`` of a raw result's series, from the distributions the core kept for
-    each second (the run's ``latency_by_second``): of job number ``job``, or of every job
-    together; None when the run kept none."""
-    from raidlab import _core
+def in_window(start_s: float, from_s: float, end_s: float) -> bool:
+    """Whether the whole second starting at ``start_s`` lies from ``from_s`` to ``end_s``."""
+    return from_s - 1e-9 <= start_s and start_s + 1 <= end_s + 1e-9
 
-    points = [p for p in series if "lat_bins_by_job" in p
-              and from_s - 1e-9 <= p["start_ns"] / 1e9 and p["start_ns"] / 1e9 + 1 <= end_s + 1e-9]
+
+def latency_ms(series: Sequence[Dict[str, Any]], from_s: float, end_s: float,
+               entries: Sequence[Sequence[int]]) -> Optional[Tuple[Dict[str, Any], List[Dict[str, Any]]]]:
+    """The latency percentiles over the whole seconds from ``from_s`` to ``end_s`` of a raw
+    result's series, from the distributions the core kept for each second and job (the run's
+    ``latency_by_second``): over every job, and over the jobs of each of ``entries`` (the raw
+    jobs behind each of the document's job entries); each ``{"read": {"p50": ms, "p99": ms} or
+    None, "write": ...}``. None when the run kept none."""
+    points = [p for p in series if "lat_bins_by_job" in p and in_window(p["start_ns"] / 1e9, from_s, end_s)]
     if not points:
         return None
+    # Each job's bins over the window, gathered once.
+    by_job: List[Dict[str, List[Any]]] = [{"read": [], "write": []} for _ in points[0]["lat_bins_by_job"]]
+    for point in points:
+        for gathered, bins in zip(by_job, point["lat_bins_by_job"]):
+            gathered["read"].extend(bins["read"])
+            gathered["write"].extend(bins["write"])
+    every = _percentiles_ms([by_job[j] for j in range(len(by_job))])
+    return every, [_percentiles_ms([by_job[j] for j in jobs]) for jobs in entries]
+
+
+def _percentiles_ms(jobs_bins: Sequence[Dict[str, List[Any]]]) -> Dict[str, Any]:
+    from raidlab import _core
+
     figures: Dict[str, Any] = {}
     for direction in ("read", "write"):
-        bins = [tuple(b) for p in points
-                for index, jobs_bins in enumerate(p["lat_bins_by_job"]) if job is None or index == job
-                for b in jobs_bins[direction]]
+        bins = [b for bins in jobs_bins for b in bins[direction]]
         if not bins:
             figures[direction] = None
             continue
@@ -101,7 +115,7 @@ def scale(document: Dict[str, Any], iops: float, mib_s: float) -> Dict[str, Any]
     state (MiB/s scaled with IOPS: the block sizes do not change); ``steady_from_s`` says from
     when (None: whole-run averages), and ``latency_ms`` gives the steady state's latency
     percentiles by direction over every job (:func:`latency_ms`) and ``latency_ms_by_job``
-    each job's, when the run kept them, else None."""
+    those of each of the document's job entries, when the run kept them, else None."""
     found = document.get("steady_state") if "steady_state" in document else steady_state(document)
     if not found or not found.get("attained") or not found.get("iops") or iops <= 0:
         return {"iops": iops, "mib_s": mib_s, "steady_from_s": None, "latency_ms": None,

@@ -39,8 +39,10 @@ class Resolved:
 
 
 def point_key(spec: RunSpec) -> str:
-    """The hash of the resolved configuration (seed included) and the raidlab version."""
-    text = json.dumps({"config": spec.config(), "version": _core.__version__}, sort_keys=True,
+    """The hash of the resolved configuration (seed included) and the raidlab version; the
+    report setting ``latency_by_second`` is left out, as it is of the row's columns."""
+    config = {k: v for k, v in spec.config().items() if k != "latency_by_second"}
+    text = json.dumps({"config": config, "version": _core.__version__}, sort_keys=True,
                       separators=(",", ":"), default=str)
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:KEY_DIGITS]
 

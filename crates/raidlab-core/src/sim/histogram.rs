@@ -176,8 +176,9 @@ impl SparseHistogram {
 impl Histogram {
     /// A histogram from bucket counts named by each bucket's lowest value (as
     /// [`SparseHistogram::lows`] and [`Histogram::buckets`] give them), in any order, a bucket
-    /// possibly more than once. Percentiles come out as over the values themselves; the
-    /// minimum, maximum and mean are known only to their buckets (the mean from midpoints).
+    /// possibly more than once: for its counts and percentiles, which come out as over the
+    /// values themselves (the minimum and maximum are known only to their buckets; the sums
+    /// behind the mean and deviation are not kept, so those read 0).
     pub fn from_lows(lows: &[(u64, u64)]) -> Result<Histogram, String> {
         let mut histogram = Histogram::new();
         for &(low, count) in lows {
@@ -193,9 +194,6 @@ impl Histogram {
             histogram.total += count;
             histogram.min = histogram.min.min(low);
             histogram.max = histogram.max.max(low + (width - 1));
-            let middle = (low + width / 2) as u128;
-            histogram.sum += middle * count as u128;
-            histogram.sum_squares += middle * middle * count as u128;
         }
         Ok(histogram)
     }

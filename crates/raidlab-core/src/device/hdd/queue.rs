@@ -60,7 +60,7 @@ pub struct Done {
 /// event loop asks for it several times per command. Commands stay in their slot while queued;
 /// `order` lists the slots by their first sector's angle on the platter (packed `angle << 32 |
 /// slot`, so moving one is moving a word), for SPTF to visit them by rotational distance.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub struct CommandQueue {
     slots: Vec<Pending>,
     free: Vec<u32>,
@@ -149,15 +149,18 @@ impl CommandQueue {
         let slot = self.order.remove(position) as u32;
         let taken = self.slots[slot as usize];
         self.free.push(slot);
-        if self.first_eligible == Some(taken.eligible) {
-            self.first_eligible = self.iter().map(|(_, p)| p.eligible).min();
-        }
-        if self.oldest_arrival == taken.arrival {
-            self.oldest_arrival = self.iter().map(|(_, p)| p.arrival).min().unwrap_or(Nanos::MAX);
+        // The command taken may have been the earliest eligible or the oldest (usually both:
+        // eligibility is arrival plus the controller's overhead): one pass finds the new ones.
+        if self.first_eligible == Some(taken.eligible) || self.oldest_arrival == taken.arrival {
+            let (mut eligible, mut arrival) = (Nanos::MAX, Nanos::MAX);
+            for (_, p) in self.iter() {
+                (eligible, arrival) = (eligible.min(p.eligible), arrival.min(p.arrival));
+            }
+            self.first_eligible = (eligible < Nanos::MAX).then_some(eligible);
+            self.oldest_arrival = arrival;
         }
         if self.order.is_empty() {
             self.fewest_sectors = u32::MAX;
-            self.oldest_arrival = Nanos::MAX;
         }
         taken
     }
