@@ -72,11 +72,13 @@ class Design:
     # The host's page cache (buffered I/O: fio direct=0, sysbench without O_DIRECT). The vm
     # sysctls' defaults are the kernel's (mm/page-writeback.c: vm_dirty_ratio 20,
     # dirty_background_ratio 10, dirty_expire_interval 30 s, dirty_writeback_interval 5 s).
-    ram_gib: float = _setting(64.0, "Host RAM the page cache may use, GiB (assumed typical database/storage "
-                                    "server: 2 sockets x 4 channels x 8 GiB DIMMs; set your own)", 0.015625, 1 << 20)
-    dirty_ratio: int = _setting(20, "vm.dirty_ratio: writers wait above this percent of RAM dirty", 1, 100)
+    ram_gib: float = _setting(64.0, "Host RAM the page cache may use, GiB: Linux's dirtyable memory (free plus "
+                                    "file pages), the installed RAM less what the kernel and processes hold, "
+                                    "e.g. a database's shared buffers (default: a typical database/storage "
+                                    "server, 2 sockets x 4 channels x 8 GiB DIMMs; set your own)", 0.015625, 1 << 20)
+    dirty_ratio: int = _setting(20, "vm.dirty_ratio: writers wait above this percent of that memory dirty", 1, 100)
     dirty_background_ratio: int = _setting(10, "vm.dirty_background_ratio: background writeback starts above "
-                                               "this percent of RAM dirty", 0, 100)
+                                               "this percent of that memory dirty", 0, 100)
     dirty_expire_centisecs: int = _setting(3000, "vm.dirty_expire_centisecs: dirty data older than this is "
                                                  "written back by the periodic flush", 1, 10**7)
     dirty_writeback_centisecs: int = _setting(500, "vm.dirty_writeback_centisecs: the flusher's period", 1, 10**7)
