@@ -352,3 +352,23 @@ def test_runs_that_do_not_ask_keep_no_latencies():
     assert section and section["attained"], "a run that settles"
     assert "latency_ms" not in section
     assert all("lat_bins_by_job" not in point for point in plain.raw["series"])
+
+
+def test_jobs_one_after_another_have_no_common_steady_state():
+    # A stonewalled write phase then read phase: the series holds two levels one after the
+    # other, and the sum of the jobs' rates never ran at any one time. The steady-state window
+    # used to end with the first job's own length (15 s), so the write phase alone was taken for
+    # the steady state of both and compare reported its ~150 IOPS for the pair.
+    from raidlab.compare import Row
+
+    text = ("[global]\ndirect=1\nsize=4G\nruntime=15\ntime_based\nbs=16k\n"
+            "[w]\nrw=randwrite\n[r]\nstonewall\nrw=randread\n")
+    result = raidlab.simulate(fio=text, level="5", devices=4, drive="cheetah-10k7", latency_by_second=True)
+    starts = [job["start_ns"] for job in result.raw["jobs"]]
+    assert starts[0] == 0 and 15e9 <= starts[1] < 15.5e9, starts
+    document = result.to_dict()
+    assert document["steady_state"] is None
+    totals = Row("d", "optimal", "two", document, 0).totals()
+    whole = sum(job[d]["iops"] for job in document["jobs"] for d in ("read", "write"))
+    assert totals["steady_from_s"] is None and totals["iops"] == pytest.approx(whole)
+

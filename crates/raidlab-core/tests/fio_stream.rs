@@ -63,6 +63,9 @@ fn stonewall_groups_run_in_turn_and_each_job_is_timed_from_its_start() {
     assert_eq!(result.jobs[0].runtime_ns, 30_000_000);
     assert_eq!(result.jobs[1].runtime_ns, 30_000_000);
     assert!(result.end_ns >= 60_000_000 && result.end_ns < 60_300_000, "end {}", result.end_ns);
+    // The second group starts once the first one's last I/O completed.
+    assert_eq!(result.jobs[0].start_ns, 0);
+    assert!((30_000_000..30_300_000).contains(&result.jobs[1].start_ns), "start {}", result.jobs[1].start_ns);
 }
 
 #[test]
@@ -71,6 +74,7 @@ fn startdelay_moves_the_start_and_the_deadline() {
     let result = run(Level::Raid1, 2, vec![reads(30_000_000), late]);
     assert_eq!(result.end_ns, 50_000_000);
     assert_eq!(result.jobs[1].runtime_ns, 30_000_000);
+    assert_eq!(result.jobs[1].start_ns, 20_000_000);
 }
 
 #[test]

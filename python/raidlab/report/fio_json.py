@@ -29,7 +29,7 @@ sums the jobs of a reporting group, see :mod:`raidlab.report.grouping`).
 
 from __future__ import annotations
 
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, List, Optional, Tuple
 
 #: fio's default ``percentile_list``.
 FIO_PERCENTILES = (1.0, 5.0, 10.0, 20.0, 30.0, 40.0, 50.0, 60.0, 70.0, 80.0, 90.0, 95.0,
@@ -358,8 +358,10 @@ def _steady_state(result: Dict[str, Any], raidlab_block: Dict[str, Any],
     from raidlab.report import steady, timeline
 
     jobs = ((raidlab_block.get("config") or {}).get("workload") or {}).get("jobs") or []
-    # Only the whole seconds the workload ran in count (a rebuild may run on after it).
-    end_s = max((job["ramp_ns"] + job["runtime_ns"] for job in result["jobs"]), default=0) / 1e9
+    # Only the whole seconds the workload ran in count (a rebuild may run on after it): up to
+    # the end of its last job, which may have started late (stonewall, startdelay).
+    spans = [(job["start_ns"], job["start_ns"] + job["ramp_ns"] + job["runtime_ns"]) for job in result["jobs"]]
+    end_s = max((end for _, end in spans), default=0) / 1e9
     series = [point for point in timeline.series(result) if steady.in_window(point["t_s"], 0.0, end_s)]
     fio_ss = next((job["steady_state"] for job in jobs if job.get("steady_state")), None)
     if fio_ss is not None:
@@ -374,12 +376,24 @@ def _steady_state(result: Dict[str, Any], raidlab_block: Dict[str, Any],
             section["iops"] = sum(window) / len(window) if window else None
             _steady_latency(section, result, end_s, entries)
         return section
+    if not _one_continuous_load(spans):
+        # Jobs one after another have no common level: the criterion is for one load.
+        return None
     found = steady.steady_state({"timeline": series})
     if found is None:
         return None
     section = {**found, "attained": True}
     _steady_latency(section, result, end_s, entries)
     return section
+
+
+def _one_continuous_load(spans: List[Tuple[int, int]]) -> bool:
+    """Whether every job ran over the same seconds (``spans``: each job's start and end, ns):
+    what the default steady-state criterion judges. Jobs that start or end apart (fio
+    ``stonewall``, ``startdelay``, different runtimes) put loads of different levels one after
+    another in the time series, and the sum of their rates never ran at any one time."""
+    starts, ends = [start for start, _ in spans], [end for _, end in spans]
+    return not spans or (max(starts) - min(starts) < 1_000_000_000 and max(ends) - min(ends) < 1_000_000_000)
 
 
 def _steady_latency(section: Dict[str, Any], result: Dict[str, Any], end_s: float,

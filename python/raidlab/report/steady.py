@@ -128,5 +128,6 @@ def scale(document: Dict[str, Any], iops: float, mib_s: float) -> Dict[str, Any]
 NOTE = (f"IOPS and MiB/s are steady-state figures: from the first {DEFAULT_WINDOW_S} s window whose IOPS "
         f"slope is within {DEFAULT_SLOPE_PCT:g}%/s of its mean (fio ss=iops_slope:{DEFAULT_SLOPE_PCT:g}%, "
         f"ss_dur={DEFAULT_WINDOW_S}) and whose mean the rest of the run stays within {DEFAULT_REST_PCT:g}% of, "
-        f"to the end of the run; runs that never settle show whole-run averages. "
+        f"to the end of the run; runs that never settle, or whose jobs run one after another "
+        "(stonewall, startdelay), show whole-run averages. "
         "Latency percentiles cover the same steady state (the whole run when there is none)")

@@ -45,6 +45,10 @@ pub struct JobResult {
     /// Measured interval: from the end of ramp to the end of the run.
     pub runtime_ns: Nanos,
     pub ramp_ns: Nanos,
+    /// When the job's threads started (fio `stonewall` and `startdelay` start jobs later): its
+    /// ramp and runtime follow, so `start_ns + ramp_ns + runtime_ns` is when it ended. 0 for a
+    /// job that never started.
+    pub start_ns: Nanos,
 }
 
 /// A stretch of the run with one array state.
@@ -192,6 +196,7 @@ impl Recorder {
                 flush: DirectionStats::default(),
                 runtime_ns: 0,
                 ramp_ns: job.ramp_ns,
+                start_ns: 0,
             })
             .collect();
         let first = PhaseResult { name: phase, start_ns: 0, end_ns: 0, read: Default::default(), write: Default::default() };
@@ -360,6 +365,7 @@ impl Recorder {
             let (start, deadline) = self.starts[index];
             let end = if self.timed[index] { end_ns.min(deadline) } else { self.last_completion[index].min(end_ns) };
             job.runtime_ns = end.saturating_sub(start.saturating_add(job.ramp_ns));
+            job.start_ns = if start == Nanos::MAX { 0 } else { start };
         }
         self.phases.last_mut().expect("a phase is open").end_ns = end_ns;
         self.close_phase();
