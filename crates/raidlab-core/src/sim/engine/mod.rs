@@ -146,10 +146,9 @@ pub struct Simulation {
     /// A plug is being flushed: requests go into their queues, which run only once all are in
     /// (`blk_mq_flush_plug_list` inserts the whole list, then runs the queues).
     plug_flushing: bool,
-    /// A flushing plug's queues in the order their requests were made, and the order the flush
-    /// runs them in (`sched::plug::flush_order`); kept for their allocations.
+    /// A flushing plug's queues in the order their requests were made (the flush runs them
+    /// newest first: `issue_unplugged`); kept for its allocation.
     plug_made: Vec<u32>,
-    plug_order: Vec<u32>,
     stripe_done: Vec<u32>,
     results: results::Recorder,
     plan_scratch: Plan,
@@ -300,7 +299,6 @@ impl Simulation {
             head_ios: Vec::new(),
             plug_flushing: false,
             plug_made: Vec::new(),
-            plug_order: Vec::new(),
             stripe_done: Vec::new(),
             results,
             plan_scratch: Plan::new(),
@@ -658,7 +656,7 @@ impl Simulation {
             pending += self.submit_member_io(id, io, thread, flush);
         }
         self.ops.get_mut(id).pending = pending;
-        // Under a flushing plug the queues run when the flush ends (`plug_flush_end`).
+        // Under a flushing plug the queues run when the flush ends (`issue_unplugged`).
         if !self.plug_flushing {
             for io in &ios {
                 self.kick(io.member);

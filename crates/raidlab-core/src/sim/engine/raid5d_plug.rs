@@ -2,12 +2,11 @@
 //! stack) issues each pass's member I/O into its plug (`Raid5dThreads::plug_head`), and the plug
 //! sends it to the member queues when it fills or when raid5d's loop ends (`raid5d()`:
 //! `blk_start_plug` … `blk_finish_plug`). A flush inserts every request before it runs any
-//! queue, and runs them in `blk_mq_flush_plug_list`'s order (`sched::plug::flush_order`).
+//! queue, and runs them in `blk_mq_flush_plug_list`'s order (`issue_unplugged`).
 
 use super::Simulation;
 use crate::bits::{members, members_from_last};
 use crate::sim::md::{HeadIo, Raid5dThreads};
-use crate::sim::sched::plug::flush_order;
 
 /// Which raid5d: the flat array's, or inner array `set`'s.
 #[derive(Clone, Copy, Debug)]
@@ -83,6 +82,12 @@ impl Simulation {
     /// `for (i = disks; i--; )`); later bios of a contiguous run merge into it without making
     /// it newer. (A member that starts a second request further on, not contiguous with its
     /// first, keeps the place of its first here.)
+    ///
+    /// The order is `blk_mq_flush_plug_list` → `blk_mq_dispatch_plug_list`'s: the plug list is
+    /// newest first (`rq_list_add`), and each round inserts the requests of the first popped
+    /// request's queue and runs that queue, putting the others back in their order
+    /// (`rq_list_add_tail` since "block: do not reverse request order when flushing plug
+    /// list", in 6.1.21 and so in the recordings' 6.1.192).
     fn issue_unplugged(&mut self, of: Raid5dOf, ios: &mut Vec<HeadIo>) {
         assert!(!self.plug_flushing, "plug flushes do not nest");
         if let [io] = ios[..] {
@@ -99,24 +104,25 @@ impl Simulation {
             return;
         }
         let base = self.member_base(of);
+        // The members in the order their requests were made (each once: an array's members
+        // fit a mask); the queues run newest first, so in reverse.
         let mut made = std::mem::take(&mut self.plug_made);
+        let mut seen = 0u64;
         for io in ios.iter() {
-            for member in members_from_last(io.members) {
-                if !made.contains(&(base + member)) {
-                    made.push(base + member);
-                }
+            for member in members_from_last(io.members & !seen) {
+                made.push(base + member);
             }
+            seen |= io.members;
         }
         self.plug_flushing = true;
         for io in ios.drain(..) {
             self.start_plugged(of, &io);
         }
         self.plug_flushing = false;
-        let mut order = std::mem::take(&mut self.plug_order);
-        flush_order(&mut made, &mut order);
-        for member in order.drain(..) {
+        for &member in made.iter().rev() {
             self.kick(member);
         }
-        (self.plug_made, self.plug_order) = (made, order);
+        made.clear();
+        self.plug_made = made;
     }
 }

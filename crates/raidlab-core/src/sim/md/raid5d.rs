@@ -134,7 +134,8 @@ impl Raid5dThreads {
     /// heads are too few to fill it (fewer requests than `BLK_MAX_REQUEST_COUNT`, and fewer
     /// pages in all than make a `BLK_PLUG_FLUSH_SIZE` request).
     pub fn plug_is_passed_by(&self, ios: &[HeadIo]) -> bool {
-        if !self.plug.is_empty() || !self.plugged.is_empty() {
+        // (The plug holds requests exactly when heads wait in `plugged`: `check`.)
+        if !self.plugged.is_empty() {
             return false;
         }
         let (mut requests, mut pages) = (0u64, 0u64);

@@ -22,25 +22,6 @@ pub const BLK_MAX_REQUEST_COUNT: u32 = 32;
 /// BLK_PLUG_FLUSH_SIZE (include/linux/blkdev.h): 128 KiB, in sectors.
 pub const BLK_PLUG_FLUSH_SECTORS: u64 = 128 * 1024 / 512;
 
-/// The order in which a flush runs the queues of a plug, into `order`, given the queues of its
-/// requests in the order they were created (`created`, oldest first; emptied): each queue once,
-/// the queue of the newest request first, then the queue of the newest request left, and so on.
-///
-/// `blk_mq_flush_plug_list` → `blk_mq_dispatch_plug_list` keeps the plug list newest first
-/// (`rq_list_add`), and each round pops it whole, inserts the requests of the first popped
-/// request's queue (oldest first) and runs that queue, putting the others back in their order
-/// (`rq_list_add_tail` on the requeue list since "block: do not reverse request order when
-/// flushing plug list", in 6.1.21 and so in the recordings' 6.1.192; before it, the rounds
-/// alternated between the newest and the oldest request left).
-pub fn flush_order(created: &mut Vec<u32>, order: &mut Vec<u32>) {
-    for &queue in created.iter().rev() {
-        if !order.contains(&queue) {
-            order.push(queue);
-        }
-    }
-    created.clear();
-}
-
 /// A plugged request: its direction and sector range.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct Plugged {
@@ -239,19 +220,6 @@ mod tests {
             assert!(!two.add(0, true, i * 100, 8));
         }
         assert!(two.add(0, true, 10_000, 8));
-    }
-
-    #[test]
-    fn a_flush_runs_the_queues_by_their_newest_request() {
-        let (mut created, mut order) = (vec![3, 1, 0, 3, 2, 1, 0, 2, 4], Vec::new());
-        flush_order(&mut created, &mut order);
-        // Newest is queue 4's; then 2's (the last 2), 0's, 1's, and 3's.
-        assert_eq!(order, vec![4, 2, 0, 1, 3]);
-        assert!(created.is_empty());
-        // One head's requests are created from its last member down: they run lowest first.
-        let (mut created, mut order) = (vec![5, 3, 2, 0], Vec::new());
-        flush_order(&mut created, &mut order);
-        assert_eq!(order, vec![0, 2, 3, 5]);
     }
 
     #[test]
