@@ -21,6 +21,7 @@ from raidlab import _core
 from raidlab.drives import resolve_drive
 from raidlab.errors import ConfigError, RaidlabError
 from raidlab.run import WORKLOAD_KEYS, Design, Options, RunSpec, build_run
+from raidlab.stacked import is_stacked
 from raidlab.sim import parse_events, resolve_workload
 from raidlab.sweep.grid import EVENT_KEYS, Point
 
@@ -202,7 +203,7 @@ def option_columns(spec: RunSpec, given: Mapping[str, Any]) -> Dict[str, Any]:
                 if f.name not in ("timeline", "latency_by_second")})
     # The level column is md's level number; a stack (issue 24 §2: 1+0, 5+0, 6+0, 0+1) has none,
     # so its row has no level and names the stack in stacked_level.
-    stacked = not d.level.isdigit()
+    stacked = is_stacked(d.level)
     row["level"] = None if stacked else int(d.level)
     row["stacked_level"] = d.level if stacked else None
     row["drive"] = d.drive.name
