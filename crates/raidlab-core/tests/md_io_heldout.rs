@@ -1,5 +1,6 @@
 //! The recorded loads of `data/md-io` on arrays the recording does not cover (other widths,
-//! raid6, raid4, degraded raid6, other recoveries), replayed on the same model of the recording
+//! raid6, raid4, degraded raid6, other recoveries, raid10 near/far/offset layouts of other
+//! widths and copies, a three-way raid1), replayed on the same model of the recording
 //! machine (`common/md_io.rs`), against md's figures derived by hand from Linux 6.1's rules, one
 //! derivation per case in its comment. The shared cases can be matched by a fit; these check
 //! that the model is md's mechanism.
@@ -33,18 +34,21 @@ const MEMBER_BYTES: u64 = 267_386_880;
 /// members, and (for writes) `ios` requests of its size.
 fn moved(cases: &[Value], id: &str, level: u64, layout: Option<&str>, devices: u64, missing: u64, ios: Option<u64>) -> Value {
     let mut case = cases.iter().find(|c| c["id"] == id).unwrap_or_else(|| panic!("recorded case {id}")).clone();
-    let data = match level {
-        1 => 1,
-        4 | 5 => devices - 1,
-        6 => devices - 2,
-        10 => devices / 2,
+    // Members' worth of data: raid10 keeps `copies` of each chunk over its devices.
+    let copies = |layout: Option<&str>| layout.and_then(|l| l[1..].parse::<u64>().ok()).expect("a raid10 layout");
+    let size = match level {
+        0 => MEMBER_BYTES * devices,
+        1 => MEMBER_BYTES,
+        4 | 5 => MEMBER_BYTES * (devices - 1),
+        6 => MEMBER_BYTES * (devices - 2),
+        10 => MEMBER_BYTES * devices / copies(layout),
         _ => unreachable!(),
     };
     case["level"] = level.into();
     case["layout"] = layout.map_or(Value::Null, Value::from);
     case["devices"] = devices.into();
     case["degraded_missing"] = missing.into();
-    case["md_before"]["size"] = (MEMBER_BYTES * data).to_string().into();
+    case["md_before"]["size"] = size.to_string().into();
     if let Some(ios) = ios {
         case["load"]["loadgen"]["ios"] = ios.to_string().into();
     }
@@ -163,5 +167,90 @@ fn recoveries_on_other_arrays_read_what_md_reads() {
         let want: Vec<u64> = halves.iter().map(|h| h * whole / 2).collect();
         assert_eq!(reads, want, "raid{level} {layout:?} x{devices}: read sectors per member");
         assert_eq!(result.members[failed[0] as usize].write_sectors, whole, "raid{level}: the new member written whole");
+    }
+}
+
+/// Read sectors per member of `case` replayed on the recording machine.
+fn member_reads(case: &Value) -> Vec<u64> {
+    replay(case).2
+}
+
+#[test]
+fn sequential_mirror_reads_on_other_layouts_follow_read_balance() {
+    // The recorded stream of 1024 reads of 64 KiB from sector 0, one at a time, moved to other
+    // mirror layouts. raid10's `read_balance` (drivers/md/raid10.c, 6.1): near copies take the
+    // first copy in slot order whose member has nothing pending (`geo->near_copies > 1 &&
+    // !pending` → distance 0), far and offset copies the one at the lowest address ("for far > 1
+    // always use the lowest address"). Nothing is pending between these reads, so each chunk c
+    // is read from its first copy: member (copies × c) mod devices for a near layout, c mod
+    // devices for far and offset (the first band, as raid0 places it). raid1's `read_balance`
+    // keeps a sequential stream on the member it started on (`next_seq_sect`), and the first
+    // read goes to the first member whose head is where it starts (all are at 0).
+    let recorded = md_io::load_cases();
+    let per_chunk = 128; // sectors a 64 KiB read takes
+    // (level, layout, devices, chunks read from each member)
+    let cases: [(u64, Option<&str>, u64, &[u64]); 7] = [
+        (10, Some("f2"), 4, &[256, 256, 256, 256]),
+        (10, Some("o2"), 4, &[256, 256, 256, 256]),
+        // 3c mod 4 cycles 0, 3, 2, 1.
+        (10, Some("n3"), 4, &[256, 256, 256, 256]),
+        // 2c mod 5 cycles 0, 2, 4, 1, 3: 1024 = 204 x 5 + 4, the last four land on 0, 2, 4, 1.
+        (10, Some("n2"), 5, &[205, 205, 205, 204, 205]),
+        // 2c mod 3 cycles 0, 2, 1: 1024 = 341 x 3 + 1, the last on member 0.
+        (10, Some("n2"), 3, &[342, 341, 341]),
+        (10, Some("f2"), 5, &[205, 205, 205, 205, 204]),
+        (1, None, 3, &[1024, 0, 0]),
+    ];
+    for (level, layout, devices, chunks) in cases {
+        let id = if level == 1 { "g5-r1-2-seqr-direct-bs64k-t1" } else { "g5-r10n2-4x64k-seqr-direct-bs64k-t1" };
+        let reads = member_reads(&moved(&recorded, id, level, layout, devices, 0, None));
+        let want: Vec<u64> = chunks.iter().map(|c| c * per_chunk).collect();
+        assert_eq!(reads, want, "raid{level} {layout:?} x{devices}: read sectors per member");
+    }
+}
+
+#[test]
+fn random_reads_on_far_and_offset_layouts_are_raid0s() {
+    // Far and offset copies are always read at the lowest address, busy or not (raid10.c
+    // `read_balance`; Keld Simonsen's 8ed3a195 "md: don't attempt read-balancing for raid10
+    // 'far' layouts"), which is the first band: chunk c on member c mod devices, where raid0 of
+    // the same members puts it. The recorded 8-thread random 16 KiB reads (same offsets, same
+    // arrivals) must therefore read exactly what raid0 reads, member by member, whatever is
+    // pending; a near layout balances instead and reads elsewhere.
+    let recorded = md_io::load_cases();
+    let id = "g5-r10n2-4x64k-randr-direct-bs16k-t8";
+    for devices in [4u64, 5] {
+        let raid0 = member_reads(&moved(&recorded, id, 0, None, devices, 0, None));
+        assert!(raid0.iter().all(|&r| r > 0), "raid0 x{devices} reads every member: {raid0:?}");
+        for layout in ["f2", "o2"] {
+            let reads = member_reads(&moved(&recorded, id, 10, Some(layout), devices, 0, None));
+            assert_eq!(reads, raid0, "raid10 {layout} x{devices}: read sectors per member");
+        }
+        let near = member_reads(&moved(&recorded, id, 10, Some("n2"), devices, 0, None));
+        assert_eq!(near.iter().sum::<u64>(), raid0.iter().sum::<u64>(), "n2 x{devices} reads each sector once");
+        assert_ne!(near, raid0, "n2 x{devices} balances its reads over both copies");
+    }
+}
+
+#[test]
+fn mirror_writes_on_other_layouts_write_every_copy() {
+    // raid1 and raid10 write every copy (`raid1_write_request`, `raid10_write_request`) and read
+    // nothing: member writes per host sector are the copies.
+    let recorded = md_io::load_cases();
+    let cases: [(u64, Option<&str>, u64, f64); 6] = [
+        (10, Some("f2"), 4, 2.0),
+        (10, Some("o2"), 4, 2.0),
+        (10, Some("n3"), 4, 3.0),
+        (10, Some("n2"), 5, 2.0),
+        (10, Some("f3"), 6, 3.0),
+        (1, None, 3, 3.0),
+    ];
+    for id in ["g1-r5-4x64k-seqw-direct-bs64k-t1", "g2-r5-4x64k-randw-direct-bs16k-t16"] {
+        for (level, layout, devices, copies) in cases {
+            let (r, w, _) = replay(&moved(&recorded, id, level, layout, devices, 0, Some(256)));
+            let what = format!("{id} on raid{level} {layout:?} x{devices}");
+            assert_eq!(r, 0.0, "{what}: reads");
+            assert_near(&format!("{what} writes/host"), w, copies, 1e-9);
+        }
     }
 }
