@@ -288,3 +288,29 @@ fn mirror_writes_on_other_layouts_write_every_copy() {
         }
     }
 }
+
+#[test]
+fn raid10_recoveries_on_offset_and_three_copy_layouts_read_the_first_live_copy() {
+    // raid10_sync_request's recovery reads each chunk of the new member from the first of its
+    // other copies (in slot order) that is in sync.
+    // - o2 x4 onto member 3: row 2k holds chunks 4k..4k+3 on members 0-3, row 2k+1 the same
+    //   chunks one member on. Member 3 holds chunk 4k+3's first copy (its second is on member
+    //   0) and chunk 4k+2's second (its first on member 2): half from each.
+    // - n3 x4 onto member 3: chunk c lies on members 3c, 3c+1, 3c+2 (mod 4). Member 3 holds
+    //   chunks 1, 2, 3 (mod 4) and they are read from members 0, 2 and 1: a third from each.
+    let cases: [(&str, &[u64], u64); 2] = [("o2", &[1, 0, 1, 0], 2), ("n3", &[1, 1, 1, 0], 3)];
+    let recorded = md_io::load_cases();
+    for (layout, shares, parts) in cases {
+        let case = moved(&recorded, "g6-r5-4x64k-recovery", 10, Some(layout), 4, 1, None);
+        let failed = md_io::missing_members(&case);
+        let mut config = md_io::base_config(&case, Workload { jobs: vec![] });
+        config.timeline = vec![ArrayEvent { at_ns: 0, kind: ArrayEventKind::Replace(failed[0]) }];
+        let result = run(config);
+        let rebuild = result.rebuilds.first().expect("a recovery");
+        assert_eq!(rebuild.done_sectors, rebuild.total_sectors, "raid10 {layout}: the recovery finished");
+        let reads: Vec<u64> = result.members.iter().map(|m| m.read_sectors).collect();
+        let want: Vec<u64> = shares.iter().map(|s| s * rebuild.total_sectors / parts).collect();
+        let close = reads.iter().zip(&want).all(|(&r, &w)| r.abs_diff(w) <= 128);
+        assert!(close, "raid10 {layout} x4: read sectors per member {reads:?}, md's rule gives {want:?}");
+    }
+}
