@@ -34,8 +34,10 @@ use std::collections::BTreeMap;
 /// 1 MiB streams 8 deep with 4096 heads gather every stripe, where md pre-read a little in
 /// every run; before the plug the model read 0.151 and 0.024 there, inside md's ranges. Their
 /// read/host is still inside the slack, but md's spread of reads has nothing to compare with.
-/// The model adds all of a bio's heads at one instant, while `raid5_make_request` walks a bio
-/// head by head and releases each as it goes. Tried (session 13, not kept): writers adding
+/// The model adds all of a bio's heads at one instant; md walks the bio head by head, but every
+/// O_DIRECT write runs under `blkdev_write_iter`'s plug, which holds the heads
+/// (`release_stripe_plug`) until the writer sleeps in `submit_bio_wait` and its plug is flushed
+/// (`raid5_unplug`), so they too reach raid5d together. Tried (session 13, not kept): writers adding
 /// their heads 1 or 8 at a time, 0.3-1 µs a head, with raid5d running beside them. The two
 /// cases then pre-read (0.01-0.03 and 0.001-0.007), but so do the single-thread 1536 KiB
 /// full-stripe writes (0.02-0.10 against md's 0, the same in every run): md splits them at
