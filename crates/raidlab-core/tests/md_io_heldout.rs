@@ -218,12 +218,15 @@ fn sequential_mirror_reads_on_other_layouts_follow_read_balance() {
     // always use the lowest address"). Nothing is pending between these reads, so each chunk c
     // is read from its first copy: member (copies × c) mod devices for a near layout, c mod
     // devices for far and offset (the first band, as raid0 places it). raid1's `read_balance`
-    // keeps a sequential stream on the member it started on (`next_seq_sect`), and the first
-    // read goes to the first member whose head is where it starts (all are at 0).
+    // keeps a sequential stream on one member (`next_seq_sect == this_sector` stops the search):
+    // the first that has read nothing yet (its `next_seq_sect` is still 0). Which one that is
+    // depends on reads before the load (the recorded 2-mirror stream ran on member 1 in both
+    // runs: something had read from member 0 before), so only the shape is asserted: one
+    // member reads it all.
     let recorded = md_io::load_cases();
     let per_chunk = 128; // sectors a 64 KiB read takes
     // (level, layout, devices, chunks read from each member)
-    let cases: [(u64, Option<&str>, u64, &[u64]); 7] = [
+    let cases: [(u64, Option<&str>, u64, &[u64]); 6] = [
         (10, Some("f2"), 4, &[256, 256, 256, 256]),
         (10, Some("o2"), 4, &[256, 256, 256, 256]),
         // 3c mod 4 cycles 0, 3, 2, 1.
@@ -233,7 +236,6 @@ fn sequential_mirror_reads_on_other_layouts_follow_read_balance() {
         // 2c mod 3 cycles 0, 2, 1: 1024 = 341 x 3 + 1, the last on member 0.
         (10, Some("n2"), 3, &[342, 341, 341]),
         (10, Some("f2"), 5, &[205, 205, 205, 205, 204]),
-        (1, None, 3, &[1024, 0, 0]),
     ];
     for (level, layout, devices, chunks) in cases {
         let id = if level == 1 { "g5-r1-2-seqr-direct-bs64k-t1" } else { "g5-r10n2-4x64k-seqr-direct-bs64k-t1" };
@@ -241,6 +243,9 @@ fn sequential_mirror_reads_on_other_layouts_follow_read_balance() {
         let want: Vec<u64> = chunks.iter().map(|c| c * per_chunk).collect();
         assert_eq!(reads, want, "raid{level} {layout:?} x{devices}: read sectors per member");
     }
+    let mut reads = member_reads(&moved(&recorded, "g5-r1-2-seqr-direct-bs64k-t1", 1, None, 3, 0, None));
+    reads.sort_unstable();
+    assert_eq!(reads, [0, 0, 1024 * per_chunk], "raid1 x3: one member reads the whole stream");
 }
 
 #[test]

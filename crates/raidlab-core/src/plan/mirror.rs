@@ -27,7 +27,9 @@ pub struct MirrorState {
     pub policy: ReadBalance,
     /// Member sector after the last completed I/O (md `head_position`).
     pub head_sector: Vec<u64>,
-    /// Member sector just past the last read issued (md `next_seq_sect`).
+    /// Member sector just past the last read issued (md `next_seq_sect`; 0 on a member that
+    /// has not read yet, as raid1.c's zeroed `conf->mirrors` leaves it, so a read of sector 0
+    /// sticks to the first such member wherever its head is).
     pub next_sequential_sector: Vec<u64>,
     /// I/Os in flight per member (md `nr_pending`).
     pub pending: Vec<u32>,
@@ -43,7 +45,7 @@ impl MirrorState {
         MirrorState {
             policy,
             head_sector: vec![0; devices],
-            next_sequential_sector: vec![u64::MAX; devices],
+            next_sequential_sector: vec![0; devices],
             pending: vec![0; devices],
             nonrotational: vec![false; devices],
             reads_issued: 0,
