@@ -21,6 +21,7 @@ from raidlab import _core
 from raidlab.drives import DriveSpec, resolve_drive
 from raidlab.errors import ConfigError
 from raidlab.workload import Workload
+from raidlab.workload.units import is_decimal
 
 #: Setting names that choose the workload (exactly one, or none for an idle array).
 WORKLOAD_KEYS = ("fio", "sysbench", "preset")
@@ -145,7 +146,7 @@ class Design:
     def label(self) -> str:
         """"raid5 x6 default layout, chunk 512 KiB, cheetah-10k7, md, mq-deadline"."""
         stack = ""
-        if not str(self.level).isdigit():  # issue 24 §2: "raid5+0 x8 (inner arrays of 4) ..."
+        if not is_decimal(str(self.level)):  # issue 24 §2: "raid5+0 x8 (inner arrays of 4) ..."
             inner = f"inner arrays of {self.inner_devices}" if self.inner_devices else "default inner arrays"
             stack = f" ({inner}, outer chunk {self.outer_chunk_kib} KiB)"
         return (f"raid{self.level} x{self.devices}{stack} {self.layout or 'default layout'}, chunk {self.chunk_kib} KiB, "
@@ -439,7 +440,7 @@ class RunSpec:
                       # issue 24 §2: a stacked level's inner arrays and outer chunk (only then, so
                       # every other run's recorded configuration stays as it was).
                       **({"inner_devices": d.inner_devices, "outer_chunk_kib": d.outer_chunk_kib}
-                         if not str(d.level).isdigit() else {})},
+                         if not is_decimal(str(d.level)) else {})},
             "failed": list(o.failed),
             "drive": d.drive.choice,
             "controller": {"kind": kind, "stripe_cache_entries": d.stripe_cache_size,
@@ -532,7 +533,7 @@ def _checked(settings: Mapping[str, Any], keys: Tuple[str, ...], where: str) -> 
 
 def _check_stack_options(given: Mapping[str, Any], where: str) -> None:
     """--inner-devices and --outer-chunk-kib belong to stacked levels (issue 24 §2)."""
-    if not str(given.get("level", DEFAULTS["level"])).isdigit():
+    if not is_decimal(str(given.get("level", DEFAULTS["level"]))):
         return
     for name in ("inner_devices", "outer_chunk_kib"):
         if given.get(name, DEFAULTS[name]) != DEFAULTS[name]:

@@ -23,13 +23,14 @@ from raidlab.report import table
 from raidlab.run import DEFAULTS, cli_type
 from raidlab.sim import FIO_FORMS, resolve_workload
 from raidlab.units import format_probability
+from raidlab.workload.units import is_decimal
 # issue 23: plan runs its simulations through the sweep's executor (--jobs, --ray)
 from raidlab.commands.sweep import ray_option
 
 
 def _int_list(text: str, option: str) -> List[int]:
     parts = [p.strip().lower().replace("raid", "") for p in text.split(",") if p.strip()]
-    if not parts or not all(p.isdigit() for p in parts):
+    if not parts or not all(is_decimal(p) for p in parts):
         raise click.BadParameter(f"{text!r} is not a comma-separated list of numbers", param_hint=option)
     return [int(p) for p in parts]
 

@@ -241,15 +241,16 @@ def _planner_levels(levels: Sequence[Any]) -> List[Any]:
     """md levels as numbers, then stacked levels (issue 24 §2) by name ("1+0", "5+0", "6+0")."""
     from raidlab.run import normalise_level
     from raidlab.stacked import PLANNER_MIN_DEVICES
+    from raidlab.workload.units import is_decimal
 
     named = {normalise_level(level) for level in levels}
-    found = sorted((int(level) for level in named if level.isdigit()))
+    found = sorted((int(level) for level in named if is_decimal(level)))
     unknown = [level for level in found if level not in (0, 1, 5, 6, 10)]
-    unknown += [level for level in sorted(named) if not level.isdigit() and level not in PLANNER_MIN_DEVICES]
+    unknown += [level for level in sorted(named) if not is_decimal(level) and level not in PLANNER_MIN_DEVICES]
     if unknown:
         raise ConfigError(f"the planner builds raid0, 1, 5, 6 and 10 and the stacked 1+0, 5+0 and 6+0, "
                           f"not raid{unknown[0]}")
-    return found + sorted(level for level in named if not level.isdigit())
+    return found + sorted(level for level in named if not is_decimal(level))
 
 
 def _speed_limits(low: int, high: int) -> Dict[str, int]:

@@ -21,6 +21,7 @@ import signal
 from typing import Any, Callable, Iterable, Iterator, List, Optional, Sequence, Tuple
 
 from raidlab.errors import ConfigError, RaidlabError
+from raidlab.workload.units import is_decimal, show
 
 #: Ray tasks in flight per CPU of the cluster: enough to keep every worker busy while results
 #: stream back, few enough that a million-point sweep never holds a million futures.
@@ -206,10 +207,14 @@ def _reachable(address: str) -> None:
     import socket
 
     host, _, port = address.split("://", 1)[-1].rpartition(":")
-    if not host or not port.isdigit():
+    if not host or not is_decimal(port):
         return  # not HOST:PORT: Ray reads it (and refuses it) itself
+    if int(port) > 65535:
+        raise ConfigError(f"--ray {show(address)}: port {port} is not a TCP port (0-65535)")
     try:
         socket.create_connection((host.strip("[]"), int(port)), timeout=CONNECT_TIMEOUT_S).close()
     except OSError as error:
-        raise ConfigError(f"--ray {address}: cannot reach the Ray cluster at {host}:{port} "
+        raise ConfigError(f"--ray {show(address)}: cannot reach the Ray cluster at {show(host)}:{port} "
                           f"({error.strerror or error})") from None
+    except (UnicodeError, ValueError) as error:  # a host name the resolver cannot encode
+        raise ConfigError(f"--ray {show(address)}: {show(host)} is not a host name ({error})") from None

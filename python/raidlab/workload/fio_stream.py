@@ -29,7 +29,8 @@ from typing import Any, Dict, List, Optional, Tuple
 
 from raidlab.workload import fio_options
 from raidlab.workload.spec import SECTOR_BYTES, Workload, WorkloadError
-from raidlab.workload.units import MAX_INT, fio_bool, fio_count, fio_size, fio_time_ns, human_bytes, show
+from raidlab.workload.units import (MAX_INT, fio_bool, fio_count, fio_size, fio_time_ns, human_bytes, is_decimal,
+                                    show)
 
 _FLAGS = ("stonewall", "wait_for_previous", "new_group", "group_reporting", "blocksize_unaligned",
           "fill_device")
@@ -54,7 +55,7 @@ def _flag(option) -> bool:
 def _time_us(option, raw: str) -> int:
     """A time whose bare numbers are µs (thinktime), in ns."""
     text = raw.strip()
-    if text.isdigit():
+    if is_decimal(text):
         return int(text) * 1000
     try:
         return fio_time_ns(option.name, text)
@@ -89,7 +90,7 @@ def _directions(option, raw: str) -> List[Optional[str]]:
 def _zones(builder, option, raw: str) -> Optional[int]:
     """``Nz`` (N zones of ``zonesize``) for size/offset/io_size, or None for other spellings."""
     text = raw.strip()
-    if not (text.endswith("z") and text[:-1].isdigit()):
+    if not (text.endswith("z") and is_decimal(text[:-1])):
         return None
     zone = builder.get("s_zonesize")
     if not zone:
@@ -229,7 +230,7 @@ def _zoned(builder, option, raw: str) -> Tuple[bool, Tuple[Tuple[float, int, int
     entries = mixes[0].split(":")
     for number, entry in enumerate(entries):
         share_text, sep, size_text = entry.partition("/")
-        if not sep or not share_text.strip().isdigit():
+        if not sep or not is_decimal(share_text.strip()):
             raise _err(option, f"random_distribution zone {show(entry)!r} must be ACCESS%/SIZE (e.g. 60/10)")
         share = int(share_text)
         if size_text.strip() == "" and number == len(entries) - 1 and not absolute:
@@ -237,7 +238,7 @@ def _zoned(builder, option, raw: str) -> Tuple[bool, Tuple[Tuple[float, int, int
         elif absolute:
             size = _size(option, size_text, builder.kb_base)
         else:
-            if not size_text.strip().isdigit():
+            if not is_decimal(size_text.strip()):
                 raise _err(option, f"random_distribution zone {show(entry)!r}: the size is a whole percentage")
             size = int(size_text) * 10_000
         zones.append((share / 100, start, start + size))
@@ -316,10 +317,11 @@ def _core_override(builder, option, key: str) -> bool:
 def _uniform_sizes(low: int, high: int, step: int) -> Tuple[Tuple[int, int], ...]:
     """``bsrange``: every multiple of ``step`` from ``low`` to ``high``, equally likely, as
     whole percentages (the largest remainders get the leftover points)."""
-    sizes = list(range(low, high + 1, step))
-    if len(sizes) > 100:
-        raise WorkloadError(f"bsrange {human_bytes(low)}-{human_bytes(high)} spans {len(sizes)} sizes; "
+    count = (high - low) // step + 1 if high >= low else 0  # counted, not listed: it may be huge
+    if count > 100:
+        raise WorkloadError(f"bsrange {human_bytes(low)}-{human_bytes(high)} spans {count} sizes; "
                             "raidlab draws from at most 100")
+    sizes = range(low, high + 1, step)
     base, extra = divmod(100, len(sizes))
     return tuple((size, base + (1 if index < extra else 0)) for index, size in enumerate(sizes))
 
@@ -515,10 +517,9 @@ def assemble(builders, errors: List[str], text: str) -> Workload:
     jobs, notes, no_effect = [], [], []
     groups, report_groups, reporting = [], [], []
     group = report = 0
-    index_of = {}
+    group_of = {}  # each job name's first built job's stonewall group
     for index, builder in enumerate(builders):
         get = builder.get
-        index_of.setdefault(builder.name, index)
         if index and (get("s_stonewall") or get("s_wait_for_previous")):
             group += 1
         own_group = group
@@ -526,10 +527,10 @@ def assemble(builders, errors: List[str], text: str) -> Workload:
         if waited is not None:
             # backend.c: a wait_for job starts when that job is done; the jobs after it that
             # wait for nothing still start with their stonewall group.
-            if waited not in index_of:
+            if waited not in group_of:
                 errors.append(f"fio job {show(builder.name)!r}: wait_for={show(waited)} names no earlier job")
             else:
-                own_group = max(group, groups[index_of[waited]] + 1)
+                own_group = max(group, group_of[waited] + 1)
         if index and (get("s_new_group") or get("s_stonewall") or get("s_wait_for_previous")):
             report += 1
         try:
@@ -538,6 +539,7 @@ def assemble(builders, errors: List[str], text: str) -> Workload:
             errors.append(str(error))
             continue
         groups.append(own_group)
+        group_of.setdefault(builder.name, own_group)
         report_groups.append(report)
         reporting.append(bool(get("s_group_reporting", False)))
         jobs.append(job)

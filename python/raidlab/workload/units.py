@@ -77,6 +77,13 @@ _SB_SIZE = re.compile(r"([0-9]{1,20})(?:([KMGTkmgt])(?:[bB]|[iI][bB])?)?")
 _SB_FLOAT = re.compile(r"\s*[+]?(?:[0-9]{1,30}(?:\.[0-9]{0,30})?|\.[0-9]{1,30})(?:[eE][+-]?[0-9]{1,3})?")
 
 
+def is_decimal(text: str) -> bool:
+    """Whether ``text`` is a run of ASCII digits, the only digits ``int()`` and fio's and
+    sysbench's own parsers agree on (``str.isdigit`` also takes superscripts such as ``²``,
+    which ``int()`` refuses, and other scripts' digits, which it reads)."""
+    return text.isascii() and text.isdigit()
+
+
 def decode_utf8(data: bytes, what: str, error: type) -> str:
     """``data`` as UTF-8 text, or a one-line ``error`` naming the first bad byte, its offset and
     its line (``raidlab.inputs`` reads every user file through this). A leading byte-order
