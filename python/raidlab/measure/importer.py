@@ -35,6 +35,7 @@ from __future__ import annotations
 import copy
 import json
 import math
+import re
 from typing import Any, Dict, List, Optional, Sequence
 
 from raidlab.errors import ConfigError
@@ -49,21 +50,28 @@ RAIDLAB_KEYS = ("source", "tool", "tool_version", "version", "target", "hostname
                 "job_file", "workload", "notes", "imported_from")
 
 
+#: Where a document may start: a '{' that opens a line (fio pretty-prints the top level so)
+#: and is followed by a key or the closing brace.
+_DOCUMENT_START = re.compile(r'^\{\s*["}]', re.MULTILINE)
+#: Places that look like a document's start but do not decode that are tried before giving up:
+#: each failed try costs a pass over the text before it (the decoder counts lines for its
+#: message), and fio's own preamble (warnings, a job listing) holds none or a few.
+_TRIES = 200
+
+
 def _documents(text: str) -> List[Dict[str, Any]]:
     decoder = json.JSONDecoder()
     found: List[Dict[str, Any]] = []
-    position = 0
-    while True:
-        start = text.find("{", position)
-        # A document starts at a '{' that opens a line (fio pretty-prints the top level so).
-        while start > 0 and text[start - 1] not in "\n\r":
-            start = text.find("{", start + 1)
-        if start < 0:
+    position, failed = 0, 0
+    while failed < _TRIES:
+        match = _DOCUMENT_START.search(text, position)
+        if match is None:
             break
+        start = match.start()
         try:
             value, end = decoder.raw_decode(text, start)
         except json.JSONDecodeError:
-            position = start + 1
+            position, failed = start + 1, failed + 1
             continue
         except RecursionError:
             raise _too_deep() from None
@@ -105,10 +113,17 @@ def _too_deep(what: str = "input") -> ConfigError:
     return ConfigError(f"{what}: JSON nested more than {MAX_NESTING} levels deep")
 
 
+#: The largest integer a count may be: what a 64-bit counter holds (fio's are uint64_t); JSON
+#: integers are unbounded and larger ones overflow a float.
+_LARGEST = (1 << 64) - 1
+
+
 def _number(value: Any, where: str) -> float:
     """A count, rate, time or percentage fio wrote: a finite number, never negative."""
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise ConfigError(f"fio JSON: {where} is not a number (got {_short(value)})")
+    if isinstance(value, int) and value > _LARGEST:
+        raise ConfigError(f"fio JSON: {where} is out of range, got {_short(value)}")
     if not math.isfinite(value) or value < 0:
         raise ConfigError(f"fio JSON: {where} must be a finite number of at least 0, got {_short(value)}")
     return value
@@ -173,6 +188,8 @@ def _job(job: Any, index: int, host: Optional[str]) -> Dict[str, Any]:
     where = f"jobs[{index}]"
     if not isinstance(job, dict):
         raise ConfigError(f"fio JSON: {where} is not an object")
+    if not isinstance(job.get("job options", {}), dict):
+        raise ConfigError(f"fio JSON: {where}[\"job options\"] is not an object")
     out = dict(job)
     name = job.get("jobname", f"job{index}")
     out["jobname"] = f"{host}/{name}" if host else str(name)
@@ -191,7 +208,7 @@ def _disk(entry: Any, index: int) -> Dict[str, Any]:
     if not isinstance(entry, dict):
         raise ConfigError(f"fio JSON: disk_util[{index}] is not an object")
     out = {key: value for key, value in entry.items() if value is not None}
-    out.setdefault("name", f"disk{index}")
+    out["name"] = str(out.get("name", f"disk{index}"))
     for field in ("read_ios", "write_ios", "util"):
         out[field] = _number(entry.get(field, 0), f"disk_util[{index}].{field}")
     for field in ("flush_ios", "queue_depth_mean"):  # raidlab's own documents only
@@ -230,6 +247,8 @@ def to_document(raw: Dict[str, Any], block: Optional[Dict[str, Any]] = None) -> 
     document = dict(raw)
     document["fio version"] = str(raw.get("fio version", "fio-unknown"))
     document.setdefault("global options", {})
+    if not isinstance(document["global options"], dict):
+        raise ConfigError("fio JSON: \"global options\" is not an object")
     document["jobs"] = jobs
     document["disk_util"] = [_disk(d, i) for i, d in enumerate(disks)]
     existing = raw.get("raidlab")
@@ -241,9 +260,34 @@ def to_document(raw: Dict[str, Any], block: Optional[Dict[str, Any]] = None) -> 
     else:
         merged = dict(block or {})
     document["raidlab"] = merged
+    _check_block(merged)
     if "simulated_ns" in merged and merged.get("source") != "measured":
         _check_simulated(document)
     return document
+
+
+#: Parts of a raidlab block (and of its ``config``) that the reports read as objects.
+_BLOCK_OBJECTS = ("config", "workload", "array", "controller", "rebuild")
+
+
+def _check_block(block: Dict[str, Any]) -> None:
+    """The shape of the parts of a ``raidlab`` block the reports describe a run from: objects
+    where they read fields, lists where they walk entries (``raidlab.report.html``)."""
+    config = block.get("config")
+    for container, where in ((block, "raidlab"), (config if isinstance(config, dict) else {}, "raidlab.config")):
+        for key in _BLOCK_OBJECTS:
+            if container.get(key) is not None and not isinstance(container[key], dict):
+                raise ConfigError(f"fio JSON: {where}.{key} is not an object")
+        workload = container.get("workload") or {}
+        if workload.get("source") is not None and not isinstance(workload["source"], dict):
+            raise ConfigError(f"fio JSON: {where}.workload.source is not an object")
+    if not isinstance(config, dict):
+        return
+    if config.get("failed") is not None and not isinstance(config["failed"], list):
+        raise ConfigError("fio JSON: raidlab.config.failed is not a list")
+    timeline = config.get("timeline")
+    if timeline is not None and not (isinstance(timeline, list) and all(isinstance(e, dict) for e in timeline)):
+        raise ConfigError("fio JSON: raidlab.config.timeline is not a list of objects")
 
 
 def _check_finite(document: Dict[str, Any]) -> None:

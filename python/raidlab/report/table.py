@@ -161,7 +161,12 @@ IOSTAT_HEADERS = ["device", "r/s", "w/s", "rkB/s", "wkB/s", "rrqm/s", "wrqm/s", 
 def _number(disk: Dict[str, Any], key: str) -> float:
     """A count of a disk entry, 0 when absent or not a number (imported documents vary)."""
     value = disk.get(key, 0)
-    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else 0.0
+    if not isinstance(value, (int, float)) or isinstance(value, bool):
+        return 0.0
+    try:
+        return float(value)
+    except OverflowError:  # a JSON integer beyond a float: no counter of a real run
+        return 0.0
 
 
 def iostat_table(document: Dict[str, Any]) -> str:
