@@ -212,11 +212,11 @@ def read_sysfs(device: str, root: str = "/sys") -> Tuple[Table, Topology]:
     if not base.is_dir():
         raise ConfigError(f"no {base}: give a whole disk or array (e.g. sda, md0, nvme0n1), not a partition")
     queue = base / "queue"
-    topology = Topology(logical=_read_int(queue / "logical_block_size"),
-                        physical=_read_int(queue / "physical_block_size"),
-                        source=f"sysfs {base}")
-    io_min = _read_int(queue / "minimum_io_size")
-    io_opt = _read_int(queue / "optimal_io_size")
+    logical = _block_size(_read_int(queue / "logical_block_size"), f"{queue / 'logical_block_size'}")
+    physical = _block_size(_read_int(queue / "physical_block_size"), f"{queue / 'physical_block_size'}", logical)
+    topology = Topology(logical=logical, physical=physical, source=f"sysfs {base}")
+    io_min = _whole(_read_int(queue / "minimum_io_size"), f"{queue / 'minimum_io_size'}")
+    io_opt = _whole(_read_int(queue / "optimal_io_size"), f"{queue / 'optimal_io_size'}")
     if (base / "alignment_offset").exists():
         offset = _read_int(base / "alignment_offset")
         topology.alignment_offset = max(offset, 0)
@@ -241,8 +241,8 @@ def read_sysfs(device: str, root: str = "/sys") -> Tuple[Table, Topology]:
     partitions = []
     for child in sorted(base.iterdir(), key=lambda p: (len(p.name), p.name)):
         if child.is_dir() and (child / "partition").exists() and (child / "start").exists():
-            start = _read_int(child / "start")
-            size = _read_int(child / "size") if (child / "size").exists() else 0
+            start = _whole(_read_int(child / "start"), f"{child / 'start'}")
+            size = _whole(_read_int(child / "size"), f"{child / 'size'}") if (child / "size").exists() else 0
             partitions.append(Partition(f"/dev/{child.name}", start, size, SECTOR))
     if not partitions:
         raise ConfigError(f"{name} has no partitions to check")

@@ -133,6 +133,10 @@ def calibrate_command(target: Optional[str], size: Optional[str], capacity_tb: O
             raise click.UsageError("give --target (to run a sweep) or --sweep (to refit one), not both")
         document, observations = _load_sweep(sweep_json)
         capacity = _sweep_capacity(document, sweep_json, capacity_tb)
+        if not progress.wanted(json_out is not None):
+            # A refit takes seconds: its steps are told on a terminal only, so that a script
+            # sees nothing on stderr but, if the sweep cannot be fitted, the one error line.
+            say = lambda text: None  # noqa: E731
         say(f"refitting {len(observations)} sweep points from {sweep_json}")
         result = calibration.from_observations(
             observations, int(document["span_bytes"]), model=model, max_evals=40 if len(observations) < 20 else 80,

@@ -391,9 +391,10 @@ def _fit_empirical(observations: Sequence[Observation], span: int, max_evals: in
         """From the deepest small-block point: IOPS = D / (latency₁ × (1 + c (D − 1)))."""
         deepest = max(_find(observations, rw, qd1.point.bs), key=lambda o: o.point.iodepth, default=qd1)
         depth = deepest.point.iodepth
-        if depth <= 1 or deepest.iops <= 0:
+        busy = qd1.lat_mean_ns / 1e9 * deepest.iops  # depth / busy = 1 + c (D - 1)
+        if depth <= 1 or not busy > 0:
             return 0.01
-        value = (depth / (qd1.lat_mean_ns / 1e9 * deepest.iops) - 1.0) / (depth - 1)
+        value = (depth / busy - 1.0) / (depth - 1)
         return min(max(value, 0.001), 100.0)
 
     def parallel(rw: str, qd1: Observation) -> float:
