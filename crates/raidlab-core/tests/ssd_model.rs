@@ -496,7 +496,12 @@ fn a_single_small_write_is_programmed_only_when_flushed() {
 
 #[test]
 fn null_device_latency_is_exact_and_parallel() {
-    for latency_us in [0.0, 1.0, 37.5] {
+    // The shortest latency the declaration takes is 1 ns (0 would let a closed loop spin at
+    // one instant).
+    let mut zero = null::preset("null").unwrap();
+    zero.insert("latency_us".into(), 0.0);
+    assert!(NullSpec::from_params(&zero).is_err(), "a zero latency is refused");
+    for latency_us in [0.001, 1.0, 37.5] {
         let mut values = null::preset("null").unwrap();
         values.insert("latency_us".into(), latency_us);
         let spec = NullSpec::from_params(&values).unwrap();

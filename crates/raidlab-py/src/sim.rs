@@ -276,7 +276,8 @@ fn hw_params(dict: &Bound<'_, PyDict>, hw: &mut HwConfig) -> PyResult<()> {
     if let Some(v) = pct(opt(dict, "read_cache_pct")?) {
         hw.read_cache_fraction = v;
     }
-    let mb = |v: Option<f64>| v.map(|m| (m * 1e6).round() as u64);
+    // MB/s to bytes/s; a positive rate never rounds to 0, which means "no limit".
+    let mb = |v: Option<f64>| v.map(|m| ((m * 1e6).round() as u64).max(u64::from(m > 0.0)));
     macro_rules! set {
         ($key:literal, $field:ident) => {
             if let Some(v) = opt(dict, $key)? {

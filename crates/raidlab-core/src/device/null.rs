@@ -16,9 +16,11 @@ pub const DECLARATIONS: &[ParamDecl] = &[
         name: "latency_us",
         unit: "us",
         default: 1.0,
-        min: 0.0,
+        // At least 1 ns: with no time per command a closed loop resubmits at the same instant
+        // forever and simulated time never reaches the end of the run.
+        min: 0.001,
         max: 1e9,
-        doc: "Time from submit to completion of every command, in microseconds.",
+        doc: "Time from submit to completion of every command, in microseconds (at least 0.001).",
     },
     ParamDecl {
         name: "queue_depth",
