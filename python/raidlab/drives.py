@@ -10,6 +10,7 @@ accept and refuse exactly the same names.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from typing import Any, Dict
 
@@ -45,8 +46,15 @@ class DriveSpec:
                          int(capacity_bytes))
 
 
-def _presets() -> Dict[str, Dict[str, Any]]:
+@functools.lru_cache(maxsize=None)
+def preset_table() -> Dict[str, Dict[str, Any]]:
+    """The drive presets by name, as the core describes them (read-only). The core builds
+    every preset's model to describe it (~5 ms): once per process, not once per drive
+    resolved (a sweep or a plan resolves thousands)."""
     return {p["name"]: p for p in _core.drive_presets()}
+
+
+_presets = preset_table
 
 
 def _unknown(name: str, where: str) -> ConfigError:

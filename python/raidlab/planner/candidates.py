@@ -60,7 +60,9 @@ class DriveModel:
 
 
 def _presets() -> Dict[str, Dict[str, Any]]:
-    return {p["name"]: p for p in _core.drive_presets()}
+    from raidlab.drives import preset_table
+
+    return preset_table()
 
 
 def _split_price(text: str) -> Tuple[str, Optional[float]]:
@@ -91,7 +93,7 @@ def parse_drive(text: str) -> DriveModel:
 
 def default_drives() -> List[DriveModel]:
     """Every real preset in the catalog (not the 'null' test device), without prices."""
-    return [parse_drive(p["name"]) for p in _core.drive_presets() if p["kind"] != "null"]
+    return [parse_drive(name) for name, p in _presets().items() if p["kind"] != "null"]
 
 
 @dataclass(frozen=True)

@@ -183,9 +183,19 @@ def excluded(settings: Mapping[str, Any], excludes: Sequence[Mapping[str, Any]])
     return any(all(_same(settings.get(k), v) for k, v in rule.items()) for rule in excludes)
 
 
+#: The most points a sweep file may expand to: each is a run (seconds of CPU) and a row of the
+#: store, and the expansion is held in memory. A larger study is several sweep files.
+MAX_POINTS = 100_000
+
+
 def expand(grid: Grid) -> List[Point]:
     """Every point, in order: the product of the axes (last fastest) minus the excludes, then the
     includes. Each is the fixed settings updated with its axis values."""
+    product = grid.combinations()
+    if product + len(grid.includes) > MAX_POINTS:
+        raise ConfigError(f"the sweep's grid has {product + len(grid.includes):,} points (the product of its "
+                          f"axes' lengths, before excludes); at most {MAX_POINTS:,}: split it into several "
+                          "sweep files")
     keys: List[Tuple[str, ...]] = [(k,) for k in grid.axes] + [tuple(group) for group in grid.zips]
     columns: List[List[Tuple[Any, ...]]] = [[(v,) for v in values] for values in grid.axes.values()]
     columns += [list(zip(*group.values())) for group in grid.zips]

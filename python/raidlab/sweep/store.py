@@ -158,6 +158,9 @@ class Store:
         if batches:
             pa = _arrow()
             for path in batches:
+                if not _readable(pa, path):
+                    raise ConfigError(f"sweep store: {path} is not a readable Parquet file; delete it and "
+                                      "run the sweep again to recompute its points")
                 found.update(pa.parquet.read_table(path, columns=["key"]).column("key").to_pylist())
         return found
 
@@ -242,4 +245,20 @@ def _read_rows(pa, files: List[str]):
     as nulls, columns no longer declared are left out."""
     import pyarrow.dataset as ds
 
-    return ds.dataset(files, schema=schema(), format="parquet").to_table()
+    try:
+        return ds.dataset(files, schema=schema(), format="parquet").to_table()
+    except (pa.ArrowInvalid, OSError) as error:
+        # Only damage from outside makes a stored file unreadable (raidlab renames whole files
+        # into place): name it, and how to get the point back.
+        bad = next((f for f in files if not _readable(pa, f)), None)
+        where = f"{bad} is not a readable Parquet file" if bad else f"a row file is not readable ({error})"
+        raise ConfigError(f"sweep store: {where}; delete it and run the sweep again to recompute "
+                          "its points") from None
+
+
+def _readable(pa, path: str) -> bool:
+    try:
+        pa.parquet.ParquetFile(path).metadata
+    except (pa.ArrowInvalid, OSError):
+        return False
+    return True
