@@ -309,6 +309,11 @@ def _calculator_check(winner: Evaluated, workload: Workload, seed: int, seconds:
             "simulated_iops": winner.iops, "sentence": sentence}
 
 
+#: The shortest repair the reliability model takes (raidlab-core `reliability`: 36 s); a mission
+#: shorter than that caps the repair here, not at the mission.
+_MIN_REPAIR_HOURS = 0.01
+
+
 def _loss_probability(reliability, design: Design, model: DriveModel, evaluated: Evaluated,
                       mission_years: float) -> float:
     """P(array loss) over the mission from raidlab.reliability's exact chain, with the simulated
@@ -320,7 +325,7 @@ def _loss_probability(reliability, design: Design, model: DriveModel, evaluated:
         hours = mission_hours
     return float(reliability.loss_probability(
         level=design.level, devices=design.devices, layout=design.layout, drive=model.name,
-        capacity_bytes=model.capacity_bytes, rebuild_hours=max(hours, 1e-3),
+        capacity_bytes=model.capacity_bytes, rebuild_hours=max(hours, _MIN_REPAIR_HOURS),
         mission_years=mission_years))
 
 
