@@ -174,6 +174,22 @@ fn degraded_random_writes_on_other_arrays_follow_mds_rules() {
     }
 }
 
+/// The recorded idle recovery moved to `case`'s array: the last member replaced at once and
+/// rebuilt to the end. Returns the read sectors per member and the sectors rebuilt, after
+/// checking that the recovery finished and wrote the new member whole.
+fn recover(case: &Value) -> (Vec<u64>, u64) {
+    let failed = md_io::missing_members(case);
+    let mut config = md_io::base_config(case, Workload { jobs: vec![] });
+    config.timeline = vec![ArrayEvent { at_ns: 0, kind: ArrayEventKind::Replace(failed[0]) }];
+    let result = run(config);
+    let rebuild = result.rebuilds.first().expect("a recovery");
+    let what = format!("raid{} {} x{}", case["level"], case["layout"], case["devices"]);
+    assert_eq!(rebuild.done_sectors, rebuild.total_sectors, "{what}: the recovery finished");
+    let whole = rebuild.total_sectors;
+    assert_eq!(result.members[failed[0] as usize].write_sectors, whole, "{what}: the new member written whole");
+    (result.members.iter().map(|m| m.read_sectors).collect(), whole)
+}
+
 #[test]
 fn recoveries_on_other_arrays_read_what_md_reads() {
     // md's recovery (`raid5_sync_request`, `raid10_sync_request`, `raid1_sync_request`) onto the
@@ -190,17 +206,9 @@ fn recoveries_on_other_arrays_read_what_md_reads() {
     let recorded = md_io::load_cases();
     for (level, layout, devices, halves) in cases {
         let case = moved(&recorded, "g6-r5-4x64k-recovery", level, layout, devices, 1, None);
-        let failed = md_io::missing_members(&case);
-        let mut config = md_io::base_config(&case, Workload { jobs: vec![] });
-        config.timeline = vec![ArrayEvent { at_ns: 0, kind: ArrayEventKind::Replace(failed[0]) }];
-        let result = run(config);
-        let rebuild = result.rebuilds.first().expect("a recovery");
-        assert_eq!(rebuild.done_sectors, rebuild.total_sectors, "raid{level}: the recovery finished");
-        let whole = rebuild.total_sectors;
-        let reads: Vec<u64> = result.members.iter().map(|m| m.read_sectors).collect();
+        let (reads, whole) = recover(&case);
         let want: Vec<u64> = halves.iter().map(|h| h * whole / 2).collect();
         assert_eq!(reads, want, "raid{level} {layout:?} x{devices}: read sectors per member");
-        assert_eq!(result.members[failed[0] as usize].write_sectors, whole, "raid{level}: the new member written whole");
     }
 }
 
@@ -307,14 +315,8 @@ fn raid10_recoveries_on_offset_and_three_copy_layouts_read_the_first_live_copy()
     let recorded = md_io::load_cases();
     for (layout, shares, parts) in cases {
         let case = moved(&recorded, "g6-r5-4x64k-recovery", 10, Some(layout), 4, 1, None);
-        let failed = md_io::missing_members(&case);
-        let mut config = md_io::base_config(&case, Workload { jobs: vec![] });
-        config.timeline = vec![ArrayEvent { at_ns: 0, kind: ArrayEventKind::Replace(failed[0]) }];
-        let result = run(config);
-        let rebuild = result.rebuilds.first().expect("a recovery");
-        assert_eq!(rebuild.done_sectors, rebuild.total_sectors, "raid10 {layout}: the recovery finished");
-        let reads: Vec<u64> = result.members.iter().map(|m| m.read_sectors).collect();
-        let want: Vec<u64> = shares.iter().map(|s| s * rebuild.total_sectors / parts).collect();
+        let (reads, whole) = recover(&case);
+        let want: Vec<u64> = shares.iter().map(|s| s * whole / parts).collect();
         let close = reads.iter().zip(&want).all(|(&r, &w)| r.abs_diff(w) <= 128);
         assert!(close, "raid10 {layout} x4: read sectors per member {reads:?}, md's rule gives {want:?}");
     }
