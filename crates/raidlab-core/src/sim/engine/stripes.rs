@@ -78,6 +78,13 @@ impl Simulation {
         let pass_ns = self.raid5d.pass_ns(&md.raid5d_cpu, cache.array(), &out, md.skip_copy);
         if pass_ns == 0 {
             // A free CPU handles every queued head in one pass: the loop's last.
+            // Known inexactness (session 15): with a costly CPU a pass whose heads issue no I/O
+            // (written heads returning their bios) also costs nothing and lands here, ending
+            // raid5d's loop and flushing its plug while heads may still be queued; md would go
+            // on. Taking it as one step of the loop brings md-io's member write requests closer
+            // to md's (192 KiB writes 8 deep on 4x64K: 0.50 per host write, md 0.51-0.82; now
+            // 3.92) but moves the buffered 4x512K case out of its slack (reads 0.20-0.21 per host
+            // sector, md 0.07-0.09; now 0.134): left until the buffered path is understood.
             self.release_pass(Raid5dOf::Flat, &mut out, true);
             self.head_ios = out;
             self.raid5d_maybe_idle();
