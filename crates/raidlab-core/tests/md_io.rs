@@ -36,8 +36,9 @@ use std::collections::BTreeMap;
 /// read/host is still inside the slack, but md's spread of reads has nothing to compare with.
 /// The model adds all of a bio's heads at one instant; md walks the bio head by head, but every
 /// O_DIRECT write runs under `blkdev_write_iter`'s plug, which holds the heads
-/// (`release_stripe_plug`) until the writer sleeps in `submit_bio_wait` and its plug is flushed
-/// (`raid5_unplug`), so they too reach raid5d together. Tried (session 13, not kept): writers adding
+/// (`release_stripe_plug`) until the writer sleeps waiting for the write (`blk_io_schedule` in
+/// `__blkdev_direct_IO_simple`) and its plug is flushed (`raid5_unplug`), so they too reach
+/// raid5d together. Tried (session 13, not kept): writers adding
 /// their heads 1 or 8 at a time, 0.3-1 µs a head, with raid5d running beside them. The two
 /// cases then pre-read (0.01-0.03 and 0.001-0.007), but so do the single-thread 1536 KiB
 /// full-stripe writes (0.02-0.10 against md's 0, the same in every run): md splits them at

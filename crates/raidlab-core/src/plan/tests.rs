@@ -203,6 +203,17 @@ fn raid1_read_balance_sticks_to_a_sequential_stream() {
 }
 
 #[test]
+fn raid1_a_member_that_has_not_read_takes_a_read_of_sector_0() {
+    // md allocates conf->mirrors zeroed: next_seq_sect is 0 until a member reads, so a read of
+    // sector 0 goes to the first such member even when another's head is there.
+    let a = array(Level::Raid1, None, 2, 64);
+    let mut mirrors = MirrorState::new(2, ReadBalance::Md);
+    mirrors.head_sector = vec![1000, 0];
+    let copies = [Location { member: 0, sector: 0 }, Location { member: 1, sector: 0 }];
+    assert_eq!(mirrors.choose(&copies, 0, 8, a.raid10_layout()).unwrap().member, 0);
+}
+
+#[test]
 fn raid10_far_reads_prefer_the_lowest_address() {
     let a = array(Level::Raid10, Some("f2"), 4, 64);
     let mut copies = Copies::new();
