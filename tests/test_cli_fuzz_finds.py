@@ -106,14 +106,65 @@ def test_import_disk_names_become_text(tmp_path):
     assert run.status == 0, run.stderr
 
 
-def test_import_skips_a_long_preamble_in_linear_time(tmp_path):
-    # 200,000 lines that each open an object: every failed try used to rescan the text before it
-    # (22 s here; 1 MB of them ran for minutes). Now: no document, in well under a second.
+def _decode_tries(monkeypatch, text: str) -> int:
+    """How many places the importer tries to decode in ``text`` (each failed try costs the
+    decoder a pass over the text before it, so unbounded tries are quadratic)."""
+    import raidlab.measure.importer as importer
+
+    tries = []
+    real = importer.json.JSONDecoder.raw_decode
+    monkeypatch.setattr(importer.json.JSONDecoder, "raw_decode",
+                        lambda self, s, idx=0: (tries.append(idx), real(self, s, idx))[1])
+    try:
+        importer.parse_fio_json(text, "preamble")
+    except importer.ConfigError:
+        pass
+    return len(tries)
+
+
+def test_import_tries_few_places_in_a_long_preamble(monkeypatch, tmp_path):
+    # 200,000 lines that each open an object used to be tried one by one, every failed try
+    # rescanning the text before it (22 s; 1 MB of them ran for minutes).
+    # One try of the whole text as a document, then none: '{' then '{' starts no document.
+    assert _decode_tries(monkeypatch, "\n{" * 200_000) == 1
+    from raidlab.measure.importer import _TRIES
+
+    assert _decode_tries(monkeypatch, '\n{"x' * 200_000) == 1 + _TRIES
     path = tmp_path / "preamble.json"
-    path.write_text("\n{" * 200_000)
+    path.write_text('\n{"x' * 300)
     run = run_cli(["import", str(path)])
     assert_one_line_error(run)
-    assert "not fio JSON output" in run.stderr
+    assert "gave up after" in run.stderr
+
+
+def test_import_finds_a_document_after_a_preamble_with_old_mac_line_ends(tmp_path):
+    document = _simulated_document(tmp_path)
+    path = tmp_path / "cr.json"
+    path.write_text("fio: a warning\r" + json.dumps(document, indent=1).replace("\n", "\r"))
+    run = run_cli(["import", str(path)])
+    assert run.status == 0, run.stderr
+
+
+@pytest.mark.parametrize("edit", [("rebuild", 1), ("phases", [1])], ids=["rebuild", "phases"])
+def test_import_checks_report_parts_of_measured_documents(tmp_path, edit):
+    document = _simulated_document(tmp_path)
+    document["raidlab"]["source"] = "measured"
+    path = tmp_path / "edited.json"
+    path.write_text(json.dumps(_set(document, *edit)))
+    assert_one_line_error(run_cli(["import", str(path), "--html", str(tmp_path / "r.html")]))
+
+
+def test_unreadable_store_files_are_named(tmp_path):
+    import raidlab
+
+    spec = tmp_path / "s.toml"
+    spec.write_text('[sweep]\npreset = "oltp-innodb"\nruntime-s = 0.05\n[grid]\ndevices = [4, 5]\n')
+    store = tmp_path / "store"
+    assert run_cli(["sweep", str(spec), "--out", str(store), "--jobs", "1"]).status == 0
+    row = sorted((store / "points").glob("*.parquet"))[0]
+    row.write_bytes(row.read_bytes()[: len(row.read_bytes()) // 2])  # truncated
+    with pytest.raises(raidlab.errors.ConfigError, match="not a readable Parquet file"):
+        raidlab.load_sweep(str(store))
 
 
 @pytest.mark.parametrize("sizes", [("0", "0", "0", "0"), ("-4096", "-4096", "0", "0"), ("0", "4096", "0", "0"),

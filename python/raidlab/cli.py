@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import sys
 from typing import List, Optional, Sequence
 
@@ -17,6 +16,7 @@ import click
 from raidlab import _core
 from raidlab.array import DEFAULT_CHUNK_KIB, DEFAULT_MEMBER_KIB, Array
 from raidlab.errors import RaidlabError
+from raidlab.workload.units import is_decimal
 from raidlab.commands.compare import compare_command
 from raidlab.commands.replay import replay_command
 from raidlab.commands.sim import controllers_command, drives_command, hosts_command, sim_command
@@ -42,7 +42,6 @@ EXIT_INTERNAL = 70
 EXIT_BROKEN_PIPE = 141
 
 _U64_LIMIT = 1 << 64
-_DIGITS = re.compile(r"[0-9]+")
 _CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 # click >= 8.2 raises this (a UsageError) for a bare 'raidlab'; older clicks print help themselves.
 _NO_ARGS_IS_HELP = getattr(click.exceptions, "NoArgsIsHelpError", ())
@@ -58,7 +57,7 @@ class WholeNumber(click.ParamType):
             number = value
         else:
             text = str(value).strip()
-            if not _DIGITS.fullmatch(text):
+            if not is_decimal(text):
                 self.fail(f"{value!r} is not a whole number (0, 1, 2, ...)", param, ctx)
             number = int(text)
         if number >= _U64_LIMIT:
@@ -75,7 +74,7 @@ class KiBList(click.ParamType):
         if isinstance(value, (list, tuple)):
             return list(value)
         parts = [part.strip() for part in str(value).split(",")]
-        if not all(_DIGITS.fullmatch(part) for part in parts):
+        if not all(is_decimal(part) for part in parts):
             self.fail(f"{value!r} is not a comma-separated list of whole KiB sizes", param, ctx)
         sizes = [int(part) for part in parts]
         if any(size >= _U64_LIMIT for size in sizes):

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Sequence, Union
 
 from raidlab import _core, inputs
+from raidlab.drives import preset_table
 from raidlab.errors import ConfigError, DeviceError
 from raidlab.array import MAX_DEVICES
 from raidlab.commands.numbers import real_text, whole_text
@@ -59,7 +60,7 @@ def load_drive(drive: Union[str, Path, Dict[str, Any]]) -> Dict[str, Any]:
             params[key] = inputs.finite_number(value, f"drive file {inputs.show_path(text)}: '{key}'")
         choice["params"] = params
         if "preset" in choice and "kind" in choice:
-            kinds = {p["name"]: p["kind"] for p in _core.drive_presets()}
+            kinds = {name: p["kind"] for name, p in preset_table().items()}
             if kinds.get(choice["preset"], choice["kind"]) != choice["kind"]:
                 raise DeviceError(f"drive file {inputs.show_path(text)}: preset = \"{choice['preset']}\" is "
                                   f"of kind \"{kinds[choice['preset']]}\", not kind = \"{choice['kind']}\"; "

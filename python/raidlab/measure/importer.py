@@ -52,7 +52,7 @@ RAIDLAB_KEYS = ("source", "tool", "tool_version", "version", "target", "hostname
 
 #: Where a document may start: a '{' that opens a line (fio pretty-prints the top level so)
 #: and is followed by a key or the closing brace.
-_DOCUMENT_START = re.compile(r'^\{\s*["}]', re.MULTILINE)
+_DOCUMENT_START = re.compile(r'(?:^|(?<=\r))\{\s*["}]', re.MULTILINE)
 #: Places that look like a document's start but do not decode that are tried before giving up:
 #: each failed try costs a pass over the text before it (the decoder counts lines for its
 #: message), and fio's own preamble (warnings, a job listing) holds none or a few.
@@ -63,10 +63,13 @@ def _documents(text: str) -> List[Dict[str, Any]]:
     decoder = json.JSONDecoder()
     found: List[Dict[str, Any]] = []
     position, failed = 0, 0
-    while failed < _TRIES:
+    while True:
         match = _DOCUMENT_START.search(text, position)
         if match is None:
             break
+        if failed == _TRIES:
+            raise ConfigError(f"gave up after {_TRIES} lines that start like a JSON object but do not "
+                              "decode: cut the text before fio's document")
         start = match.start()
         try:
             value, end = decoder.raw_decode(text, start)
@@ -261,9 +264,21 @@ def to_document(raw: Dict[str, Any], block: Optional[Dict[str, Any]] = None) -> 
         merged = dict(block or {})
     document["raidlab"] = merged
     _check_block(merged)
+    _check_report_parts(document)
     if "simulated_ns" in merged and merged.get("source") != "measured":
         _check_simulated(document)
     return document
+
+
+def _check_report_parts(document: Dict[str, Any]) -> None:
+    """The top-level parts the reports walk, in any document (simulated or measured): the
+    rebuild an object, the phases a list of objects."""
+    rebuild = document.get("rebuild")
+    if rebuild is not None and not isinstance(rebuild, dict):
+        raise ConfigError("fio JSON: rebuild is not an object")
+    phases = document.get("phases")
+    if phases is not None and not (isinstance(phases, list) and all(isinstance(p, dict) for p in phases)):
+        raise ConfigError("fio JSON: phases is not a list of objects")
 
 
 #: Parts of a raidlab block (and of its ``config``) that the reports read as objects.

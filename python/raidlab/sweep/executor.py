@@ -24,7 +24,7 @@ from raidlab.errors import ConfigError, RaidlabError
 from raidlab.workload.units import is_decimal, show
 
 #: Ray tasks in flight per CPU of the cluster: enough to keep every worker busy while results
-#: stream back, few enough that a million-point sweep never holds a million futures.
+#: stream back, few enough that the largest sweep (grid.MAX_POINTS points) never holds a future per point.
 RAY_TASKS_PER_CPU = 4
 
 
@@ -216,5 +216,5 @@ def _reachable(address: str) -> None:
     except OSError as error:
         raise ConfigError(f"--ray {show(address)}: cannot reach the Ray cluster at {show(host)}:{port} "
                           f"({error.strerror or error})") from None
-    except (UnicodeError, ValueError) as error:  # a host name the resolver cannot encode
+    except ValueError as error:  # a host name the resolver cannot encode (a UnicodeError)
         raise ConfigError(f"--ray {show(address)}: {show(host)} is not a host name ({error})") from None

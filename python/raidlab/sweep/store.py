@@ -158,10 +158,11 @@ class Store:
         if batches:
             pa = _arrow()
             for path in batches:
-                if not _readable(pa, path):
+                try:
+                    found.update(pa.parquet.read_table(path, columns=["key"]).column("key").to_pylist())
+                except (pa.ArrowInvalid, OSError):
                     raise ConfigError(f"sweep store: {path} is not a readable Parquet file; delete it and "
-                                      "run the sweep again to recompute its points")
-                found.update(pa.parquet.read_table(path, columns=["key"]).column("key").to_pylist())
+                                      "run the sweep again to recompute its points") from None
         return found
 
     def keys(self) -> Set[str]:
