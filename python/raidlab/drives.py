@@ -54,12 +54,10 @@ def preset_table() -> Dict[str, Dict[str, Any]]:
     return {p["name"]: p for p in _core.drive_presets()}
 
 
-_presets = preset_table
-
 
 def _unknown(name: str, where: str) -> ConfigError:
     return ConfigError(f"{where} {name!r}: unknown drive model; give {DRIVE_FORMS} "
-                       f"(presets: {', '.join(_presets())})")
+                       f"(presets: {', '.join(preset_table())})")
 
 
 def _from_choice(name: str, choice: Dict[str, Any], where: str) -> DriveSpec:
@@ -70,7 +68,7 @@ def _from_choice(name: str, choice: Dict[str, Any], where: str) -> DriveSpec:
         imported = _core.disksim_import(str(choice["disksim"]), lambda file: files[file])
         return DriveSpec(name, choice, "hdd", str(imported["interface"]), int(imported["capacity_bytes"]))
     if "preset" in choice:
-        preset = _presets().get(str(choice["preset"]))
+        preset = preset_table().get(str(choice["preset"]))
         if preset is None:
             raise _unknown(str(choice["preset"]), where)
         capacity = params.get("capacity_bytes", preset["capacity_bytes"])
@@ -95,7 +93,7 @@ def resolve_drive(drive: Any, where: str = "--drive") -> DriveSpec:
         raise ConfigError(f"{where}: {drive!r} is not a drive; give {DRIVE_FORMS}")
     from raidlab.sim import load_drive
 
-    if drive in _presets():
+    if drive in preset_table():
         return _from_choice(drive, {"preset": drive}, where)
     if not drive.endswith((".toml", ".parv", ".diskspecs")):
         raise _unknown(drive, where)

@@ -19,7 +19,7 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 from raidlab import _core
 from raidlab.array import MAX_DEVICES, Array
 from raidlab.errors import ConfigError
-from raidlab.drives import resolve_drive
+from raidlab.drives import preset_table, resolve_drive
 
 #: Levels the planner considers unless told otherwise. raid0 only when asked (no redundancy).
 DEFAULT_LEVELS = (1, 5, 6, 10)
@@ -59,12 +59,6 @@ class DriveModel:
                 "capacity_bytes": self.capacity_bytes, "price": self.price}
 
 
-def _presets() -> Dict[str, Dict[str, Any]]:
-    from raidlab.drives import preset_table
-
-    return preset_table()
-
-
 def _split_price(text: str) -> Tuple[str, Optional[float]]:
     """``NAME[:PRICE]``; a path may itself hold ':' so only a numeric tail is a price."""
     name, sep, tail = text.rpartition(":")
@@ -85,7 +79,7 @@ def parse_drive(text: str) -> DriveModel:
     TOML file or a DiskSim model; :func:`raidlab.drives.resolve_drive`)."""
     name, price = _split_price(text.strip())
     drive = resolve_drive(name, "--drive")
-    if name in _presets():
+    if name in preset_table():
         return DriveModel(name, name, drive.kind, "nvme" in drive.interface.lower(), drive.capacity_bytes, price)
     nvme = "nvme" in drive.interface.lower() or "nvme" in Path(name).stem.lower()
     return DriveModel(Path(name).stem, drive.choice, drive.kind, nvme, drive.capacity_bytes, price)
@@ -93,7 +87,7 @@ def parse_drive(text: str) -> DriveModel:
 
 def default_drives() -> List[DriveModel]:
     """Every real preset in the catalog (not the 'null' test device), without prices."""
-    return [parse_drive(name) for name, p in _presets().items() if p["kind"] != "null"]
+    return [parse_drive(name) for name, p in preset_table().items() if p["kind"] != "null"]
 
 
 @dataclass(frozen=True)
