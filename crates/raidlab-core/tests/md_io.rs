@@ -67,6 +67,21 @@ use std::collections::BTreeMap;
 ///   write, `__blkdev_direct_IO_simple` included), so a write that finds a queued head moves it
 ///   to the handle list's tail as md does: these two unchanged, the three 64 KiB streams leave
 ///   (0.33 against md's 0.18-0.34 but spread 0.37/0.37/0.13/0.12).
+/// Tried in session 16 (not kept; diffs under the session's probe notes):
+/// - One guest CPU shared CFS-like (vruntime, sleeper credit of half of sched_latency, 1 ms
+///   wakeup granularity, raid5d yielding at `handle_active_stripes`'s cond_resched) by the
+///   writers' submissions and raid5d, with writes ending in raid5d as above, and costs chosen so
+///   the simulated run times match the loadgen's (rms log error 0.25 over the 47 write cases,
+///   1.3 now): 41-44 of 47, with ±10-50 % seeded jitter on CPU and disk times too. The 64 KiB
+///   streams lock into handling every other partial stripe early, so their reads fall on two
+///   members (0.50/0.50/0/0 against md's 0.3/0.25/0.23/0.2); the 1 MiB 512 KiB-chunk stream reads
+///   0.061 on two members.
+/// - O_DIRECT writers adding their heads one by one (0.3-4 µs a head, 1 or 8 at a time, one
+///   writer at a time) under `blkdev_write_iter`'s plug, raid5d on its own CPU: the two cases
+///   still read 0-0.006; 40-45 of 47. md's partial-chunk reads here (296 and 1320 sectors in
+///   run2) show raid5d and a writer interleaving within one stripe, which needs raid5d caught
+///   up with its queue when the partner write arrives: in the model raid5d is the bottleneck and
+///   always behind, so every stripe is gathered; made idle, it takes every partial stripe.
 /// The streams' outcomes are regimes sensitive to every detail of timing; md's runs sit in one
 /// regime each. Matching them needs the guest's scheduler (the loadgen threads, the flusher and
 /// raid5d on one vCPU, CFS) and comparing the spread over seeds with md's runs.
