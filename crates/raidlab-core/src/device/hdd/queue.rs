@@ -70,7 +70,13 @@ pub struct CommandQueue {
     fewest_sectors: u32,
     /// The oldest queued command's arrival (`Nanos::MAX` when empty).
     oldest_arrival: Nanos,
+    /// Per slot, the queued command of the same direction that ends where this one starts
+    /// ([`NO_SLOT`] if none): the one before it in a sequential stream.
+    before: Vec<u32>,
 }
+
+/// No slot: a command with no queued command before it in a stream.
+const NO_SLOT: u32 = u32::MAX;
 
 impl CommandQueue {
     pub fn with_capacity(capacity: usize) -> CommandQueue {
@@ -81,6 +87,7 @@ impl CommandQueue {
             first_eligible: None,
             fewest_sectors: u32::MAX,
             oldest_arrival: Nanos::MAX,
+            before: Vec::with_capacity(capacity),
         }
     }
     pub fn len(&self) -> usize {
@@ -122,6 +129,28 @@ impl CommandQueue {
             .min_by_key(|(_, p)| (p.arrival, p.seq))
             .map(|(position, _)| position)
     }
+    /// The queued command of `pending`'s direction that ends where it starts, if any.
+    fn stream_before(&self, pending: &Pending) -> u32 {
+        self.order
+            .iter()
+            .map(|&key| key as u32)
+            .find(|&slot| {
+                let o = &self.slots[slot as usize];
+                o.write == pending.write && o.lba + o.sectors as u64 == pending.lba
+            })
+            .unwrap_or(NO_SLOT)
+    }
+
+    /// Whether the command in `slot` waits for the command before it in its sequential stream,
+    /// which is queued and eligible at `t`: only a stream's first command is a candidate
+    /// (DiskSim's ioqueue "Sequential stream scheme", `ioqueue_seqstream_head`), so reordering
+    /// never serves a stream out of order and leaves its first command behind the head.
+    #[inline(always)]
+    fn follows(&self, slot: usize, t: Nanos) -> bool {
+        let before = self.before[slot];
+        before != NO_SLOT && self.slots[before as usize].eligible <= t
+    }
+
     pub fn push(&mut self, pending: Pending) {
         self.oldest_arrival = self.oldest_arrival.min(pending.arrival);
         self.fewest_sectors = self.fewest_sectors.min(pending.sectors);
@@ -136,9 +165,19 @@ impl CommandQueue {
             }
             None => {
                 self.slots.push(pending);
+                self.before.push(NO_SLOT);
                 u32::try_from(self.slots.len() - 1).expect("queue slots fit u32")
             }
         };
+        self.before[slot as usize] = self.stream_before(&pending);
+        let end = pending.lba + pending.sectors as u64;
+        for &key in &self.order {
+            let other = key as u32;
+            let o = &self.slots[other as usize];
+            if o.write == pending.write && o.lba == end && self.before[other as usize] == NO_SLOT {
+                self.before[other as usize] = slot;
+            }
+        }
         let key = (pending.target.angle as u64) << 32 | slot as u64;
         let at = self.order.partition_point(|&k| k < key);
         self.order.insert(at, key);
@@ -149,6 +188,15 @@ impl CommandQueue {
         let slot = self.order.remove(position) as u32;
         let taken = self.slots[slot as usize];
         self.free.push(slot);
+        // The commands that came after it in a stream lead their streams now (or follow
+        // another queued command that ends where they start).
+        for i in 0..self.order.len() {
+            let other = self.order[i] as u32 as usize;
+            if self.before[other] == slot {
+                let follower = self.slots[other];
+                self.before[other] = self.stream_before(&follower);
+            }
+        }
         // The command taken may have been the earliest eligible or the oldest (usually both:
         // eligibility is arrival plus the controller's overhead): one pass finds the new ones.
         if self.first_eligible == Some(taken.eligible) || self.oldest_arrival == taken.arrival {
@@ -213,7 +261,7 @@ fn sptf(queue: &CommandQueue, t: Nanos, pos: &HeadPos, mech: &Mechanics) -> Opti
                 break 'search;
             }
             let p = &queue.slots[slot];
-            if p.eligible <= t {
+            if p.eligible <= t && !queue.follows(slot, t) {
                 // Specialised for reads, which have their data (`data_ready` is `eligible`)
                 // and no write settle: most queued commands when writes are cached.
                 let delay = if p.write {
@@ -254,8 +302,8 @@ impl Best {
 #[inline(always)]
 fn best_by(queue: &CommandQueue, t: Nanos, cost: impl Fn(&Pending) -> Nanos) -> Option<usize> {
     let mut best = Best::new();
-    for (position, (_, p)) in queue.iter().enumerate() {
-        if p.eligible <= t {
+    for (position, (slot, p)) in queue.iter().enumerate() {
+        if p.eligible <= t && !queue.follows(slot, t) {
             best.offer(position, p.seq, cost(p));
         }
     }
