@@ -329,3 +329,26 @@ def test_pareto_front_in_html_and_png(tmp_path):
     assert "Pareto" in text and "<svg" in text
     data = (pngs / "pareto.png").read_bytes()
     assert data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) > 5000
+
+
+def test_the_setup_script_runs_top_to_bottom_with_the_choices_commented_out():
+    """A review found the script had mkfs.xfs and mkfs.ext4 back to back (ext4 would win, fstab says
+    xfs) and the sfdisk of md0 after mkfs, mount and fstab (it would wreck the new filesystem)."""
+    from raidlab.planner.setup import render
+
+    out = setup(Design("d", 5, "left-symmetric", 6, 512, spares=1), DISK,
+                raidlab.Array(level=5, devices=6, chunk_kib=512, member_kib=1 << 20), preset("oltp-innodb"))
+    lines = render(out)
+    runnable = [line for line in lines if not line.startswith("#")]
+    assert not any("mkfs.ext4" in line or "sfdisk" in line for line in runnable)
+    assert sum(line.startswith("mkfs.") for line in runnable) == 1
+    assert sum(line.startswith("mount ") for line in runnable) == 1
+    position = {key: next(i for i, line in enumerate(lines) if key in line)
+                for key in ("mdadm --create", "sfdisk /dev/md0", "mkfs.xfs", "mkfs.ext4", "/etc/fstab")}
+    assert position["mdadm --create"] < position["sfdisk /dev/md0"] < position["mkfs.xfs"] < position["/etc/fstab"]
+    assert "# ext4 instead of XFS: mkfs.ext4 -b 4096 -E stride=128,stripe-width=640 /dev/md0" in lines
+    assert "# only if md0 must be partitioned: printf 'label: gpt\\nstart=10240\\n' | sfdisk /dev/md0" in lines
+    # The JSON keeps the commands whole and says which are choices.
+    kind = {key: next(c.get("alternative") for c in out["commands"] if key in c["command"])
+            for key in ("mkfs.ext4", "mkfs.xfs", "sfdisk")}
+    assert kind == {"mkfs.ext4": "ext4", "mkfs.xfs": None, "sfdisk": "partition"}

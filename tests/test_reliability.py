@@ -286,3 +286,15 @@ def test_api_errors_are_raidlab_errors():
         rel.analyze(level=5, devices=8, weibull_shape=0, trials=0)
     with pytest.raises(RaidlabError, match="at least 4 devices"):
         rel.analyze(level=6, devices=3, trials=0)
+
+
+def test_ure_fails_array_output_does_not_say_md_carries_on():
+    """A review found `--ure-fails-array` still printed md's default (a bad block, carry on) beside
+    an 11-year MTTDL, and the textbook row (53,264 y) unlabelled as ignoring sector errors."""
+    args = ["reliability", "--level", "5", "--devices", "6", "--capacity-tb", "16", "--uber", "1e-14"]
+    fails = run_cli([*args, "--ure-fails-array", "--trials", "0"])
+    assert fails.status == 0, fails.stderr
+    assert "such an error loses the array" in fails.stdout and "carries on" not in fails.stdout
+    assert "textbook approximation (drive failures only)" in fails.stdout
+    default = run_cli([*args, "--trials", "0"])
+    assert "md records a bad block and carries on" in default.stdout

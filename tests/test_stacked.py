@@ -157,6 +157,8 @@ def test_plan_considers_stacked_levels_and_prints_their_setup(capsys):
     assert "mkfs.xfs -d su=64k,sw=2 /dev/md0" in commands
     # The scrub runs on the inner arrays, which hold the redundancy.
     assert any("for md in md1 md2; do echo check" in c for c in commands)
+    scrub_why = next(c["why"] for c in doc["setup"]["commands"] if "echo check" in c["command"])
+    assert "/sys/block/{md1,md2}/md/mismatch_cnt" in scrub_why and "md0/md/mismatch_cnt" not in scrub_why
     assert doc["calculator"]["penalty"] == 3  # a 4 KiB write to a raid5 of 3: rcw, 1 read + 2 writes
 
 

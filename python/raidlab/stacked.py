@@ -156,4 +156,6 @@ def scrub_inner_arrays(commands: List[Dict[str, str]], sets: int) -> None:
         if "/sys/block/md0/md/sync_action" in entry["command"]:
             entry["command"] = (f"echo '0 1 1 * * root for md in {inner}; do echo check > "
                                 f"/sys/block/$md/md/sync_action; done' > /etc/cron.d/md-scrub")
-            entry["why"] = "the inner arrays hold the redundancy, so they are scrubbed; " + entry["why"]
+            entry["why"] = ("the inner arrays hold the redundancy, so they are scrubbed; "
+                            + entry["why"].replace("/sys/block/md0/md/mismatch_cnt",
+                                                   f"/sys/block/{{{inner.replace(' ', ',')}}}/md/mismatch_cnt"))

@@ -95,7 +95,7 @@ def render_text(doc: Dict[str, Any]) -> str:
     mc_header = "Monte Carlo, 95 % CI" if mc else "Monte Carlo (off)"
     rows = [
         ["MTTDL", _years(doc["mttdl_years"]), "-"],
-        ["MTTDL, textbook approximation", _years(doc["mttdl_years_approx"]), "-"],
+        ["MTTDL, textbook approximation (drive failures only)", _years(doc["mttdl_years_approx"]), "-"],
         [f"P(array loss in {mission:g} y)", _pct(doc["p_array_loss"]),
          _with_ci(mc and mc["p_array_loss"], _pct)],
         [f"P(any sector lost in {mission:g} y)", _pct(doc["p_sector_loss"]),
@@ -119,8 +119,9 @@ def render_text(doc: Dict[str, Any]) -> str:
     if rebuild["critical_read_bytes"]:
         lines.append(f"reads with no redundancy left, one failure short of loss: "
                      f"{_bytes(rebuild['critical_read_bytes'])}, P(sector lost) "
-                     f"{_pct(rebuild['p_sector_fault_critical'])} (md records a bad block and "
-                     "carries on)")
+                     f"{_pct(rebuild['p_sector_fault_critical'])} "
+                     + ("(--ure-fails-array: such an error loses the array)" if inputs.get("ure_fails_array")
+                        else "(md records a bad block and carries on)"))
     drops = doc.get("timeout_drops")
     if drops:  # issue 24 §3
         erc = f"ERC {drops['erc_s']:g} s" if drops["erc_s"] else "no ERC"

@@ -145,4 +145,5 @@ def monitoring(add: Add, level: int) -> None:
         "rewritten from redundancy while it still exists, not during a rebuild. Watch "
         "/sys/block/md0/md/mismatch_cnt afterwards. It runs at the same speed limits as a rebuild. "
         "Debian/Ubuntu's mdadm package already schedules one (checkarray, first Sunday of the month) "
-        "and RHEL's raid-check runs weekly: look in /etc/cron.d before adding this.")
+        "and RHEL's raid-check runs weekly, and some packages schedule it as a systemd timer: look in "
+        "/etc/cron.d and at systemctl list-timers before adding this.")

@@ -143,7 +143,7 @@ def _filesystems(add, notes: List[str], design: Design, geo: Dict[str, Any]) -> 
         add("mkfs.xfs /dev/md0",
             f"raid{design.level} has no stripe: md sets no minimum/optimal io size, so there is no "
             f"su/sw to give.")
-        add("mkfs.ext4 -b 4096 /dev/md0", "likewise, no stride or stripe-width for a mirror.")
+        add("mkfs.ext4 -b 4096 /dev/md0", "likewise, no stride or stripe-width for a mirror.", "ext4")
         return
     su = _kib(geo["su_bytes"])
     add(f"mkfs.xfs -d su={su},sw={geo['sw']} /dev/md0",
@@ -154,7 +154,7 @@ def _filesystems(add, notes: List[str], design: Design, geo: Dict[str, Any]) -> 
     add(f"mkfs.ext4 -b 4096 -E stride={geo['stride']},stripe-width={geo['stripe_width']} /dev/md0",
         "the same geometry for ext4 in 4 KiB blocks: stride = chunk / 4 KiB, stripe-width = "
         "optimal_io_size / 4 KiB; mballoc aligns allocations to it, which on parity RAID avoids "
-        "read-modify-write (mke2fs(8)).")
+        "read-modify-write (mke2fs(8)).", "ext4")
     if geo["su_bytes"] > 256 * 1024:
         notes.append(f"mkfs.xfs will say the log stripe unit ({geo['su_bytes']} bytes) is too large "
                      f"(maximum 256KiB) and use 32 KiB: expected and harmless (xfs_mkfs.c).")
@@ -175,9 +175,9 @@ def _mount(add, geo: Dict[str, Any], workload: Workload, mount_point: str) -> st
         "noatime: reads do not turn into inode writes. inode64: inodes anywhere on the volume (the "
         "default since Linux 3.7; stated for old kernels)." + alloc_why +
         " No nobarrier: XFS removed it in Linux 4.19 and the mount would fail.")
-    add(f"mount -o noatime /dev/md0 {mount_point}   # if ext4",
+    add(f"mount -o noatime /dev/md0 {mount_point}",
         "ext4 reads the stride/stripe-width from its superblock; no barrier options: flushes are "
-        "what make fsync durable.")
+        "what make fsync durable.", "ext4")
     return options
 
 
@@ -223,11 +223,16 @@ def _partition(add, notes: List[str], array: Array) -> int:
     stripe = array.io_opt_bytes or array.io_min_bytes or PAGE
     grain = math.lcm(MIB, max(stripe, PAGE)) if array.io_opt_bytes else MIB
     start = grain // 512
-    add(f"printf 'label: gpt\\nstart={start}\\n' | sfdisk /dev/md0   # only if md0 must be partitioned",
-        f"best: mkfs on /dev/md0 itself (offset 0 is aligned to everything). A partition on md0 must "
-        f"start on a multiple of 1 MiB and of the full stripe ({human_bytes(stripe)}): sector {start} "
-        f"= {human_bytes(grain)}. Members: use whole disks, or start partitions at sector 2048 (1 MiB, "
-        f"a multiple of 4 KiB physical sectors; md's chunk grid begins at its data offset).")
+    add(f"printf 'label: gpt\\nstart={start}\\n' | sfdisk /dev/md0",
+        f"best: mkfs on /dev/md0 itself (offset 0 is aligned to everything); partition it only if "
+        f"you must, before mkfs, and then give /dev/md0p1 instead of /dev/md0 to every command "
+        f"below (mkfs, mount, blkid). A partition on md0 must "
+        + (f"start on a multiple of 1 MiB and of the full stripe ({human_bytes(stripe)}): sector {start} "
+           f"= {human_bytes(grain)}." if array.io_opt_bytes else
+           f"start on a multiple of 1 MiB (a mirror has no stripe): sector {start}.")
+        + f" Members: use whole disks, or start partitions at sector 2048 (1 MiB, "
+        f"a multiple of 4 KiB physical sectors; md's chunk grid begins at its data offset).",
+        "partition")
     if array.io_opt_bytes:
         notes.append(f"LVM on md0: pvcreate --dataalignment {array.io_opt_bytes // 1024}k /dev/md0 "
                      f"puts the first extent on a full stripe.")
@@ -249,8 +254,11 @@ def setup(design: Design, model: DriveModel, array: Array, workload: Workload,
     commands: List[Dict[str, str]] = []
     notes: List[str] = []
 
-    def add(command: str, why: str) -> None:
-        commands.append({"command": command, "why": why})
+    def add(command: str, why: str, alternative: Optional[str] = None) -> None:
+        entry = {"command": command, "why": why}
+        if alternative:
+            entry["alternative"] = alternative
+        commands.append(entry)
 
     limits = limits or default_limits()
     names = member_placeholders(design.drives)
@@ -261,6 +269,7 @@ def setup(design: Design, model: DriveModel, array: Array, workload: Workload,
         plan_setup_commands(add, array, names)
     else:
         _create(add, design, array, names)
+    start = _partition(add, notes, array)
     geo = geometry(array)
     _filesystems(add, notes, design, geo)
     xfs_options = _mount(add, geo, workload, mount_point)
@@ -271,7 +280,6 @@ def setup(design: Design, model: DriveModel, array: Array, workload: Workload,
     runbook.monitoring(add, design.level)
     if stacked:
         scrub_inner_arrays(commands, array.geo["sets"])
-    start = _partition(add, notes, array)
     placeholders = PLACEHOLDER_NOTE.format(first=names[0], last=names[-1], count=len(names),
                                            mount=mount_point)
     return {"geometry": geo, "placeholders": placeholders, "commands": commands, "notes": notes,
@@ -281,12 +289,18 @@ def setup(design: Design, model: DriveModel, array: Array, workload: Workload,
             "rebuild": rebuild}
 
 
+#: How a command that is a choice, not a step, is shown in the script (commented out, so the
+#: script runs top to bottom as the XFS-on-whole-md0 setup).
+ALTERNATIVE_PREFIX = {"ext4": "# ext4 instead of XFS: ", "partition": "# only if md0 must be partitioned: "}
+
+
 def render(plan_setup: Dict[str, Any]) -> List[str]:
-    """The setup as a shell script: a '# why' line above each command."""
+    """The setup as a shell script: a '# why' line above each command; the alternatives
+    (``alternative`` set: ext4 instead of XFS, a partition on md0) commented out."""
     lines: List[str] = [f"# {plan_setup['placeholders']}"] if plan_setup.get("placeholders") else []
     for entry in plan_setup["commands"]:
         lines.append(f"# {entry['why']}")
-        lines.append(entry["command"])
+        lines.append(ALTERNATIVE_PREFIX.get(entry.get("alternative", ""), "") + entry["command"])
     for note in plan_setup["notes"]:
         lines.append(f"# note: {note}")
     return lines
