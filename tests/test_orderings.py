@@ -53,9 +53,12 @@ def test_far2_reads_sequentially_fastest(direct):
 
 
 def test_sequential_writes_step_down_from_near2_to_far2_to_raid5(direct):
-    # The source: near2 writes fastest, far2 a step below it, raid5 a step below far2.
+    # The source: near2 writes fastest, far2 a step below it, raid5 a step below far2. It gives
+    # no figures; on its 30 GB partitions the far copies are 14 GiB away, a short seek on a 16 TB
+    # drive, so far2's step is the smaller one (1.09x here since the drive serves each copy's
+    # stream in order; 1.20x before, when stalled commands slowed it: bench/orderings.md).
     near, far, raid5 = (direct[name, "seq-write"] for name in ("r10-n2", "r10-f2", "raid5"))
-    assert near >= 1.10 * far
+    assert near >= 1.05 * far
     assert far >= 1.10 * raid5
 
 
