@@ -73,10 +73,24 @@ pub struct CommandQueue {
     /// Per slot, the queued command of the same direction that ends where this one starts
     /// ([`NO_SLOT`] if none): the one before it in a sequential stream.
     before: Vec<u32>,
+    /// Queued commands by a hash of their first sector, and of the sector after their last: a
+    /// zero count proves no queued command starts (ends) there, so a random command's push and
+    /// take skip the search for its stream neighbours.
+    starts: Box<[u16; BUCKETS]>,
+    ends: Box<[u16; BUCKETS]>,
 }
 
 /// No slot: a command with no queued command before it in a stream.
 const NO_SLOT: u32 = u32::MAX;
+
+/// Buckets of [`CommandQueue::starts`] and [`CommandQueue::ends`] (a power of two).
+const BUCKETS: usize = 1024;
+
+/// The bucket of a sector: 4 KiB apart, neighbours fall in different buckets.
+#[inline(always)]
+fn bucket(sector: u64) -> usize {
+    (sector >> 3) as usize & (BUCKETS - 1)
+}
 
 impl CommandQueue {
     pub fn with_capacity(capacity: usize) -> CommandQueue {
@@ -88,6 +102,8 @@ impl CommandQueue {
             fewest_sectors: u32::MAX,
             oldest_arrival: Nanos::MAX,
             before: Vec::with_capacity(capacity),
+            starts: Box::new([0; BUCKETS]),
+            ends: Box::new([0; BUCKETS]),
         }
     }
     pub fn len(&self) -> usize {
@@ -131,6 +147,9 @@ impl CommandQueue {
     }
     /// The queued command of `pending`'s direction that ends where it starts, if any.
     fn stream_before(&self, pending: &Pending) -> u32 {
+        if self.ends[bucket(pending.lba)] == 0 {
+            return NO_SLOT;
+        }
         self.order
             .iter()
             .map(|&key| key as u32)
@@ -148,6 +167,11 @@ impl CommandQueue {
     #[inline(always)]
     fn follows(&self, slot: usize, t: Nanos) -> bool {
         let before = self.before[slot];
+        // The kept link against a search of the whole queue (the buckets only skip searches).
+        debug_assert_eq!(before != NO_SLOT, {
+            let p = &self.slots[slot];
+            self.iter().any(|(_, o)| o.write == p.write && o.lba + o.sectors as u64 == p.lba)
+        }, "slot {slot}'s stream link");
         before != NO_SLOT && self.slots[before as usize].eligible <= t
     }
 
@@ -171,13 +195,17 @@ impl CommandQueue {
         };
         self.before[slot as usize] = self.stream_before(&pending);
         let end = pending.lba + pending.sectors as u64;
-        for &key in &self.order {
-            let other = key as u32;
-            let o = &self.slots[other as usize];
-            if o.write == pending.write && o.lba == end && self.before[other as usize] == NO_SLOT {
-                self.before[other as usize] = slot;
+        if self.starts[bucket(end)] > 0 {
+            for &key in &self.order {
+                let other = key as u32;
+                let o = &self.slots[other as usize];
+                if o.write == pending.write && o.lba == end && self.before[other as usize] == NO_SLOT {
+                    self.before[other as usize] = slot;
+                }
             }
         }
+        self.starts[bucket(pending.lba)] += 1;
+        self.ends[bucket(end)] += 1;
         let key = (pending.target.angle as u64) << 32 | slot as u64;
         let at = self.order.partition_point(|&k| k < key);
         self.order.insert(at, key);
@@ -188,9 +216,12 @@ impl CommandQueue {
         let slot = self.order.remove(position) as u32;
         let taken = self.slots[slot as usize];
         self.free.push(slot);
+        let end = taken.lba + taken.sectors as u64;
+        self.starts[bucket(taken.lba)] -= 1;
+        self.ends[bucket(end)] -= 1;
         // The commands that came after it in a stream lead their streams now (or follow
         // another queued command that ends where they start).
-        for i in 0..self.order.len() {
+        for i in 0..if self.starts[bucket(end)] > 0 { self.order.len() } else { 0 } {
             let other = self.order[i] as u32 as usize;
             if self.before[other] == slot {
                 let follower = self.slots[other];
@@ -261,7 +292,7 @@ fn sptf(queue: &CommandQueue, t: Nanos, pos: &HeadPos, mech: &Mechanics) -> Opti
                 break 'search;
             }
             let p = &queue.slots[slot];
-            if p.eligible <= t && !queue.follows(slot, t) {
+            if p.eligible <= t {
                 // Specialised for reads, which have their data (`data_ready` is `eligible`)
                 // and no write settle: most queued commands when writes are cached.
                 let delay = if p.write {
@@ -270,7 +301,11 @@ fn sptf(queue: &CommandQueue, t: Nanos, pos: &HeadPos, mech: &Mechanics) -> Opti
                     debug_assert!(p.data_ready <= t);
                     mech.delay(angle_t, pos, &p.target, false, 0)
                 };
-                best.offer(first + i, p.seq, delay);
+                // A command that continues a queued one's stream waits for it (checked only
+                // for a command that would be chosen: few are, and fewer follow another).
+                if best.beats(delay, p.seq) && !queue.follows(slot, t) {
+                    best.offer(first + i, p.seq, delay);
+                }
             }
         }
     }
@@ -288,9 +323,14 @@ impl Best {
     fn new() -> Best {
         Best { index: usize::MAX, cost: Nanos::MAX, seq: u64::MAX }
     }
+    /// Whether (cost, seq) is less than the best so far.
+    #[inline(always)]
+    fn beats(&self, cost: Nanos, seq: u64) -> bool {
+        cost < self.cost || (cost == self.cost && seq < self.seq)
+    }
     #[inline(always)]
     fn offer(&mut self, index: usize, seq: u64, cost: Nanos) {
-        if cost < self.cost || (cost == self.cost && seq < self.seq) {
+        if self.beats(cost, seq) {
             (self.index, self.cost, self.seq) = (index, cost, seq);
         }
     }
@@ -303,7 +343,7 @@ impl Best {
 fn best_by(queue: &CommandQueue, t: Nanos, cost: impl Fn(&Pending) -> Nanos) -> Option<usize> {
     let mut best = Best::new();
     for (position, (slot, p)) in queue.iter().enumerate() {
-        if p.eligible <= t && !queue.follows(slot, t) {
+        if p.eligible <= t && best.beats(cost(p), p.seq) && !queue.follows(slot, t) {
             best.offer(position, p.seq, cost(p));
         }
     }
