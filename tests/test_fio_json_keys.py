@@ -125,3 +125,36 @@ def test_fio_plot_draws_raidlabs_json(tmp_path):
                            "-n", "1", "-o", str(out)], capture_output=True, text=True, timeout=180)
     assert done.returncode == 0, done.stdout + done.stderr
     assert out.stat().st_size > 10_000
+
+
+def test_ramp_time_is_left_out_of_every_rate_and_log_as_fio_does(tmp_path):
+    """A review found ramp_time's seconds counted in the time base but not their I/O: iops_mean
+    and bw_mean half of iops and bw, the phase's and md0's rates halved beside their members',
+    fio logs with 0 IOPS while the drives were busy, and elapsed without the ramp."""
+    job = tmp_path / "r.fio"
+    job.write_text("[r]\nrw=randread\nbs=4k\niodepth=8\ndirect=1\nioengine=libaio\nruntime=2\n"
+                   "ramp_time=2\ntime_based\n")
+    out = tmp_path / "r.json"
+    run = run_cli(["sim", "--level", "0", "--devices", "2", "--fio", str(job), "--json", str(out),
+                   "--log-prefix", str(tmp_path / "lg")])
+    assert run.status == 0, run.stderr
+    doc = json.loads(out.read_text())
+    read = doc["jobs"][0]["read"]
+    assert read["runtime"] == 2000 and read["bw_samples"] == read["iops_samples"] == 2
+    assert read["iops_mean"] == pytest.approx(read["iops"], rel=0.05)
+    assert read["bw_mean"] == pytest.approx(read["bw"], rel=0.05)
+    assert doc["jobs"][0]["elapsed"] == 4  # fio's wall time, ramp included
+    assert doc["phases"][0]["read"]["iops"] == pytest.approx(read["iops"], rel=1e-6)
+    # md0's measured reads over the measured 2 s equal the job's rate; the members, counted over
+    # the whole 4 s (the ramp's reads included), add up to about as much.
+    md0 = doc["array_device"]
+    assert md0["measured_ns"] == 2_000_000_000
+    members = sum(d["read_ios"] for d in doc["disk_util"]) / 4
+    assert md0["read_ios"] / 2 == pytest.approx(read["iops"]) == pytest.approx(members, rel=0.05)
+    from raidlab.report.table import iostat_table
+
+    md0_row = next(line for line in iostat_table(doc).splitlines() if line.startswith("md0"))
+    assert float(md0_row.split()[1]) == pytest.approx(read["iops"], abs=0.05)
+    # fio logs nothing during the ramp: the first entry is the first measured second's.
+    lines = (tmp_path / "lg_iops.1.log").read_text().splitlines()
+    assert lines[0].startswith("3000, ") and int(lines[0].split(", ")[1]) > 0

@@ -377,3 +377,25 @@ def test_plan_with_jobs_answers_ctrl_c_with_one_line():
             process.kill()
     assert process.returncode == 130, err
     assert err == "raidlab: error: interrupted\n"
+
+
+def test_import_says_when_fio_reports_a_failed_job_no_io_or_trims(tmp_path):
+    """A review found a job with fio's error 5, a run where fio started nothing and a trim job
+    all imported as clean tables with nothing said."""
+    def imported(doc: dict) -> str:
+        path = tmp_path / "run.json"
+        path.write_text(json.dumps(doc))
+        run = run_cli(["import", str(path)])
+        assert run.status == 0, run.stderr
+        return run.stderr
+
+    assert imported(_fio_doc()) == ""  # a clean run: nothing to say
+    failed = _fio_doc()
+    failed["jobs"][0]["error"] = 5
+    assert "job 'j' ended with fio error 5 (Input/output error)" in imported(failed)
+    nothing = _fio_doc(total_ios=0, io_bytes=0, bw_bytes=0, bw=0, iops=0.0)
+    assert "job 'j' did no I/O" in imported(nothing)
+    trims = _fio_doc()
+    trims["jobs"][0]["trim"] = {"io_bytes": 8192, "bw_bytes": 8192, "bw": 8, "iops": 2.0, "runtime": 1000,
+                                "total_ios": 2, "clat_ns": {"min": 1, "max": 2, "mean": 1.5, "N": 2}}
+    assert "job 'j' trimmed 2 times" in imported(trims)

@@ -17,6 +17,7 @@ from raidlab.commands import progress
 from raidlab.commands.progress import ProgressBar
 from raidlab.commands.numbers import finite
 from raidlab.measure import importer, measurement
+from raidlab.notes import emit as emit_notes
 from raidlab.measure.report import summary
 from raidlab.sim import FIO_FORMS
 
@@ -111,6 +112,7 @@ def import_command(json_files, json_out: Optional[str], html_out: Optional[str])
         document = importer.load(json_file, block)
         if not _simulated(document):
             document["raidlab"].setdefault("tool_version", document["fio version"])
+            emit_notes(importer.run_notes(document), json_file)
         documents.append(document)
     if html_out:
         write_html(documents, f"raidlab import: {', '.join(json_files)}", html_out)

@@ -35,6 +35,7 @@ from __future__ import annotations
 import copy
 import json
 import math
+import os
 import re
 from typing import Any, Dict, List, Optional, Sequence
 
@@ -205,6 +206,27 @@ def _job(job: Any, index: int, host: Optional[str]) -> Dict[str, Any]:
         out["trim"] = _direction(job, "trim", where)
     out["sync"] = _sync(job, where)
     return out
+
+
+def run_notes(document: Dict[str, Any]) -> List[str]:
+    """What a reader of an imported fio run must know that its table does not show: a job fio
+    reports as failed (its ``error``, an errno), a job that did no I/O at all (fio could not
+    start it), and trims (the table shows reads, writes and syncs)."""
+    notes = []
+    for job in document["jobs"]:
+        name = job["jobname"]
+        error = job.get("error", 0)
+        if isinstance(error, (int, float)) and not isinstance(error, bool) and error:
+            meaning = os.strerror(int(error)) if 0 < error < 4096 else "unknown"
+            notes.append(f"job {name!r} ended with fio error {int(error)} ({meaning}): its figures are "
+                         f"what it did before the error")
+        trims = job.get("trim", {}).get("total_ios", 0) if isinstance(job.get("trim"), dict) else 0
+        done = sum(job[d]["total_ios"] for d in _DIRECTIONS) + job["sync"]["total_ios"] + trims
+        if not done:
+            notes.append(f"job {name!r} did no I/O: fio may have failed to start it (see its messages)")
+        elif trims:
+            notes.append(f"job {name!r} trimmed {trims:,} times; the table shows reads, writes and syncs only")
+    return notes
 
 
 def _disk(entry: Any, index: int) -> Dict[str, Any]:

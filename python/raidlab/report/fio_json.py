@@ -181,17 +181,23 @@ def disk_util(members: List[Dict[str, Any]], end_ns: int) -> List[Dict[str, Any]
     return [_member_row(f"member{index}", member, end_ns) for index, member in enumerate(members)]
 
 
-def array_device(members: List[Dict[str, Any]], end_ns: int, host: Dict[str, Any]) -> Dict[str, Any]:
+def array_device(members: List[Dict[str, Any]], end_ns: int, host: Dict[str, Any],
+                 measured_ns: Optional[int] = None) -> Dict[str, Any]:
     """The array device as fio's ``disk_util`` entry for md: its own counts (``host``: the host
     I/O) and fio's ``aggr_*`` keys over its members. raidlab writes it beside ``disk_util``
-    (``array_device``), so that ``disk_util`` keeps one entry per member."""
+    (``array_device``), so that ``disk_util`` keeps one entry per member. Its counts are the
+    jobs' measured I/O, after their ``ramp_time``: ``measured_ns`` (raidlab's key) is the time
+    they cover, which rates over them divide by (the members' cover the whole run)."""
+    measured_ns = end_ns if measured_ns is None else measured_ns
     rows = disk_util(members, end_ns)
     array = dict(_member_row(ARRAY_NAME, {
         "read_ios": host["read_ios"], "write_ios": host["write_ios"], "read_sectors": host["read_sectors"],
         "write_sectors": host["write_sectors"], "flush_ios": host["flush_ios"], "busy_ns": host["busy_ns"],
         "queue_area": host["queue_area"], "read_area": host["read_area"], "write_area": host["write_area"],
     }, end_ns))
+    array["queue_depth_mean"] = host["queue_area"] / measured_ns if measured_ns else 0.0
     array.update({
+        "measured_ns": measured_ns,
         "aggr_read_ios": sum(r["read_ios"] for r in rows),
         "aggr_write_ios": sum(r["write_ios"] for r in rows),
         "aggr_read_merges": sum(r["read_merges"] for r in rows),
@@ -267,7 +273,9 @@ def _windows(result: Dict[str, Any], job: Dict[str, Any], name: str) -> List[Any
         return []
     mean_bytes = stats["bytes"] / stats["ios"]
     key = "read_ios" if name == "read" else "write_ios"
-    return [(p[key], p[key] * mean_bytes / 1024) for p in result["series"]]
+    # fio takes no samples during ramp_time: the windows from the measured part's start on.
+    measured_from = job.get("start_ns", 0) + job["ramp_ns"]
+    return [(p[key], p[key] * mean_bytes / 1024) for p in result["series"] if p["start_ns"] >= measured_from]
 
 
 def job_entry(result: Dict[str, Any], index: int, spec: Any, options: Dict[str, str], group: int,
@@ -277,7 +285,8 @@ def job_entry(result: Dict[str, Any], index: int, spec: Any, options: Dict[str, 
     runtime = job["runtime_ns"]
     entry: Dict[str, Any] = {
         "jobname": job["name"], "groupid": group, "error": 0, "eta": 0,
-        "elapsed": runtime // 1_000_000_000, "job options": dict(options),
+        # fio's elapsed is the job's wall time in whole seconds, its ramp_time included.
+        "elapsed": (job["ramp_ns"] + runtime) // 1_000_000_000, "job options": dict(options),
     }
     for name in ("read", "write"):
         entry[name] = direction(job[name], runtime, plus)
@@ -317,7 +326,8 @@ def document(result: Dict[str, Any], raidlab_block: Dict[str, Any], workload: An
         "global options": dict(getattr(workload, "global_options", {}) or {}),
         "jobs": jobs,
         "disk_util": disk_util(result["members"], result["end_ns"]),
-        "array_device": array_device(result["members"], result["end_ns"], _host_device(result)),
+        "array_device": array_device(result["members"], result["end_ns"], _host_device(result),
+                                     max(result["end_ns"] - timeline.measuring_start_ns(result), 0)),
         "phases": timeline.phases(result),
         "rebuild": timeline.rebuild(result),
         "data_loss": timeline.data_loss(result),

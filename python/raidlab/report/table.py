@@ -178,7 +178,9 @@ def iostat_table(document: Dict[str, Any]) -> str:
     rows = []
     for disk in document["disk_util"] + ([array] if isinstance(array, dict) else []):
         n = lambda key: _number(disk, key)  # noqa: E731
-        rate = (lambda v: v / seconds) if seconds else (lambda v: 0.0)
+        # The array device counts the jobs' measured I/O only (after ramp_time): its own span.
+        span = n("measured_ns") / 1e9 if disk is array and "measured_ns" in disk else seconds
+        rate = (lambda v: v / span) if span else (lambda v: 0.0)
         reads, writes, r_merges, w_merges = n("read_ios"), n("write_ios"), n("read_merges"), n("write_merges")
         r_await = n("read_time_ns") / 1e6 / reads if reads else 0.0
         w_await = n("write_time_ns") / 1e6 / writes if writes else 0.0

@@ -13,6 +13,13 @@ SECTOR_BYTES = 512
 LOG_NAMES = ("iops", "clat", "clat_p99", "rebuild")
 
 
+def measuring_start_ns(result: Dict[str, Any]) -> int:
+    """When the first job's measured part began (its start plus its ``ramp_time``): no host I/O
+    is counted before it, as fio resets its statistics after the ramp."""
+    jobs = result.get("jobs") or []
+    return min((job.get("start_ns", 0) + job["ramp_ns"] for job in jobs), default=0)
+
+
 def phases(result: Dict[str, Any]) -> List[Dict[str, Any]]:
     """``[{"name", "start_s", "end_s", "read", "write"}]`` with fio's per-direction objects.
 
@@ -22,9 +29,12 @@ def phases(result: Dict[str, Any]) -> List[Dict[str, Any]]:
     shown = []
     jobs = result.get("jobs") or []
     workload_end = max((job["ramp_ns"] + job["runtime_ns"] for job in jobs), default=None)
+    measured_from = measuring_start_ns(result)
     for phase in result["phases"]:
         end = phase["end_ns"] if workload_end is None else min(phase["end_ns"], max(workload_end, phase["start_ns"]))
-        runtime = end - phase["start_ns"]
+        # I/O is counted from the end of the jobs' ramp_time on (fio's stats reset), so a phase's
+        # rates are over its measured part too.
+        runtime = max(end - max(phase["start_ns"], measured_from), 0)
         shown.append({
             "name": phase["name"],
             "start_s": phase["start_ns"] / 1e9,
@@ -97,12 +107,16 @@ def write_fio_logs(result: Dict[str, Any], prefix: str) -> List[Path]:
     1 write): PREFIX_iops.1.log, PREFIX_clat.1.log (p50, ns) and PREFIX_clat_p99.1.log, plus
     PREFIX_rebuild.1.log (progress in per mille, direction 2)."""
     files: Dict[str, List[str]] = {name: [] for name in LOG_NAMES}
+    # fio logs nothing during ramp_time (no host I/O is counted then); the rebuild's progress
+    # is the array's, logged throughout.
+    measured_from = measuring_start_ns(result)
     for point in result["series"]:
         msec = (point["start_ns"] + 1_000_000_000) // 1_000_000
-        files["iops"].append(f"{msec}, {point['read_ios']}, 0, 0, 0")
-        files["iops"].append(f"{msec}, {point['write_ios']}, 1, 0, 0")
-        files["clat"].append(f"{msec}, {point['latency_ns_p50']}, 0, 0, 0")
-        files["clat_p99"].append(f"{msec}, {point['latency_ns_p99']}, 0, 0, 0")
+        if point["start_ns"] >= measured_from:
+            files["iops"].append(f"{msec}, {point['read_ios']}, 0, 0, 0")
+            files["iops"].append(f"{msec}, {point['write_ios']}, 1, 0, 0")
+            files["clat"].append(f"{msec}, {point['latency_ns_p50']}, 0, 0, 0")
+            files["clat_p99"].append(f"{msec}, {point['latency_ns_p99']}, 0, 0, 0")
         files["rebuild"].append(f"{msec}, {int(point['rebuild_pct'] * 10)}, 2, 0, 0")
     from raidlab import outputs
 
