@@ -274,7 +274,7 @@ def _windows(result: Dict[str, Any], job: Dict[str, Any], name: str) -> List[Any
     mean_bytes = stats["bytes"] / stats["ios"]
     key = "read_ios" if name == "read" else "write_ios"
     # fio takes no samples during ramp_time: the windows from the measured part's start on.
-    measured_from = job.get("start_ns", 0) + job["ramp_ns"]
+    measured_from = job.get("start_ns", 0) + job.get("ramp_ns", 0)
     return [(p[key], p[key] * mean_bytes / 1024) for p in result["series"] if p["start_ns"] >= measured_from]
 
 
@@ -286,7 +286,7 @@ def job_entry(result: Dict[str, Any], index: int, spec: Any, options: Dict[str, 
     entry: Dict[str, Any] = {
         "jobname": job["name"], "groupid": group, "error": 0, "eta": 0,
         # fio's elapsed is the job's wall time in whole seconds, its ramp_time included.
-        "elapsed": (job["ramp_ns"] + runtime) // 1_000_000_000, "job options": dict(options),
+        "elapsed": (job.get("ramp_ns", 0) + runtime) // 1_000_000_000, "job options": dict(options),
     }
     for name in ("read", "write"):
         entry[name] = direction(job[name], runtime, plus)

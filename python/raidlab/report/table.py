@@ -21,7 +21,7 @@ def render(headers: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
 
 
 #: Columns of the job table (``raidlab sim``, ``raidlab measure``, ``raidlab import``).
-JOB_HEADERS = ["job", "dir", "IOPS", "MiB/s", "lat ms mean", "p50", "p99", "p99.9", "max"]
+JOB_HEADERS = ["job", "dir", "IOPS", "MiB/s", "clat ms mean", "p50", "p99", "p99.9", "max"]
 
 
 def _ms(nanos: Any) -> str:

@@ -17,7 +17,7 @@ def measuring_start_ns(result: Dict[str, Any]) -> int:
     """When the first job's measured part began (its start plus its ``ramp_time``): no host I/O
     is counted before it, as fio resets its statistics after the ramp."""
     jobs = result.get("jobs") or []
-    return min((job.get("start_ns", 0) + job["ramp_ns"] for job in jobs), default=0)
+    return min((job.get("start_ns", 0) + job.get("ramp_ns", 0) for job in jobs), default=0)
 
 
 def phases(result: Dict[str, Any]) -> List[Dict[str, Any]]:
