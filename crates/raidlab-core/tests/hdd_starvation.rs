@@ -1,6 +1,7 @@
-//! The drive's bound on how long its reordering passes a command over (drive.rs
-//! `COMMAND_AGE_LIMIT_NS`, 1 s): a command that has waited that long is served next, past a
-//! full write cache's destaging and past SPTF's nearer commands, not when those stop.
+//! How long the drive's scheduling may pass a command over: SPTF's nearer commands until it is
+//! 1 s old (drive.rs `COMMAND_AGE_LIMIT_NS`); a full write cache's destaging only until the
+//! destage under way ends (forced destages and host commands take turns); a sequential stream's
+//! later commands never (they wait for the stream's first).
 
 use raidlab_core::device::hdd::{self, Hdd, HddSpec};
 use raidlab_core::device::{Command, Completion, Drive, Op};
@@ -50,13 +51,15 @@ fn far_read_behind(read_at: Nanos, mut next: impl FnMut(u64) -> (Op, u64, u32)) 
 }
 
 #[test]
-fn a_read_waits_at_most_about_a_second_behind_a_full_write_cache() {
+fn a_read_waits_one_destage_behind_a_full_write_cache_not_a_second() {
     // Sequential 1 MiB writes: by 5 s the 192 MiB write cache is full (the host offers writes
-    // far faster than the platters take them), so every free moment of the arm goes to
-    // destaging, until the read is a second old.
+    // far faster than the platters take them) and writes wait for room, so the arm must destage.
+    // The far read goes after the destage under way: that and its own ~full-stroke access, a
+    // few tens of ms. It used to wait behind every destage until it was 1 s old (a review's QD1
+    // reader beside a random writer got 1 read a second).
     let (waited, writes) = far_read_behind(5_000_000_000, |id| (Op::Write, id * 2048, 2048));
     assert!(writes > 1000, "the write stream ran: {writes} MiB acknowledged");
-    assert!((1_000_000_000..1_100_000_000).contains(&waited), "the read waited {waited} ns");
+    assert!((10_000_000..40_000_000).contains(&waited), "the read waited {waited} ns");
 }
 
 #[test]

@@ -153,6 +153,9 @@ pub struct Hdd {
     stats: HddStats,
     /// The previous host read/write was a write (selects the overhead set).
     last_write: bool,
+    /// The arm's last work was a destage the write cache forced: a host command waiting for the
+    /// mechanism goes next, so forced destages and host commands take turns.
+    host_turn: bool,
     /// The buffer's behaviour (shared segments only with segments to share).
     buffer: BufferPolicy,
     read_ahead: u64,
@@ -245,6 +248,7 @@ impl Hdd {
             busy: 0,
             stats: HddStats::default(),
             last_write: false,
+            host_turn: false,
             buffer: BufferPolicy {
                 writes_share_segments: spec.buffer.writes_share_segments && spec.cache_segments > 0,
                 ..spec.buffer.clone()
@@ -424,13 +428,20 @@ impl Hdd {
     /// waiting for space, or above the high watermark); else host commands; else read-ahead;
     /// else idle destage once no host command is even pending.
     fn plan(&self, t: Nanos) -> Plan {
-        let forced = self.dirty.above_high_water()
-            || self
-                .parked
-                .iter()
-                .any(|p| matches!(p.wait, Wait::Flush | Wait::Space));
+        let flush = self.parked.iter().any(|p| p.wait == Wait::Flush);
+        let forced = flush
+            || self.dirty.above_high_water()
+            || self.parked.iter().any(|p| p.wait == Wait::Space);
         if self.dirty.has_queued() && forced {
             if self.queue.starved(t, COMMAND_AGE_LIMIT_NS).is_some() {
+                return Plan::Host;
+            }
+            // A full write cache destages, but not ahead of every read: after each destage it
+            // forced, a host command waiting for the mechanism goes (the firmware makes room
+            // for writes without leaving reads, the cache's reason to exist, behind all of
+            // them; before, a read next to a saturating writer waited the 1 s age limit). A
+            // pending Flush drains first: SATA's FLUSH CACHE is not queued, nothing else runs.
+            if !flush && self.host_turn && self.queue.first_eligible().is_some_and(|e| e <= t) {
                 return Plan::Host;
             }
             return Plan::Destage;
@@ -458,8 +469,10 @@ impl Hdd {
             Plan::Destage => {
                 self.stop_read_ahead(t);
                 self.start_destage(t);
+                self.host_turn = true;
             }
             Plan::Host => {
+                self.host_turn = false;
                 self.stop_read_ahead(t);
                 let i = self
                     .queue
