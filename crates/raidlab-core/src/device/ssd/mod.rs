@@ -158,6 +158,14 @@ pub const DECLARATIONS: &[ParamDecl] = &[
         doc: "Page program (tPROG) in microseconds.",
     },
     ParamDecl {
+        name: "program_us_spread",
+        unit: "us",
+        default: 0.0,
+        min: 0.0,
+        max: 1e6,
+        doc: "Half-width of a uniform variation of tPROG (program-and-verify loops; MLC/TLC fast and slow pages); at most program_us_page.",
+    },
+    ParamDecl {
         name: "erase_ms_block",
         unit: "ms",
         default: 1.5,
@@ -266,6 +274,8 @@ pub struct SsdSpec {
     pub read_ns: Nanos,
     pub read_spread_ns: Nanos,
     pub program_ns: Nanos,
+    /// Half-width of the uniform variation of tPROG around `program_ns`.
+    pub program_spread_ns: Nanos,
     pub erase_ns: Nanos,
     /// Channel transfer cost in femtoseconds per byte (10^9 / MB/s), rounded once.
     pub channel_fs_per_byte: u64,
@@ -334,6 +344,15 @@ impl SsdSpec {
                 get(&v, "read_us_page")
             )));
         }
+        let program_ns = nanos_us(&v, "program_us_page");
+        let program_spread_ns = nanos_us(&v, "program_us_spread");
+        if program_spread_ns > program_ns {
+            return Err(Error::device(format!(
+                "program_us_spread = {} exceeds program_us_page = {}",
+                get(&v, "program_us_spread"),
+                get(&v, "program_us_page")
+            )));
+        }
         let over_provisioning = get(&v, "over_provisioning_fraction");
         let full_duplex = params::whole(&v, "interface_full_duplex")? == 1;
         let interface_mb_s = get(&v, "interface_mb_s");
@@ -345,7 +364,8 @@ impl SsdSpec {
             pages_per_block: params::whole(&v, "pages_per_block")?,
             read_ns,
             read_spread_ns,
-            program_ns: nanos_us(&v, "program_us_page"),
+            program_ns,
+            program_spread_ns,
             erase_ns: (get(&v, "erase_ms_block") * 1e6).round() as Nanos,
             channel_fs_per_byte: femtos_per_byte(get(&v, "channel_mb_s")),
             interface_fs_per_byte: femtos_per_byte(interface_mb_s),
@@ -542,6 +562,7 @@ impl Ssd {
         assert!(spec.page_bytes.is_multiple_of(SECTOR) && spec.page_bytes > 0);
         assert!(spec.write_buffer_bytes >= spec.page_bytes);
         assert!(spec.read_spread_ns <= spec.read_ns);
+        assert!(spec.program_spread_ns <= spec.program_ns);
         let dies = spec.dies();
         let (cost_seq_ns, cost_random_ns) = spec.program_costs_ns();
         assert!(cost_random_ns >= cost_seq_ns && cost_seq_ns >= spec.program_ns);
@@ -738,7 +759,14 @@ impl Ssd {
         let start = self.channel_free[ch].max(now);
         // A partial page is padded: the whole page crosses the channel and is programmed.
         self.channel_free[ch] = start + self.page_channel_ns;
-        let done = self.channel_free[ch] + self.spec.program_ns;
+        // tPROG varies page to page (program-and-verify loops; fast and slow pages of MLC/TLC):
+        // without it every die, started together when the buffer first fills, stays in step
+        // and frees its page at the same instant, so writes waiting for room all wait alike.
+        let mut t_prog = self.spec.program_ns;
+        if self.spec.program_spread_ns > 0 {
+            t_prog = t_prog - self.spec.program_spread_ns + self.prng.below(2 * self.spec.program_spread_ns + 1);
+        }
+        let done = self.channel_free[ch] + t_prog;
         self.push(done, Kind::ProgramDone, d);
     }
 

@@ -45,7 +45,9 @@ impl Preset {
 ///   interleave: with an SLC-typical tPROG it gives the datasheet's 170 MB/s sequential write.
 /// * `read_us_page` 25, `program_us_page` ~200, `erase_ms_block` 1.5, 4 KiB pages, 64 pages per
 ///   block: *typical* SLC NAND of the period (the MSR SSD model of Agrawal et al. 2008 uses
-///   25 µs / 200 µs / 1.5 ms, 4 KiB pages, 256 KiB blocks [from memory]).
+///   25 µs / 200 µs / 1.5 ms, 4 KiB pages, 256 KiB blocks [from memory]). `program_us_spread`
+///   20 (±10 %): *estimate*; SLC programs take nearly the same time page to page (Grupp et al.,
+///   "Characterizing flash memory", MICRO 2009), the variation the program-and-verify loops give.
 /// * `controller_us_per_command`: *calibrated* to the 35,000 read IOPS ceiling. The X25-M G2
 ///   (MLC, different NAND) carries the same 35K read rating (AnandTech, "Intel's 3rd generation
 ///   X25-M SSD specs revealed"), so the ceiling is the controller, not the flash.
@@ -74,6 +76,7 @@ pub const X25E_SLC: Preset = Preset {
         ("read_us_page", 25.0),
         ("read_us_spread", 0.0),
         ("program_us_page", 210.0),
+        ("program_us_spread", 20.0),
         ("erase_ms_block", 1.5),
         ("channel_mb_s", 600.0),
         ("interface_mb_s", 270.0),
@@ -102,6 +105,9 @@ pub const X25E_SLC: Preset = Preset {
 ///   it the model gives ≈ 200K steady random write IOPS, matching the datasheet.
 /// * 16 KiB pages, tR 60 ± 10 µs (page types), tPROG 580 µs, 1,152 pages per block, tBERS
 ///   3.5 ms: *typical* V6-class TLC; tPROG *calibrated* to the 3,500 MB/s sequential write.
+///   `program_us_spread` 200 (580 ± 200 µs): *estimate*; multi-level cells program their page
+///   types at clearly different speeds (Grupp et al., MICRO 2009, measured MLC fast and slow
+///   pages several times apart), so a die's programs do not keep one period.
 /// * `channel_mb_s` 1,200: *typical* Toggle-mode NAND bus of the generation.
 /// * `interface_mb_s` 7,000: PCIe 4.0 x4 is 7.88 GB/s after 128b/130b coding; less packet
 ///   overhead leaves about 7 GB/s (the model then reads sequentially at ~7 GB/s, 8% above the
@@ -125,6 +131,7 @@ pub const NVME_TLC: Preset = Preset {
         ("read_us_page", 60.0),
         ("read_us_spread", 10.0),
         ("program_us_page", 580.0),
+        ("program_us_spread", 200.0),
         ("erase_ms_block", 3.5),
         ("channel_mb_s", 1200.0),
         ("interface_mb_s", 7000.0),
