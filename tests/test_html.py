@@ -431,3 +431,11 @@ def test_the_charts_draw_in_headless_chromium(full_report, tmp_path):
         for c in shown:
             assert c["height"] > 100, c
             assert c["marks"] > 0 and c["drawn"] == c["marks"], c
+
+
+def test_latency_cdf_tips_keep_the_nines():
+    """A review found the CDF's 99.95 and 99.99 % points labelled '100 % at ...'."""
+    from raidlab.report.svg import _y_value
+
+    assert _y_value(99.95, "%") == "99.95" and _y_value(99.99, "%") == "99.99" and _y_value(50.0, "%") == "50"
+    assert _y_value(1234.5678, "IOPS") == "1235"  # other units keep 3-4 significant figures

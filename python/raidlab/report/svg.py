@@ -518,7 +518,7 @@ def line_chart(title: str, x: Axis, panels: Sequence[Panel], bands: Sequence[Ban
                 dots = "".join(
                     f'<circle cx="{_n(cx)}" cy="{_n(cy)}" r="{3 if len(shown) > 1 else 4}" fill="{s.color}" '
                     f'stroke="#ffffff" stroke-width="1" class="halo">'
-                    f"{_tip(f'{s.name}: {fmt_num(py)} {s.unit} at {fmt_num(px)} {s.x_unit}'.strip())}</circle>"
+                    f"{_tip(f'{s.name}: {_y_value(py, s.unit)} {s.unit} at {fmt_num(px)} {s.x_unit}'.strip())}</circle>"
                     for px, py, cx, cy in shown)
                 chart.parts.append(f'<g class="points">{dots}</g>')
         y_cursor = p_bottom + gap
@@ -539,6 +539,11 @@ def risk_color(value: Optional[float], lo: float, hi: float) -> str:
     a, b = math.log10(lo), math.log10(hi)
     t = 0.5 if b <= a else min(max((math.log10(value) - a) / (b - a), 0.0), 1.0)
     return _ramp(t)
+
+
+def _y_value(value: float, unit: str) -> str:
+    """A point's value for its tip: percentiles keep their nines (99.95 %, not 3 figures' 100 %)."""
+    return f"{value:.6g}" if unit == "%" else fmt_num(value)
 
 
 def _ramp(t: float) -> str:
