@@ -299,6 +299,20 @@ pub struct SsdSpec {
 
 
 
+/// A flash operation's time and the half-width of its variation, in ns; the spread may not
+/// exceed the time.
+fn time_and_spread(v: &ParamValues, time_key: &str, spread_key: &str) -> Result<(Nanos, Nanos)> {
+    let (time, spread) = (nanos_us(v, time_key), nanos_us(v, spread_key));
+    if spread > time {
+        return Err(Error::device(format!(
+            "{spread_key} = {} exceeds {time_key} = {}",
+            get(v, spread_key),
+            get(v, time_key)
+        )));
+    }
+    Ok((time, spread))
+}
+
 fn nanos_us(values: &ParamValues, name: &str) -> Nanos {
     (get(values, name) * 1e3).round() as Nanos
 }
@@ -335,24 +349,8 @@ impl SsdSpec {
                 "capacity_bytes = {capacity_bytes} is smaller than one flash page"
             )));
         }
-        let read_ns = nanos_us(&v, "read_us_page");
-        let read_spread_ns = nanos_us(&v, "read_us_spread");
-        if read_spread_ns > read_ns {
-            return Err(Error::device(format!(
-                "read_us_spread = {} exceeds read_us_page = {}",
-                get(&v, "read_us_spread"),
-                get(&v, "read_us_page")
-            )));
-        }
-        let program_ns = nanos_us(&v, "program_us_page");
-        let program_spread_ns = nanos_us(&v, "program_us_spread");
-        if program_spread_ns > program_ns {
-            return Err(Error::device(format!(
-                "program_us_spread = {} exceeds program_us_page = {}",
-                get(&v, "program_us_spread"),
-                get(&v, "program_us_page")
-            )));
-        }
+        let (read_ns, read_spread_ns) = time_and_spread(&v, "read_us_page", "read_us_spread")?;
+        let (program_ns, program_spread_ns) = time_and_spread(&v, "program_us_page", "program_us_spread")?;
         let over_provisioning = get(&v, "over_provisioning_fraction");
         let full_duplex = params::whole(&v, "interface_full_duplex")? == 1;
         let interface_mb_s = get(&v, "interface_mb_s");
@@ -741,6 +739,14 @@ impl Ssd {
             - self.spec.program_ns
     }
 
+    /// `base` ± up to `spread`, uniformly, from the drive's PRNG (no draw without a spread).
+    fn vary(&mut self, base: Nanos, spread: Nanos) -> Nanos {
+        if spread == 0 {
+            return base;
+        }
+        base - spread + self.prng.below(2 * spread + 1)
+    }
+
     fn start_program(&mut self, d: u32, now: Nanos, bytes: u64) {
         assert!(bytes > 0 && bytes <= self.spec.page_bytes && bytes <= self.dirty());
         let gc = self.gc_cost();
@@ -762,10 +768,7 @@ impl Ssd {
         // tPROG varies page to page (program-and-verify loops; fast and slow pages of MLC/TLC):
         // without it every die, started together when the buffer first fills, stays in step
         // and frees its page at the same instant, so writes waiting for room all wait alike.
-        let mut t_prog = self.spec.program_ns;
-        if self.spec.program_spread_ns > 0 {
-            t_prog = t_prog - self.spec.program_spread_ns + self.prng.below(2 * self.spec.program_spread_ns + 1);
-        }
+        let t_prog = self.vary(self.spec.program_ns, self.spec.program_spread_ns);
         let done = self.channel_free[ch] + t_prog;
         self.push(done, Kind::ProgramDone, d);
     }
@@ -779,11 +782,7 @@ impl Ssd {
         if let Some(piece) = self.die[d as usize].reads.pop_front() {
             self.die[d as usize].state = DieState::Reading(piece);
             self.set_idle(d, false);
-            let mut t_r = self.spec.read_ns;
-            if self.spec.read_spread_ns > 0 {
-                t_r = t_r - self.spec.read_spread_ns
-                    + self.prng.below(2 * self.spec.read_spread_ns + 1);
-            }
+            let t_r = self.vary(self.spec.read_ns, self.spec.read_spread_ns);
             self.push(now + t_r, Kind::Sensed, d);
             return;
         }
