@@ -67,7 +67,7 @@ use std::collections::BTreeMap;
 ///   write, `__blkdev_direct_IO_simple` included), so a write that finds a queued head moves it
 ///   to the handle list's tail as md does: these two unchanged, the three 64 KiB streams leave
 ///   (0.33 against md's 0.18-0.34 but spread 0.37/0.37/0.13/0.12).
-/// Tried in session 16 (not kept; diffs under the session's probe notes):
+/// Tried in session 16 (not kept):
 /// - One guest CPU shared CFS-like (vruntime, sleeper credit of half of sched_latency, 1 ms
 ///   wakeup granularity, raid5d yielding at `handle_active_stripes`'s cond_resched) by the
 ///   writers' submissions and raid5d, with writes ending in raid5d as above, and costs chosen so
