@@ -158,3 +158,27 @@ def test_ramp_time_is_left_out_of_every_rate_and_log_as_fio_does(tmp_path):
     # fio logs nothing during the ramp: the first entry is the first measured second's.
     lines = (tmp_path / "lg_iops.1.log").read_text().splitlines()
     assert lines[0].startswith("3000, ") and int(lines[0].split(", ")[1]) > 0
+
+
+@pytest.mark.parametrize("jobs, rate_ios_s_of", [
+    # A job that starts late (startdelay): its phase's rate is over the 2 s it ran, not 0.
+    ("[a]\nrw=randread\nbs=4k\niodepth=8\ndirect=1\nioengine=libaio\nruntime=2\nstartdelay=3\ntime_based\n", ["a"]),
+    # Two jobs one after another, each with its own ramp: 4 measured seconds, not 5.
+    ("[a]\nrw=randread\nbs=4k\niodepth=8\ndirect=1\nioengine=libaio\nruntime=2\nramp_time=1\ntime_based\n"
+     "[b]\nstonewall\nrw=randread\nbs=4k\niodepth=8\ndirect=1\nioengine=libaio\nruntime=2\nramp_time=1\n"
+     "time_based\n", ["a", "b"]),
+])
+def test_measured_time_is_each_jobs_own_window(tmp_path, jobs, rate_ios_s_of):
+    """The review of the ramp_time mend: the measured part of a run is each job's own window
+    (start + ramp to its end), so late and stonewalled jobs are timed right too."""
+    job = tmp_path / "j.fio"
+    job.write_text(jobs)
+    out = tmp_path / "j.json"
+    assert run_cli(["sim", "--level", "0", "--devices", "2", "--fio", str(job), "--json", str(out)]).status == 0
+    doc = json.loads(out.read_text())
+    entries = [j for j in doc["jobs"] if j["jobname"] in rate_ios_s_of]
+    measured_s = len(entries) * 2
+    ios = sum(j["read"]["total_ios"] for j in entries)
+    assert doc["array_device"]["measured_ns"] == measured_s * 1_000_000_000
+    assert doc["phases"][0]["read"]["runtime"] == measured_s * 1000
+    assert doc["phases"][0]["read"]["iops"] == pytest.approx(ios / measured_s)

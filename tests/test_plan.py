@@ -343,6 +343,9 @@ def test_the_setup_script_runs_top_to_bottom_with_the_choices_commented_out():
     assert not any("mkfs.ext4" in line or "sfdisk" in line for line in runnable)
     assert sum(line.startswith("mkfs.") for line in runnable) == 1
     assert sum(line.startswith("mount ") for line in runnable) == 1
+    fstab = [line for line in lines if "/etc/fstab" in line and "blkid" in line]
+    assert [line.startswith("#") for line in fstab] == [False, True]
+    assert " xfs noatime,inode64" in fstab[0] and " ext4 noatime,nofail 0 2" in fstab[1] and "inode64" not in fstab[1]
     position = {key: next(i for i, line in enumerate(lines) if key in line)
                 for key in ("mdadm --create", "sfdisk /dev/md0", "mkfs.xfs", "mkfs.ext4", "/etc/fstab")}
     assert position["mdadm --create"] < position["sfdisk /dev/md0"] < position["mkfs.xfs"] < position["/etc/fstab"]

@@ -399,3 +399,7 @@ def test_import_says_when_fio_reports_a_failed_job_no_io_or_trims(tmp_path):
     trims["jobs"][0]["trim"] = {"io_bytes": 8192, "bw_bytes": 8192, "bw": 8, "iops": 2.0, "runtime": 1000,
                                 "total_ios": 2, "clat_ns": {"min": 1, "max": 2, "mean": 1.5, "N": 2}}
     assert "job 'j' trimmed 2 times" in imported(trims)
+    # The notes go with the document too (raidlab measure runs through the same import).
+    from raidlab.measure import importer
+
+    assert any("ended with fio error 5" in n for n in importer.to_document(failed)["raidlab"]["notes"])

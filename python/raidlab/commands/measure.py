@@ -75,6 +75,7 @@ def measure_command(target: str, fio_job: Optional[str], sysbench: Optional[str]
                                           keep_json=fio_output, command=["raidlab", *sys.argv[1:]])
     finally:
         bar.close()
+    emit_notes(importer.run_notes(result.document))
     title = f"{target} ({prepared.target.describe()}) | {prepared.workload.describe()}"
     if html_out:
         write_html([result.document], f"raidlab measure: {title}", html_out)
@@ -112,7 +113,7 @@ def import_command(json_files, json_out: Optional[str], html_out: Optional[str])
         document = importer.load(json_file, block)
         if not _simulated(document):
             document["raidlab"].setdefault("tool_version", document["fio version"])
-            emit_notes(importer.run_notes(document), json_file)
+            emit_notes(importer.run_notes(document), json_file)  # its block keeps them too
         documents.append(document)
     if html_out:
         write_html(documents, f"raidlab import: {', '.join(json_files)}", html_out)

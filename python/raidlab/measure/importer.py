@@ -220,7 +220,7 @@ def run_notes(document: Dict[str, Any]) -> List[str]:
             meaning = os.strerror(int(error)) if 0 < error < 4096 else "unknown"
             notes.append(f"job {name!r} ended with fio error {int(error)} ({meaning}): its figures are "
                          f"what it did before the error")
-        trims = job.get("trim", {}).get("total_ios", 0) if isinstance(job.get("trim"), dict) else 0
+        trims = job["trim"]["total_ios"] if isinstance(job.get("trim"), dict) else 0
         done = sum(job[d]["total_ios"] for d in _DIRECTIONS) + job["sync"]["total_ios"] + trims
         if not done:
             notes.append(f"job {name!r} did no I/O: fio may have failed to start it (see its messages)")
@@ -286,6 +286,10 @@ def to_document(raw: Dict[str, Any], block: Optional[Dict[str, Any]] = None) -> 
         merged = dict(block or {})
     document["raidlab"] = merged
     _check_block(merged)
+    if merged.get("source") == "measured" or "simulated_ns" not in merged:
+        # What the run's table does not show (a failed job, no I/O, trims) goes with it.
+        merged["notes"] = list(merged.get("notes") or []) + [n for n in run_notes(document)
+                                                            if n not in (merged.get("notes") or [])]
     _check_report_parts(document)
     if "simulated_ns" in merged and merged.get("source") != "measured":
         _check_simulated(document)

@@ -40,7 +40,7 @@ BITMAP_CHUNK_MIB = 64
 #: How long md waits before clearing bits of regions that went quiet (mdadm's default).
 BITMAP_DAEMON_SLEEP_S = 5
 
-Add = Callable[[str, str], None]
+Add = Callable[..., None]  # add(command, why[, alternative])
 
 
 def bitmap_options(level: int) -> List[str]:
@@ -80,9 +80,11 @@ def persist(add: Add, mount_point: str, xfs_options: str) -> None:
         "with the same name (without it the array can come up as /dev/md127).")
     add(f"echo \"UUID=$(blkid -s UUID -o value /dev/md0) {mount_point} xfs {xfs_options},nofail 0 0\" >> /etc/fstab",
         "mount by the filesystem's UUID (blkid reads it from the new filesystem), which stays the same "
-        "when device names change; nofail lets the machine boot to repair a failed array. For ext4 "
-        "write ext4, noatime and pass 2 instead. Check with: mount -a && findmnt "
-        f"{mount_point}.")
+        "when device names change; nofail lets the machine boot to repair a failed array. Check with: "
+        f"mount -a && findmnt {mount_point}.")
+    add(f"echo \"UUID=$(blkid -s UUID -o value /dev/md0) {mount_point} ext4 noatime,nofail 0 2\" >> /etc/fstab",
+        "ext4's line: no inode64 (an XFS option ext4 refuses), and pass 2 so fsck checks it at boot.",
+        "ext4")
 
 
 def speed_limits(add: Add, limits: Dict[str, int], rebuild: Optional[Dict[str, Any]]) -> None:

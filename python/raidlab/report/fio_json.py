@@ -273,9 +273,11 @@ def _windows(result: Dict[str, Any], job: Dict[str, Any], name: str) -> List[Any
         return []
     mean_bytes = stats["bytes"] / stats["ios"]
     key = "read_ios" if name == "read" else "write_ios"
-    # fio takes no samples during ramp_time: the windows from the measured part's start on.
-    measured_from = job.get("start_ns", 0) + job.get("ramp_ns", 0)
-    return [(p[key], p[key] * mean_bytes / 1024) for p in result["series"] if p["start_ns"] >= measured_from]
+    # fio takes no samples during ramp_time: the windows of the (one) job's measured part.
+    from raidlab.report import timeline
+
+    windows = timeline.measured_windows(result)
+    return [(p[key], p[key] * mean_bytes / 1024) for p in result["series"] if timeline.is_measured(windows, p["start_ns"])]
 
 
 def job_entry(result: Dict[str, Any], index: int, spec: Any, options: Dict[str, str], group: int,
@@ -327,7 +329,7 @@ def document(result: Dict[str, Any], raidlab_block: Dict[str, Any], workload: An
         "jobs": jobs,
         "disk_util": disk_util(result["members"], result["end_ns"]),
         "array_device": array_device(result["members"], result["end_ns"], _host_device(result),
-                                     max(result["end_ns"] - timeline.measuring_start_ns(result), 0)),
+                                     timeline.measured_ns(timeline.measured_windows(result))),
         "phases": timeline.phases(result),
         "rebuild": timeline.rebuild(result),
         "data_loss": timeline.data_loss(result),

@@ -4,7 +4,7 @@ and a full-size estimate, the 1 s time series, and fio-format log files of that 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, List, Optional, Tuple
 
 from raidlab.report import fio_json
 
@@ -13,28 +13,47 @@ SECTOR_BYTES = 512
 LOG_NAMES = ("iops", "clat", "clat_p99", "rebuild")
 
 
-def measuring_start_ns(result: Dict[str, Any]) -> int:
-    """When the first job's measured part began (its start plus its ``ramp_time``): no host I/O
-    is counted before it, as fio resets its statistics after the ramp."""
-    jobs = result.get("jobs") or []
-    return min((job.get("start_ns", 0) + job.get("ramp_ns", 0) for job in jobs), default=0)
+def measured_windows(result: Dict[str, Any]) -> List[Tuple[int, int]]:
+    """Each job's measured part, ``(from_ns, to_ns)``: from its start plus its ``ramp_time`` (fio
+    counts no I/O before, its statistics reset after the ramp) to the end of its runtime, within
+    the run; merged where jobs overlap, in time order."""
+    end_ns = result.get("end_ns", 0)
+    spans = sorted((job.get("start_ns", 0) + job.get("ramp_ns", 0),
+                    min(job.get("start_ns", 0) + job.get("ramp_ns", 0) + job["runtime_ns"], end_ns))
+                   for job in result.get("jobs") or [])
+    merged: List[Tuple[int, int]] = []
+    for start, end in spans:
+        if end <= start:
+            continue
+        if merged and start <= merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(merged[-1][1], end))
+        else:
+            merged.append((start, end))
+    return merged
+
+
+def measured_ns(windows: List[Tuple[int, int]], start: int = 0, end: Optional[int] = None) -> int:
+    """How much of ``[start, end)`` the measured windows cover."""
+    return sum(max(min(b, end if end is not None else b) - max(a, start), 0) for a, b in windows)
+
+
+def is_measured(windows: List[Tuple[int, int]], at_ns: int) -> bool:
+    """Whether a window of the time series starting at ``at_ns`` lies in a measured part."""
+    return any(a <= at_ns < b for a, b in windows)
 
 
 def phases(result: Dict[str, Any]) -> List[Dict[str, Any]]:
     """``[{"name", "start_s", "end_s", "read", "write"}]`` with fio's per-direction objects.
 
-    A phase's rates are over the time the workload ran in it (issue 20): a workload that ended
-    before the phase did (a rebuild simulated on after the last job finished) is not divided
-    by the idle rest."""
+    A phase's rates are over the time the workload was measured in it (issue 20; see
+    ``measured_windows``)."""
     shown = []
-    jobs = result.get("jobs") or []
-    workload_end = max((job["ramp_ns"] + job["runtime_ns"] for job in jobs), default=None)
-    measured_from = measuring_start_ns(result)
+    windows = measured_windows(result)
     for phase in result["phases"]:
-        end = phase["end_ns"] if workload_end is None else min(phase["end_ns"], max(workload_end, phase["start_ns"]))
-        # I/O is counted from the end of the jobs' ramp_time on (fio's stats reset), so a phase's
-        # rates are over its measured part too.
-        runtime = max(end - max(phase["start_ns"], measured_from), 0)
+        # Over the part of the phase the jobs were measured in: not their ramp_time (no I/O is
+        # counted then), nor the idle rest of a phase the workload ended before (a rebuild
+        # simulated on after the last job).
+        runtime = measured_ns(windows, phase["start_ns"], phase["end_ns"])
         shown.append({
             "name": phase["name"],
             "start_s": phase["start_ns"] / 1e9,
@@ -109,10 +128,10 @@ def write_fio_logs(result: Dict[str, Any], prefix: str) -> List[Path]:
     files: Dict[str, List[str]] = {name: [] for name in LOG_NAMES}
     # fio logs nothing during ramp_time (no host I/O is counted then); the rebuild's progress
     # is the array's, logged throughout.
-    measured_from = measuring_start_ns(result)
+    windows = measured_windows(result)
     for point in result["series"]:
         msec = (point["start_ns"] + 1_000_000_000) // 1_000_000
-        if point["start_ns"] >= measured_from:
+        if is_measured(windows, point["start_ns"]):
             files["iops"].append(f"{msec}, {point['read_ios']}, 0, 0, 0")
             files["iops"].append(f"{msec}, {point['write_ios']}, 1, 0, 0")
             files["clat"].append(f"{msec}, {point['latency_ns_p50']}, 0, 0, 0")

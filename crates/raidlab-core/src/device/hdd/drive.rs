@@ -153,8 +153,9 @@ pub struct Hdd {
     stats: HddStats,
     /// The previous host read/write was a write (selects the overhead set).
     last_write: bool,
-    /// The arm's last work was a destage the write cache forced: a host command waiting for the
-    /// mechanism goes next, so forced destages and host commands take turns.
+    /// The arm's last work was a destage: while the full write cache forces destaging, a host
+    /// command waiting for the mechanism goes next, so forced destages and host commands take
+    /// turns (read only then, `plan`).
     host_turn: bool,
     /// The buffer's behaviour (shared segments only with segments to share).
     buffer: BufferPolicy,

@@ -86,10 +86,11 @@ const NO_SLOT: u32 = u32::MAX;
 /// Buckets of [`CommandQueue::starts`] and [`CommandQueue::ends`] (a power of two).
 const BUCKETS: usize = 1024;
 
-/// The bucket of a sector: 4 KiB apart, neighbours fall in different buckets.
+/// The bucket of a sector: a multiplicative (Fibonacci) hash, so that sectors aligned to large
+/// powers of two (1 MiB commands, chunk-aligned member I/O) spread over the buckets too.
 #[inline(always)]
 fn bucket(sector: u64) -> usize {
-    (sector >> 3) as usize & (BUCKETS - 1)
+    (sector.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (64 - BUCKETS.trailing_zeros())) as usize
 }
 
 impl CommandQueue {
@@ -163,7 +164,8 @@ impl CommandQueue {
     /// Whether the command in `slot` waits for the command before it in its sequential stream,
     /// which is queued and eligible at `t`: only a stream's first command is a candidate
     /// (DiskSim's ioqueue "Sequential stream scheme", `ioqueue_seqstream_head`), so reordering
-    /// never serves a stream out of order and leaves its first command behind the head.
+    /// does not start a stream past its first command and leave that behind the head. (A
+    /// follower still goes first when its predecessor is not eligible yet, or has aged out.)
     #[inline(always)]
     fn follows(&self, slot: usize, t: Nanos) -> bool {
         let before = self.before[slot];
@@ -221,11 +223,13 @@ impl CommandQueue {
         self.ends[bucket(end)] -= 1;
         // The commands that came after it in a stream lead their streams now (or follow
         // another queued command that ends where they start).
-        for i in 0..if self.starts[bucket(end)] > 0 { self.order.len() } else { 0 } {
-            let other = self.order[i] as u32 as usize;
-            if self.before[other] == slot {
-                let follower = self.slots[other];
-                self.before[other] = self.stream_before(&follower);
+        if self.starts[bucket(end)] > 0 {
+            for i in 0..self.order.len() {
+                let other = self.order[i] as u32 as usize;
+                if self.before[other] == slot {
+                    let follower = self.slots[other];
+                    self.before[other] = self.stream_before(&follower);
+                }
             }
         }
         // The command taken may have been the earliest eligible or the oldest (usually both:
@@ -343,8 +347,11 @@ impl Best {
 fn best_by(queue: &CommandQueue, t: Nanos, cost: impl Fn(&Pending) -> Nanos) -> Option<usize> {
     let mut best = Best::new();
     for (position, (slot, p)) in queue.iter().enumerate() {
-        if p.eligible <= t && best.beats(cost(p), p.seq) && !queue.follows(slot, t) {
-            best.offer(position, p.seq, cost(p));
+        if p.eligible <= t {
+            let c = cost(p);
+            if best.beats(c, p.seq) && !queue.follows(slot, t) {
+                best.offer(position, p.seq, c);
+            }
         }
     }
     best.index()
