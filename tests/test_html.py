@@ -437,5 +437,9 @@ def test_latency_cdf_tips_keep_the_nines():
     """A review found the CDF's 99.95 and 99.99 % points labelled '100 % at ...'."""
     from raidlab.report.svg import _y_value
 
-    assert _y_value(99.95, "%") == "99.95" and _y_value(99.99, "%") == "99.99" and _y_value(50.0, "%") == "50"
-    assert _y_value(1234.5678, "IOPS") == "1235"  # other units keep 3-4 significant figures
+    from raidlab.report.html import cdf_chart
+
+    assert _y_value(99.95, True) == "99.95" and _y_value(99.99, True) == "99.99" and _y_value(50.0, True) == "50"
+    assert _y_value(1234.5678, False) == "1235" and _y_value(99.95, False) == "100"  # other series
+    chart = cdf_chart("latency", [("read", "#000", None, [(1.0, 50.0), (2.0, 99.95), (3.0, 99.99)])])
+    assert "read: 99.95 % at 2 ms" in chart and "read: 99.99 % at 3 ms" in chart

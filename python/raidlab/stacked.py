@@ -148,14 +148,7 @@ def plan_setup_commands(add: Callable[[str, str], None], array: StackedArray, na
             f"{entries} x 4 KiB x {per} devices each. Not persistent: set it again at boot.")
 
 
-def scrub_inner_arrays(commands: List[Dict[str, str]], sets: int) -> None:
-    """A scrub runs on arrays with redundancy: the inner ones (an outer raid0 has no sync_action
-    check), so the planner's md0 scrub becomes one over md1 ... mdN."""
-    inner = " ".join(f"md{1 + i}" for i in range(sets))
-    for entry in commands:
-        if "/sys/block/md0/md/sync_action" in entry["command"]:
-            entry["command"] = (f"echo '0 1 1 * * root for md in {inner}; do echo check > "
-                                f"/sys/block/$md/md/sync_action; done' > /etc/cron.d/md-scrub")
-            entry["why"] = ("the inner arrays hold the redundancy, so they are scrubbed; "
-                            + entry["why"].replace("/sys/block/md0/md/mismatch_cnt",
-                                                   f"/sys/block/{{{inner.replace(' ', ',')}}}/md/mismatch_cnt"))
+def inner_arrays(sets: int) -> List[str]:
+    """The inner arrays' names, md1 ... mdN (md0 is the outer one): the ones a scrub checks,
+    as they hold the redundancy (an outer raid0 has no sync_action check)."""
+    return [f"md{1 + i}" for i in range(sets)]

@@ -27,7 +27,7 @@ Sources:
 
 from __future__ import annotations
 
-from typing import Any, Callable, Dict, List, Optional
+from typing import Any, Callable, Dict, List, Optional, Sequence
 
 from raidlab.run import DEFAULTS
 from raidlab.units import human_bytes
@@ -133,8 +133,9 @@ def rebuild_sentence(rebuild: Dict[str, Any], low: int) -> str:
     return sentence.strip()
 
 
-def monitoring(add: Add, level: int) -> None:
-    """Mail on failures, and a monthly scrub for arrays with redundancy."""
+def monitoring(add: Add, level: int, scrubbed: Sequence[str] = ("md0",)) -> None:
+    """Mail on failures, and a monthly scrub of the arrays with redundancy (``scrubbed``: md0,
+    or a stack's inner arrays: an outer raid0 has no sync_action check)."""
     add("echo 'MAILADDR root' >> /etc/mdadm/mdadm.conf && systemctl enable --now mdmonitor   "
         "# or: mdadm --monitor --scan --daemonise --mail=root",
         "a failed member is silent otherwise: mdadm's monitor mails MAILADDR on Fail, DegradedArray "
@@ -142,10 +143,18 @@ def monitoring(add: Add, level: int) -> None:
         "from the mdadm package). Test the mail path with: mdadm --monitor --scan --test --oneshot.")
     if level == 0:
         return
-    add("echo '0 1 1 * * root echo check > /sys/block/md0/md/sync_action' > /etc/cron.d/md0-scrub",
-        "a monthly scrub reads every sector of every member so that unreadable sectors are found and "
-        "rewritten from redundancy while it still exists, not during a rebuild. Watch "
-        "/sys/block/md0/md/mismatch_cnt afterwards. It runs at the same speed limits as a rebuild. "
-        "Debian/Ubuntu's mdadm package already schedules one (checkarray, first Sunday of the month) "
-        "and RHEL's raid-check runs weekly, and some packages schedule it as a systemd timer: look in "
-        "/etc/cron.d and at systemctl list-timers before adding this.")
+    if list(scrubbed) == ["md0"]:
+        command = "echo '0 1 1 * * root echo check > /sys/block/md0/md/sync_action' > /etc/cron.d/md0-scrub"
+        watch, lead = "/sys/block/md0/md/mismatch_cnt", ""
+    else:
+        names = " ".join(scrubbed)
+        command = (f"echo '0 1 1 * * root for md in {names}; do echo check > /sys/block/$md/md/sync_action; "
+                   f"done' > /etc/cron.d/md-scrub")
+        watch = f"/sys/block/{{{','.join(scrubbed)}}}/md/mismatch_cnt"
+        lead = "the inner arrays hold the redundancy, so they are scrubbed; "
+    add(command,
+        lead + "a monthly scrub reads every sector of every member so that unreadable sectors are found and "
+        f"rewritten from redundancy while it still exists, not during a rebuild. Watch {watch} afterwards. "
+        "It runs at the same speed limits as a rebuild. Debian/Ubuntu's mdadm package already schedules "
+        "one (checkarray, first Sunday of the month) and RHEL's raid-check runs weekly, and some packages "
+        "schedule it as a systemd timer: look in /etc/cron.d and at systemctl list-timers before adding this.")

@@ -264,7 +264,7 @@ def setup(design: Design, model: DriveModel, array: Array, workload: Workload,
     names = member_placeholders(design.drives)
     stacked = isinstance(design.level, str)  # issue 24 §2: md over md arrays
     if stacked:
-        from raidlab.stacked import plan_setup_commands, scrub_inner_arrays
+        from raidlab.stacked import inner_arrays, plan_setup_commands
 
         plan_setup_commands(add, array, names)
     else:
@@ -277,9 +277,7 @@ def setup(design: Design, model: DriveModel, array: Array, workload: Workload,
     read_ahead = _queues(add, design, model, array, workload, names)
     if design.level != 0:
         runbook.speed_limits(add, limits, rebuild)
-    runbook.monitoring(add, design.level)
-    if stacked:
-        scrub_inner_arrays(commands, array.geo["sets"])
+    runbook.monitoring(add, design.level, inner_arrays(array.geo["sets"]) if stacked else ("md0",))
     placeholders = PLACEHOLDER_NOTE.format(first=names[0], last=names[-1], count=len(names),
                                            mount=mount_point)
     return {"geometry": geo, "placeholders": placeholders, "commands": commands, "notes": notes,

@@ -340,7 +340,7 @@ def cdf_chart(title: str, lines: Sequence[Tuple[str, str, Optional[str], List[Tu
               for name, color, dash, pts in lines]
     for s in series:
         s.points = [(x, y) for x, y in s.points if x > 0]
-        s.unit, s.x_unit = "%", "ms"
+        s.unit, s.x_unit, s.exact_y = "%", "ms", True
     return svg.line_chart(
         title, Axis("completion latency (ms, log scale)", kind="log"),
         [Panel(Axis("I/Os completed (percentile)", kind="nines"), series, height=230)],

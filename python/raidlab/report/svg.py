@@ -340,6 +340,9 @@ class Series:
     markers: bool = True
     unit: str = ""
     x_unit: str = ""
+    #: The y value in a point's tip: 3-4 significant figures, or every figure a percentile's
+    #: nines need (99.95, not 100).
+    exact_y: bool = False
 
 
 @dataclass
@@ -518,7 +521,7 @@ def line_chart(title: str, x: Axis, panels: Sequence[Panel], bands: Sequence[Ban
                 dots = "".join(
                     f'<circle cx="{_n(cx)}" cy="{_n(cy)}" r="{3 if len(shown) > 1 else 4}" fill="{s.color}" '
                     f'stroke="#ffffff" stroke-width="1" class="halo">'
-                    f"{_tip(f'{s.name}: {_y_value(py, s.unit)} {s.unit} at {fmt_num(px)} {s.x_unit}'.strip())}</circle>"
+                    f"{_tip(f'{s.name}: {_y_value(py, s.exact_y)} {s.unit} at {fmt_num(px)} {s.x_unit}'.strip())}</circle>"
                     for px, py, cx, cy in shown)
                 chart.parts.append(f'<g class="points">{dots}</g>')
         y_cursor = p_bottom + gap
@@ -541,9 +544,10 @@ def risk_color(value: Optional[float], lo: float, hi: float) -> str:
     return _ramp(t)
 
 
-def _y_value(value: float, unit: str) -> str:
-    """A point's value for its tip: percentiles keep their nines (99.95 %, not 3 figures' 100 %)."""
-    return f"{value:.6g}" if unit == "%" else fmt_num(value)
+def _y_value(value: float, exact: bool) -> str:
+    """A point's value for its tip: exact ones keep their figures (a percentile's 99.95, not
+    3 figures' 100)."""
+    return f"{value:.6g}" if exact else fmt_num(value)
 
 
 def _ramp(t: float) -> str:
