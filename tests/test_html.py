@@ -443,3 +443,21 @@ def test_latency_cdf_tips_keep_the_nines():
     assert _y_value(1234.5678, False) == "1235" and _y_value(99.95, False) == "100"  # other series
     chart = cdf_chart("latency", [("read", "#000", None, [(1.0, 50.0), (2.0, 99.95), (3.0, 99.99)])])
     assert "read: 99.95 % at 2 ms" in chart and "read: 99.99 % at 3 ms" in chart
+
+
+def test_summary_rates_of_jobs_run_one_after_another_are_not_added(tmp_path):
+    """A review found the HTML summary adding the rates of stonewalled jobs, as if they ran at
+    once: the whole run's rate is its I/O over the time its jobs were measured."""
+    from raidlab.report.html import _iops, _mib_s
+
+    job = tmp_path / "j.fio"
+    job.write_text("[a]\nrw=randread\nbs=4k\niodepth=8\ndirect=1\nioengine=libaio\nruntime=2\ntime_based\n"
+                   "[b]\nstonewall\nrw=randread\nbs=4k\niodepth=8\ndirect=1\nioengine=libaio\nruntime=2\n"
+                   "time_based\n")
+    out = tmp_path / "j.json"
+    assert run_cli(["sim", "--level", "0", "--devices", "2", "--fio", str(job), "--json", str(out)]).status == 0
+    doc = json.loads(out.read_text())
+    a, b = (j["read"] for j in doc["jobs"])
+    assert _iops(doc, "read") == pytest.approx((a["total_ios"] + b["total_ios"]) / 4)
+    assert _iops(doc, "read") == pytest.approx((a["iops"] + b["iops"]) / 2, rel=1e-3)
+    assert _mib_s(doc) == pytest.approx((a["io_bytes"] + b["io_bytes"]) / 4 / 2**20)

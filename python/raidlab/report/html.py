@@ -42,12 +42,27 @@ def _active(document: Dict[str, Any], direction: str) -> List[Tuple[str, Dict[st
             if job.get(direction, {}).get("total_ios")]
 
 
+def _measured_phases(document: Dict[str, Any]) -> Tuple[List[Dict[str, Any]], float]:
+    """A simulated run's phases and the seconds its jobs were measured in them (each phase's
+    ``runtime``: the jobs' own windows, so jobs that ran one after another are not summed as if
+    they ran at once); none for a measured or imported run."""
+    phases = [p for p in document.get("phases") or [] if isinstance(p, dict)]
+    seconds = sum((p.get("read") or {}).get("runtime", 0) or 0 for p in phases) / 1000
+    return (phases, seconds) if seconds > 0 else ([], 0.0)
+
+
 def _iops(document: Dict[str, Any], direction: Optional[str] = None) -> float:
     directions = DIRECTIONS if direction is None else (direction,)
+    phases, seconds = _measured_phases(document)
+    if phases:
+        return sum((p.get(d) or {}).get("total_ios", 0) or 0 for p in phases for d in directions) / seconds
     return sum(job.get(d, {}).get("iops", 0.0) or 0.0 for job in document.get("jobs", []) for d in directions)
 
 
 def _mib_s(document: Dict[str, Any]) -> float:
+    phases, seconds = _measured_phases(document)
+    if phases:
+        return sum((p.get(d) or {}).get("io_bytes", 0) or 0 for p in phases for d in DIRECTIONS) / seconds / 2**20
     return sum(job.get(d, {}).get("bw_bytes", 0) or 0 for job in document.get("jobs", [])
                for d in DIRECTIONS) / 2**20
 
