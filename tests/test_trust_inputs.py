@@ -387,9 +387,13 @@ def test_import_says_when_fio_reports_a_failed_job_no_io_or_trims(tmp_path):
         path.write_text(json.dumps(doc))
         run = run_cli(["import", str(path)])
         assert run.status == 0, run.stderr
-        return run.stderr
+        as_json = run_cli(["import", str(path), "--json"])
+        # The table lists the notes; with --json, they go to stderr.
+        assert [line[len("note: "):] for line in run.stdout.splitlines() if line.startswith("note: ")] == \
+            [line.split(f"{path}: ", 1)[1] for line in as_json.stderr.splitlines()]
+        return run.stdout
 
-    assert imported(_fio_doc()) == ""  # a clean run: nothing to say
+    assert "note:" not in imported(_fio_doc())  # a clean run: nothing to say
     failed = _fio_doc()
     failed["jobs"][0]["error"] = 5
     assert "job 'j' ended with fio error 5 (Input/output error)" in imported(failed)
@@ -403,3 +407,8 @@ def test_import_says_when_fio_reports_a_failed_job_no_io_or_trims(tmp_path):
     from raidlab.measure import importer
 
     assert any("ended with fio error 5" in n for n in importer.to_document(failed)["raidlab"]["notes"])
+    # A block's notes must be a list of lines (a string used to be printed a letter a line).
+    failed["raidlab"] = {"source": "measured", "notes": "oops"}
+    path = tmp_path / "bad.json"
+    path.write_text(json.dumps(failed))
+    refused(run_cli(["import", str(path)]), "raidlab.notes is not a list of strings")

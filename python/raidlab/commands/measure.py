@@ -75,7 +75,9 @@ def measure_command(target: str, fio_job: Optional[str], sysbench: Optional[str]
                                           keep_json=fio_output, command=["raidlab", *sys.argv[1:]])
     finally:
         bar.close()
-    emit_notes(importer.run_notes(result.document))
+    if json_out is not None:
+        # What the run showed (a failed job, no I/O, trims): the summary would list it.
+        emit_notes([note for note in result.document["raidlab"]["notes"] if note not in prepared.notes])
     title = f"{target} ({prepared.target.describe()}) | {prepared.workload.describe()}"
     if html_out:
         write_html([result.document], f"raidlab measure: {title}", html_out)
@@ -111,9 +113,10 @@ def import_command(json_files, json_out: Optional[str], html_out: Optional[str])
     for json_file in json_files:
         block: Dict[str, Any] = {"source": "measured", "tool": "fio", "imported_from": json_file}
         document = importer.load(json_file, block)
-        if not _simulated(document):
+        if not importer.is_simulated(document):
             document["raidlab"].setdefault("tool_version", document["fio version"])
-            emit_notes(importer.run_notes(document), json_file)  # its block keeps them too
+            if json_out is not None:  # the summary lists them otherwise
+                emit_notes(document["raidlab"]["notes"], json_file)
         documents.append(document)
     if html_out:
         write_html(documents, f"raidlab import: {', '.join(json_files)}", html_out)
@@ -122,15 +125,10 @@ def import_command(json_files, json_out: Optional[str], html_out: Optional[str])
         return
     texts = []
     for json_file, document in zip(json_files, documents):
-        if _simulated(document):
+        if importer.is_simulated(document):
             from raidlab.report import table
 
             texts.append(table.summary(document, f"imported {json_file}"))
         else:
             texts.append(summary(document, f"imported {json_file}"))
     click.echo("\n\n".join(texts))
-
-
-def _simulated(document: Dict[str, Any]) -> bool:
-    block = document.get("raidlab") or {}
-    return "simulated_ns" in block and block.get("source") != "measured"

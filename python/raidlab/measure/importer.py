@@ -286,14 +286,20 @@ def to_document(raw: Dict[str, Any], block: Optional[Dict[str, Any]] = None) -> 
         merged = dict(block or {})
     document["raidlab"] = merged
     _check_block(merged)
-    if merged.get("source") == "measured" or "simulated_ns" not in merged:
-        # What the run's table does not show (a failed job, no I/O, trims) goes with it.
-        merged["notes"] = list(merged.get("notes") or []) + [n for n in run_notes(document)
-                                                            if n not in (merged.get("notes") or [])]
     _check_report_parts(document)
-    if "simulated_ns" in merged and merged.get("source") != "measured":
+    if is_simulated(document):
         _check_simulated(document)
+    else:
+        # What a measured run's table does not show (a failed job, no I/O, trims) goes with it.
+        notes = list(merged.get("notes") or [])
+        merged["notes"] = notes + [note for note in run_notes(document) if note not in notes]
     return document
+
+
+def is_simulated(document: Dict[str, Any]) -> bool:
+    """Whether a document is a raidlab simulation's (not a measured or imported fio run)."""
+    block = document.get("raidlab") or {}
+    return "simulated_ns" in block and block.get("source") != "measured"
 
 
 def _check_report_parts(document: Dict[str, Any]) -> None:
@@ -322,6 +328,9 @@ def _check_block(block: Dict[str, Any]) -> None:
         workload = container.get("workload") or {}
         if workload.get("source") is not None and not isinstance(workload["source"], dict):
             raise ConfigError(f"fio JSON: {where}.workload.source is not an object")
+    notes = block.get("notes")
+    if notes is not None and not (isinstance(notes, list) and all(isinstance(n, str) for n in notes)):
+        raise ConfigError("fio JSON: raidlab.notes is not a list of strings")
     if not isinstance(config, dict):
         return
     if config.get("failed") is not None and not isinstance(config["failed"], list):

@@ -150,8 +150,10 @@ impl Simulation {
 
     /// Whether a write host I/O comes under its submitter's plug: the page cache's writeback
     /// does (wb_writeback and generic_writepages hold a blk_plug over the whole pass, and md's
-    /// raid5 keeps the heads it adds on the plug's list: release_stripe_plug); an O_DIRECT
-    /// write of one bio does not (__blkdev_direct_IO_simple takes no plug).
+    /// raid5 keeps the heads it adds on the plug's list: release_stripe_plug). An O_DIRECT write
+    /// is plugged too in 6.1 (blkdev_write_iter), but its heads all reach md together when the
+    /// writer sleeps for it, which adding them at one instant without a plug stands for
+    /// (tests/md_io.rs, KNOWN_GAPS).
     pub(super) fn write_is_plugged(&self, id: u32) -> bool {
         self.host_ios.get(id).job == KERNEL_JOB
     }
