@@ -8,8 +8,10 @@ bins, which fio's own ``fio_jsonplus_clat2csv`` reads; fio-plot draws raidlab's 
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -93,7 +95,11 @@ def test_json_plus_bins_are_fios_buckets_and_fios_own_tool_reads_them(tmp_path):
         pytest.skip("fio_jsonplus_clat2csv is not installed (it comes with fio)")
     document = tmp_path / "plus.json"
     document.write_text(run.stdout)
-    done = subprocess.run([tool, str(document), str(tmp_path / "clat")], capture_output=True, text=True, timeout=60)
+    # The tool is Debian's script (`#!/usr/bin/env python3`, imports six): in a virtualenv that
+    # shebang finds the venv's Python, which lacks six, so run it with the Python it ships for.
+    python = "/usr/bin/python3" if tool.startswith("/usr/") and os.path.exists("/usr/bin/python3") else sys.executable
+    done = subprocess.run([python, tool, str(document), str(tmp_path / "clat")],
+                          capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
     rows = (tmp_path / "clat_job0").read_text().splitlines()
     assert rows[0].startswith("nsec, read_slat_ns_count") and len(rows) > 1
