@@ -33,6 +33,7 @@ from typing import Any, Dict, List, Optional, Tuple
 
 from raidlab.errors import ConfigError
 from raidlab.inputs import parse_json, read_text
+from raidlab.terminal import printable
 
 SECTOR = 512
 MIB = 2**20
@@ -348,7 +349,7 @@ def render(report: Dict[str, Any]) -> str:
                      "-" if off["stripe"] is None else off["stripe"], row["kernel_alignment_offset"],
                      _pct(Fraction(chunk_straddle["fraction"])), row["status"],
                      row["fix"]["start"] if row["fix"] else "-"])
-    lines += ["", tables.render(headers, rows), ""]
+    lines += ["", *tables.render(headers, rows).split("\n"), ""]
     for row in report["partitions"]:
         off = row["misalignment_bytes"]
         if row["status"] == "aligned":
@@ -384,4 +385,5 @@ def render(report: Dict[str, Any]) -> str:
     if not topo["chunk_bytes"]:
         lines.append("No chunk known: give --level/--devices/--chunk-kib (or --chunk-kib for a hardware "
                      "RAID LUN) to check against the array.")
-    return "\n".join(lines)
+    # Device, partition and md names come from sysfs or a dump: shown with controls escaped.
+    return "\n".join(printable(line) for line in lines)

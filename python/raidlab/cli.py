@@ -16,6 +16,7 @@ import click
 from raidlab import _core
 from raidlab.array import DEFAULT_CHUNK_KIB, DEFAULT_MEMBER_KIB, Array
 from raidlab.errors import RaidlabError
+from raidlab.terminal import printable
 from raidlab.workload.units import is_decimal
 from raidlab.commands.compare import compare_command
 from raidlab.commands.replay import replay_command
@@ -219,7 +220,8 @@ def _one_line(message: str) -> str:
 
 
 def _error(message: str) -> None:
-    click.echo(f"raidlab: error: {_one_line(message)}", err=True)
+    # Messages quote the user's input: its control characters are shown, never sent.
+    click.echo(f"raidlab: error: {printable(_one_line(message))}", err=True)
 
 
 def _silence_stdout() -> None:

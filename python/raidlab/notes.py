@@ -18,6 +18,7 @@ from __future__ import annotations
 from typing import Any, Dict, List
 
 from raidlab.array import Array
+from raidlab.terminal import printable
 from raidlab.workload.units import human_bytes, human_duration
 
 
@@ -77,8 +78,9 @@ def events_after_the_end(spec: Any, raw: Dict[str, Any]) -> List[str]:
 
 
 def emit(notes: List[str], context: str = "") -> None:
-    """Each note as one line on stderr: ``raidlab: note: [CONTEXT: ]NOTE``."""
+    """Each note as one line on stderr: ``raidlab: note: [CONTEXT: ]NOTE``, with any control
+    character a note quotes (a job or file name) shown escaped."""
     import click
 
     for note in notes:
-        click.echo(f"raidlab: note: {context + ': ' if context else ''}{note}", err=True)
+        click.echo(printable(f"raidlab: note: {context + ': ' if context else ''}{note}"), err=True)

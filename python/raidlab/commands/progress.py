@@ -8,6 +8,8 @@ from typing import Callable, Optional
 
 import click
 
+from raidlab.terminal import printable
+
 #: Steps of the bar: fractions are shown to 0.1 %.
 _STEPS = 1000
 
@@ -23,7 +25,8 @@ class ProgressBar:
     """A progress bar on stderr (only when enabled), fed fractions 0..1."""
 
     def __init__(self, enabled: bool, label: str) -> None:
-        self.bar = click.progressbar(length=_STEPS, label=label, file=sys.stderr) if enabled else None
+        shown = printable(label)
+        self.bar = click.progressbar(length=_STEPS, label=shown, file=sys.stderr) if enabled else None
         self.shown = 0
         if self.bar is not None:
             self.bar.__enter__()

@@ -12,6 +12,7 @@ from typing import Any, Dict
 
 from raidlab.report.table import JOB_HEADERS as HEADERS
 from raidlab.report.table import job_rows, render
+from raidlab.terminal import printable
 
 __all__ = ["job_rows", "summary", "HEADERS"]
 
@@ -34,9 +35,10 @@ def summary(document: Dict[str, Any], title: str) -> str:
         parts.append(f"raidlab {block['version']}")
     if block.get("imported_from"):
         parts.append(f"imported from {block['imported_from']}")
-    lines = [title, f"{source} with " + ", ".join(parts)]
+    # Every string here comes from the file (or its name): shown with controls escaped.
+    lines = [printable(title), printable(f"{source} with " + ", ".join(parts))]
     for note in block.get("notes") or []:
-        lines.append(f"note: {note}")
+        lines.append(printable(f"note: {note}"))
     lines.append("")
     lines.append(render(HEADERS, job_rows(document)))
     disks = document.get("disk_util") or []

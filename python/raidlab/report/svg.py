@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from html import escape
 from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
+from raidlab.terminal import printable
 from raidlab.units import format_probability
 
 #: Chart width in SVG user units; the page scales charts to their column (``width: 100%``).
@@ -42,7 +43,9 @@ INK = "#1f2328"
 
 
 def esc(value: object) -> str:
-    return escape(str(value), quote=True)
+    """HTML/XML text: markup escaped, and control characters (which XML forbids and a terminal
+    showing the file would obey) shown as their escapes; newlines and tabs stay."""
+    return escape(printable(value, keep="\n\t"), quote=True)
 
 
 def fmt_num(value: float) -> str:

@@ -6,10 +6,14 @@ import math
 
 from typing import Any, Dict, List, Sequence
 
+from raidlab.terminal import printable
+
 
 def render(headers: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
-    """Left-aligns the first column and right-aligns the rest."""
-    cells = [[str(h) for h in headers]] + [[str(c) for c in row] for row in rows]
+    """Left-aligns the first column and right-aligns the rest. Cells are shown with their
+    control characters escaped (:func:`raidlab.terminal.printable`): job, disk and phase names
+    come from the user's files."""
+    cells = [[printable(h) for h in headers]] + [[printable(c) for c in row] for row in rows]
     widths = [max(len(row[i]) for row in cells) for i in range(len(headers))]
     lines = []
     for index, row in enumerate(cells):
@@ -61,10 +65,10 @@ def job_rows(document: Dict[str, Any]) -> List[List[Any]]:
 def summary(document: Dict[str, Any], title: str) -> str:
     """The default `raidlab sim` output: results per job, then per member."""
     block = document["raidlab"]
-    lines = [title, f"seed {block['seed']}, raidlab {block['version']}, "
-             f"{block['simulated_ns'] / 1e9:.3f} s simulated, {block['events']} events"]
+    lines = [printable(title), printable(f"seed {block['seed']}, raidlab {block['version']}, "
+                                         f"{block['simulated_ns'] / 1e9:.3f} s simulated, {block['events']} events")]
     if block["truncated"]:
-        lines.append(f"note: {block['truncated']}")
+        lines.append(printable(f"note: {block['truncated']}"))
     lines.append("")
     jobs = job_rows(document)
     lines.append(render(JOB_HEADERS, jobs) if jobs else "no foreground I/O: the array was idle")
@@ -145,8 +149,8 @@ def bad_days(document: Dict[str, Any]) -> List[str]:
                       f"{rebuild['rate_kib_s'] / 1024:.1f} MiB/s per device; {state}"]
     events = document.get("drive_events")
     if events:  # issue 24 §3
-        lines += ["", "drive events: " + "; ".join(
-            f"{e['at_s']:.3f} s member{e['member']} {e['event']}" for e in events)]
+        lines += ["", printable("drive events: " + "; ".join(
+            f"{e['at_s']:.3f} s member{e['member']} {e['event']}" for e in events))]
     loss = document.get("data_loss")
     if loss:
         lines += ["", f"DATA LOSS at {loss['at_s']:.3f} s: members {loss['failed_members']} failed"]
