@@ -54,7 +54,15 @@ class WholeRange(click.IntRange):
             if number is None:
                 self.fail(f"{str(value)[:40]!r} is not a whole number (ASCII digits 0-9)", param, ctx)
             value = number
+        if self.max == MAX_WHOLE and value > MAX_WHOLE:
+            self.fail(f"{value} is above {MAX_WHOLE}, the largest whole number raidlab takes", param, ctx)
         return super().convert(value, param, ctx)
+
+    def _describe_range(self) -> str:
+        """The range as help shows it; the u64 ceiling every count has is no limit worth reading."""
+        if self.max == MAX_WHOLE and self.min is not None:
+            return f"x>={self.min}"
+        return super()._describe_range()
 
 
 #: Every whole number a user gives raidlab is a count, a size or a seed: a u64 in the core.

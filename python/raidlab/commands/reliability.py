@@ -17,6 +17,7 @@ from raidlab.outputs import writes_files
 from raidlab.commands.numbers import finite, real_text, whole, whole_text
 from raidlab.commands.progress import ProgressBar
 from raidlab import reliability as rel
+from raidlab.run import cli_type
 from raidlab.stacked import options as stacked_options
 from raidlab.report import html as html_report
 from raidlab.report import table
@@ -145,9 +146,9 @@ def render_text(doc: Dict[str, Any]) -> str:
 @click.command("reliability")
 @click.option("--level", required=True, metavar="LEVEL", help="RAID level: 0, 1, 4, 5, 6 or 10, or a stacked "
                                                                "1+0, 5+0, 6+0, 0+1.")
-@click.option("--devices", required=True, type=whole(), help="Members in the array.")
+@click.option("--devices", required=True, type=cli_type("devices"), help="Members in the array.")
 @click.option("--layout", metavar="NAME", help="mdadm layout name [default: mdadm's].")
-@click.option("--chunk-kib", type=whole(), default=rel.DEFAULT_CHUNK_KIB, show_default=True,
+@click.option("--chunk-kib", type=cli_type("chunk_kib"), default=rel.DEFAULT_CHUNK_KIB, show_default=True,
               help="Chunk size in KiB (power of two).")
 @click.option("--capacity-tb", type=finite(0, 1e6, low_open=True),
               default=rel.DEFAULT_CAPACITY_TB, show_default=True,
