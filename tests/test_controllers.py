@@ -372,3 +372,12 @@ def test_jobs_one_after_another_have_no_common_steady_state():
     whole = sum(job[d]["iops"] for job in document["jobs"] for d in ("read", "write"))
     assert totals["steady_from_s"] is None and totals["iops"] == pytest.approx(whole)
 
+
+
+def test_a_pass_through_hba_lists_only_what_it_sets(capsys):
+    # A plain HBA has no cache, battery or RAID firmware: it used to list the hardware
+    # controller's defaults (bbu = True, a read-ahead policy, an XOR engine).
+    assert main(["controllers", "--json"]) == 0
+    hba = next(c for c in json.loads(capsys.readouterr().out) if c["name"] == "hba")
+    assert set(hba["params"]) == {"cache_mib", "drive_write_cache"}
+    assert hba["params"]["cache_mib"]["value"] == 0

@@ -269,7 +269,10 @@ def listing() -> List[Dict[str, Any]]:
              "params": generic}]
     for name, preset in PRESETS.items():
         params = {}
-        for p in PARAMS:
+        # A pass-through preset (kind md) has no cache, battery or firmware of its own: it lists
+        # only what it sets, not the hardware controller's defaults (an HBA showed bbu = True).
+        applies = [p for p in PARAMS if preset.get("kind", "hw") == "hw" or p.name in preset["params"]]
+        for p in applies:
             value, source = preset["params"].get(p.name, (p.default, "not published: generic value (no limit)"
                                                           if p.default in (0, 0.0) else "generic controller default"))
             params[p.name] = {"value": value, "unit": p.unit, "source": source}
