@@ -58,7 +58,7 @@ def test_buffered_write_with_end_fsync_writes_every_sector_and_reports_the_page_
     assert member["write_ios"] > 0
     table = _sim("--level", "0", "--devices", "1", "--drive", "nearline-7200", "--fio", job, "--ram-gib", "1")
     assert table.returncode == 0, table.stderr
-    assert "| buffered (page cache 1 GiB)" in table.stdout.splitlines()[0]
+    assert table.stdout.splitlines()[0].endswith(", buffered, fsync at end, over 256 MiB | page cache 1 GiB")
     assert "page cache 1 GiB: read hit ratio" in table.stdout
 
 
@@ -72,7 +72,8 @@ def test_o_direct_runs_say_direct_and_have_no_page_cache(tmp_path):
         """)
     done = _sim("--level", "0", "--devices", "1", "--drive", "nvme-tlc", "--fio", job)
     assert done.returncode == 0, done.stderr
-    assert done.stdout.splitlines()[0].endswith("| direct")
+    title = done.stdout.splitlines()[0]
+    assert title.endswith(", direct, over 16 MiB") and title.count("direct") == 1 and "page cache" not in title
     document = json.loads(_sim("--level", "0", "--devices", "1", "--drive", "nvme-tlc", "--fio", job, "--json").stdout)
     assert "page_cache" not in document
 

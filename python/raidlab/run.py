@@ -139,6 +139,10 @@ class Design:
     def write_cache_note(self) -> str:
         """What the drives' write caches are, for the run's header line."""
         kind, values = self.controller_values()
+        if self.drive.kind != "hdd":
+            # Only the HDD model has a write cache a controller or hdparm switches; an SSD's
+            # buffer, a cloud volume and the null drive have no such setting.
+            return f"{self.drive.kind} drive: no write cache setting"
         if self.drive_write_cache == "default" and kind == "md":
             return "drive write cache: the drive's default"
         return f"drive write cache {values['drive_write_cache']}"
@@ -484,20 +488,20 @@ class RunSpec:
                 "dirty_background_bytes": 0, "dirty_expire_ns": d.dirty_expire_centisecs * 10_000_000,
                 "dirty_writeback_ns": d.dirty_writeback_centisecs * 10_000_000, "read_ahead_kib": d.read_ahead_kb}
 
-    def io_mode(self) -> str:
-        """"buffered (page cache 64 GiB)", "direct", or both when jobs differ (the run's header)."""
-        if self.workload is None:
-            return "direct"
-        direct = {job.direct for job in self.workload.jobs}
-        cache = f"buffered (page cache {self.design.ram_gib:g} GiB)"
-        return "direct" if direct == {True} else cache if direct == {False} else f"direct and {cache}"
+    def page_cache_note(self) -> str:
+        """"page cache 64 GiB" when any job is buffered, else nothing: each job's own description
+        already says direct or buffered (the header said "direct" twice)."""
+        if self.workload is None or all(job.direct for job in self.workload.jobs):
+            return ""
+        return f"page cache {self.design.ram_gib:g} GiB"
 
     def title(self) -> str:
         """The design and the workload in one line (the head of ``raidlab sim``'s table)."""
         if self.workload is None:
             return f"{self.design.label()} | {self.design.write_cache_note()} | idle"
+        cache = self.page_cache_note()
         return (f"{self.design.label()} | {self.design.write_cache_note()} | "
-                f"{self.workload.describe()} | {self.io_mode()}")
+                f"{self.workload.describe()}" + (f" | {cache}" if cache else ""))
 
 
 def ram_bytes(ram_gib: float) -> int:
