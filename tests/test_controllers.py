@@ -136,7 +136,7 @@ def test_the_2005_sysbench_command_runs_to_its_request_count(mode):
 
 
 def test_header_line_says_whether_drive_write_caches_are_on(tmp_path, capsys):
-    args = ["sim", "--level", "0", "--devices", "2", "--drive", "null", "--preset", "wal", "--runtime-s", "0.05"]
+    args = ["sim", "--level", "0", "--devices", "2", "--drive", "cheetah-10k7", "--preset", "wal", "--runtime-s", "0.05"]
     assert main(args + ["--controller", "perc4e-di"]) == 0
     assert "drive write cache off" in capsys.readouterr().out
     assert main(args + ["--controller", "hw", "--drive-write-cache", "on"]) == 0

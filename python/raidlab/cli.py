@@ -20,7 +20,8 @@ from raidlab.terminal import printable
 from raidlab.workload.units import is_decimal
 from raidlab.commands.compare import compare_command
 from raidlab.commands.replay import replay_command
-from raidlab.commands.sim import controllers_command, drives_command, hosts_command, sim_command
+from raidlab.commands.catalog import controllers_command, drives_command, hosts_command
+from raidlab.commands.sim import sim_command
 from raidlab.commands.reliability import reliability_command
 from raidlab.commands.plan import plan_command
 from raidlab.commands.align import align_command

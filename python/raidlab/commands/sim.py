@@ -14,7 +14,6 @@ from raidlab.commands import progress, write_output
 from raidlab.commands.numbers import whole_text
 from raidlab.commands.progress import ProgressBar
 from raidlab.outputs import writes_files
-from raidlab import _core
 from raidlab.errors import ConfigError
 from raidlab.report import html as html_report
 from raidlab.report import sysbench_text, table
@@ -226,88 +225,3 @@ def sim_command(level, devices, layout, chunk_kib, drive, controller, controller
         click.echo(sysbench_text.render(result.raw, document, workload))
         click.echo("")
     click.echo(table.summary(document, title))
-
-
-def _parameters(kind: str, as_json: bool) -> None:
-    """Every parameter a drive model reads, from the core's declarations."""
-    declared = _core.drive_parameters(kind)
-    if as_json:
-        click.echo(json.dumps([dict(zip(("name", "unit", "default", "min", "max", "doc"), d)) for d in declared], indent=2))
-        return
-    rows = [[name, unit, f"{default:g}", f"{low:g}..{high:g}", doc] for name, unit, default, low, high, doc in declared]
-    click.echo(table.render(["parameter", "unit", "default", "range", "meaning"], rows))
-
-
-@click.command("hosts")
-@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
-def hosts_command(as_json: bool) -> None:
-    """List the host (cloud instance) presets: their EBS IOPS and bandwidth limits with sources."""
-    from raidlab import hosts
-
-    listing = hosts.listing()
-    if as_json:
-        click.echo(json.dumps(listing, indent=2))
-        return
-    rows = [[h["name"], f"{h['limits']['baseline_iops']:g}", f"{h['limits']['burst_iops']:g}",
-             f"{h['limits']['baseline_mb_s']:g}", f"{h['limits']['burst_mb_s']:g}",
-             f"{h['limits']['burst_minutes']:g}"] for h in listing]
-    click.echo(table.render(["host", "IOPS", "burst IOPS", "MB/s", "burst MB/s", "burst min"], rows))
-    click.echo(f"source: {hosts.AWS_EBS_OPTIMIZED}")
-
-
-@click.command("controllers")
-@click.option("--params", "params", is_flag=True, help="List the parameters a controller FILE.toml or "
-                                                      "--controller-opt may set.")
-@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
-def controllers_command(params: bool, as_json: bool) -> None:
-    """List the RAID controllers: md, hw and presets of real ones, every parameter with its source."""
-    from raidlab import controllers
-
-    if params:
-        rows = [{"name": p.name, "unit": p.unit, "default": p.default,
-                 "range": list(p.choices) if p.choices else ([p.low, p.high] if p.low is not None else None),
-                 "doc": p.doc} for p in controllers.PARAMS]
-        if as_json:
-            click.echo(json.dumps(rows, indent=2))
-            return
-        click.echo(table.render(["parameter", "unit", "hw", "range", "meaning"],
-                                [[r["name"], r["unit"], str(r["default"]),
-                                  "/".join(map(str, r["range"])) if r["range"] and isinstance(r["range"][0], str)
-                                  else (f"{r['range'][0]:g}..{r['range'][1]:g}" if r["range"] else "-"), r["doc"]]
-                                 for r in rows]))
-        return
-    listing = controllers.listing()
-    if as_json:
-        click.echo(json.dumps(listing, indent=2))
-        return
-    click.echo(table.render(["name", "description"], [[c["name"], c["description"]] for c in listing]))
-    for c in listing[2:]:
-        click.echo("")
-        click.echo(f"{c['name']}:")
-        for name, p in c["params"].items():
-            click.echo(f"  {name} = {p['value']}{(' ' + p['unit']) if p['unit'] and p['unit'] != 'bool' else ''}: {p['source']}")
-
-
-@click.command("drives")
-@click.option("--params", "params_kind", type=click.Choice(["hdd", "ssd", "null", "empirical"]),
-              help="List the parameters a drive TOML file may set for this kind of model.")
-@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
-def drives_command(params_kind: Optional[str], as_json: bool) -> None:
-    """List the drive presets: name, kind, rpm, capacity, interface and source.
-
-    A drive TOML file names a preset (preset = "cheetah-10k7") or a kind (kind = "hdd") and sets
-    any parameter listed by --params KIND.
-    """
-    if params_kind:
-        _parameters(params_kind, as_json)
-        return
-    presets = _core.drive_presets()
-    if as_json:
-        click.echo(json.dumps(presets, indent=2))
-        return
-    rows = [[p["name"], p["kind"], p["rpm"] or "-", f"{p['capacity_bytes'] / 1e9:.0f} GB",
-             p["interface"], p["description"]] for p in presets]
-    click.echo(table.render(["name", "kind", "rpm", "capacity", "interface", "description"], rows))
-    click.echo("")
-    for p in presets:
-        click.echo(f"{p['name']}: {p['source']}")
