@@ -8,7 +8,8 @@ A designs file has three tables and nothing else::
 
 A setting is any field of :class:`raidlab.run.Design`; it takes the values the
 ``raidlab sim`` option of the same name takes (``chunk_kib`` as ``--chunk-kib``: same type,
-same range), checked through that option's own declaration. An unknown table or key is refused
+same range), checked through that option's own declaration; ``drive`` may also be a drive table
+(``drive = {kind = "hdd", rpm = 15000}``, :data:`raidlab.drives.DRIVE_TABLE`). An unknown table or key is refused
 with the nearest valid name, a wrong type is named, so a typo never passes silently.
 """
 
@@ -78,6 +79,8 @@ def _check_table(entry: Any, allowed: Iterable[str], where: str, options: Mappin
         if key not in allowed:
             raise ConfigError(f"{where}: unknown key '{key}'{_hint(key, allowed)}; "
                               f"expected one of {', '.join(allowed)}")
+        if key == "drive" and isinstance(value, dict):
+            continue  # a drive table: checked by raidlab.drives.drive_table as the design is built
         if key in WORKLOAD_KEYS and key not in options:
             if not isinstance(value, str):
                 raise ConfigError(f"{where}: '{key}' must be a string, got {_type_name(value)}")

@@ -16,11 +16,11 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Sequence, Union
+from typing import TYPE_CHECKING, Any, Callable, Dict, List, Mapping, Optional, Sequence, Union
 
 from raidlab import _core, inputs
-from raidlab.drives import preset_table
-from raidlab.errors import ConfigError, DeviceError
+from raidlab.drives import drive_table
+from raidlab.errors import ConfigError
 from raidlab.array import MAX_DEVICES
 from raidlab.commands.numbers import real_text, whole_text
 from raidlab.report import fio_json
@@ -34,40 +34,22 @@ PROGRESS_STEP_NS = 250_000_000
 
 
 def load_drive(drive: Union[str, Path, Dict[str, Any]]) -> Dict[str, Any]:
-    """A drive choice for the core: a preset name, a TOML file path, or a dict of parameters.
+    """A drive choice for the core: a preset name, a TOML file path, or a drive table.
 
-    A TOML file holds ``kind = "hdd"|"ssd"|"null"`` or ``preset = "NAME"`` (to start from a
-    preset) and any parameters of that model by name (see ``raidlab drives --params``).
+    A TOML file is a drive table (:data:`raidlab.drives.DRIVE_TABLE`): ``kind = "hdd"|"ssd"|...``
+    or ``preset = "NAME"`` (to start from a preset) and any parameters of that model by name
+    (see ``raidlab drives --params``), checked as every drive table is.
     A DiskSim ``.parv`` or ``.diskspecs`` file is imported (:mod:`raidlab.disksim`).
     """
-    if isinstance(drive, dict):
-        return drive
+    if isinstance(drive, Mapping):
+        return drive_table(drive, "drive")
     text = str(drive)
     if text.endswith((".parv", ".diskspecs")):
         from raidlab import disksim
 
         return disksim.drive_choice(text)
     if text.endswith(".toml"):
-        table = inputs.read_toml(text, "drive file")
-        choice: Dict[str, Any] = {}
-        for key in ("preset", "kind"):
-            if key in table:
-                choice[key] = str(table.pop(key))
-        params = {}
-        for key, value in table.items():
-            if isinstance(value, bool):
-                value = float(value)
-            params[key] = inputs.finite_number(value, f"drive file {inputs.show_path(text)}: '{key}'")
-        choice["params"] = params
-        if "preset" in choice and "kind" in choice:
-            kinds = {name: p["kind"] for name, p in preset_table().items()}
-            if kinds.get(choice["preset"], choice["kind"]) != choice["kind"]:
-                raise DeviceError(f"drive file {inputs.show_path(text)}: preset = \"{choice['preset']}\" is "
-                                  f"of kind \"{kinds[choice['preset']]}\", not kind = \"{choice['kind']}\"; "
-                                  "give one of them")
-        if "preset" not in choice and "kind" not in choice:
-            raise DeviceError(f"drive file {text}: needs kind = \"hdd\"|\"ssd\"|\"null\" or preset = \"NAME\"")
-        return choice
+        return drive_table(inputs.read_toml(text, "drive file"), f"drive file {inputs.show_path(text)}")
     return {"preset": text}
 
 

@@ -27,17 +27,57 @@ the last axis moves fastest, as in :func:`itertools.product`.
 from __future__ import annotations
 
 import itertools
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any, Dict, List, Mapping, Sequence, Tuple
 
 from raidlab.errors import ConfigError
-from raidlab.run import KNOWN_KEYS
+from raidlab.run import KNOWN_KEYS, Design, Options
+from raidlab.schema import ANY, TABLE, Key, check_table, type_name
 
 #: Settings a sweep may set beyond raidlab.run's: scripted events as ``raidlab sim`` takes them.
 EVENT_KEYS = ("fail", "replace")
 SWEEP_KEYS = tuple(KNOWN_KEYS) + EVENT_KEYS
 TABLES = ("sweep", "grid", "zip", "exclude", "include")
 MODES = ("grid", "zip")
+
+
+def _docs() -> Dict[str, str]:
+    """Each sweep option's meaning: raidlab.run's declaration, or the workload's and events'."""
+    docs = {f.name: f.metadata.get("doc", "") for cls in (Design, Options) for f in fields(cls)}
+    docs.update(fio="a fio job file (beside the sweep file) or its text", sysbench="sysbench options",
+                preset="a workload preset", fail="members failing: \"K@T\" texts",
+                replace="members replaced: \"K@T\" texts")
+    return docs
+
+
+# -- the schema of a sweep file's tables (checked by raidlab.schema.check_table) ------------------
+
+#: [sweep] and each [[exclude]]/[[include]]: any option, any value (each point's run checks it).
+SETTINGS: Dict[str, Key] = {key: Key(ANY, doc) for key, doc in _docs().items() if key in SWEEP_KEYS}
+#: [grid] and each [[zip]]: any option, a list of its values.
+AXES: Dict[str, Key] = {key: Key((list,), f"values of: {spec.doc}", "a list of values")
+                        for key, spec in SETTINGS.items()}
+FIXED: Dict[str, Key] = {**SETTINGS, "mode": Key((str,), "grid, or zip: every [grid] axis moves together")}
+DOCUMENT: Dict[str, Key] = {
+    "sweep": Key(TABLE, "settings every point shares"),
+    "grid": Key(TABLE, "axes: every combination of their values is a point"),
+    "zip": Key((list, dict), "groups of axes that move together", "an array of tables, written [[zip]]"),
+    "exclude": Key((list, dict), "combinations to drop", "an array of tables, written [[exclude]]"),
+    "include": Key((list, dict), "extra points", "an array of tables, written [[include]]"),
+}
+
+
+def _option(key: str) -> str:
+    """An option as the user writes it: ``chunk-kib``."""
+    return key.replace("_", "-")
+
+
+def _table_name(key: str) -> str:
+    return f"[[{key}]]" if key in ("zip", "exclude", "include") else f"[{key}]"
+
+
+_OPTIONS = {"noun": "option", "normalise": lambda name: name.replace("-", "_"), "show": _option,
+            "expected_keys": f"expected one of raidlab sim's options ({', '.join(map(_option, SWEEP_KEYS))})"}
 
 
 @dataclass(frozen=True)
@@ -86,34 +126,17 @@ def _show(value: Any) -> str:
     return str(value)
 
 
-def _key(name: Any, where: str) -> str:
-    key = str(name).replace("-", "_")
-    if key not in SWEEP_KEYS:
-        raise ConfigError(f"{where}unknown option {name!r}; expected one of raidlab sim's options "
-                          f"({', '.join(k.replace('_', '-') for k in SWEEP_KEYS)})")
-    return key
+def _table(value: Any, where: str, keys: Mapping[str, Key] = SETTINGS) -> Dict[str, Any]:
+    return check_table(value, keys, where, **_OPTIONS)
 
 
-def _table(value: Any, where: str) -> Dict[str, Any]:
-    if not isinstance(value, Mapping):
-        raise ConfigError(f"{where}must be a table of option = value, got {type(value).__name__}")
-    out: Dict[str, Any] = {}
-    for name, item in value.items():
-        key = _key(name, where)
-        if key in out:
-            raise ConfigError(f"{where}option {key.replace('_', '-')} is given twice")
-        out[key] = item
-    return out
-
-
-def _axes(value: Any, where: str) -> Dict[str, List[Any]]:
-    axes = _table(value, where)
+def _axes(value: Any, where: str, zipped: bool = False) -> Dict[str, List[Any]]:
+    axes = _table(value, where, AXES)
+    if zipped and not axes:
+        raise ConfigError(f"{where}has no axes: give lists that move together (devices = [4, 6]) or drop it")
     for key, values in axes.items():
-        if not isinstance(values, list):
-            raise ConfigError(f"{where}{key.replace('_', '-')} must be a list of values, "
-                              f"got {type(values).__name__}")
         if not values:
-            raise ConfigError(f"{where}{key.replace('_', '-')} is an empty list: the sweep has no points")
+            raise ConfigError(f"{where}{_option(key)} is an empty list: the sweep has no points")
     return axes
 
 
@@ -133,26 +156,22 @@ def _zip_group(group: Dict[str, List[Any]], where: str) -> Dict[str, List[Any]]:
 def parse(document: Mapping[str, Any], where: str = "") -> Grid:
     """A :class:`Grid` from a sweep document (the parsed TOML, or the same dict from Python)."""
     if not isinstance(document, Mapping):
-        raise ConfigError(f"{where}a sweep is a table with [sweep] and [grid], got {type(document).__name__}")
-    unknown = [k for k in document if k not in TABLES]
-    if unknown:
-        raise ConfigError(f"{where}unknown table [{unknown[0]}]; expected {', '.join(TABLES)}")
-    table = document.get("sweep", {})
-    if not isinstance(table, Mapping):
-        raise ConfigError(f"{where}[sweep] must be a table of option = value")
-    fixed = dict(table)
+        raise ConfigError(f"{where}a sweep is a table with [sweep] and [grid], got {type_name(document)}")
+    tables = check_table(document, DOCUMENT, where, noun="table", show=_table_name, quote=_table_name)
+    fixed = _table(tables.get("sweep", {}), f"{where}[sweep] ", FIXED)
     mode = fixed.pop("mode", "grid")
     if mode not in MODES:
         raise ConfigError(f"{where}[sweep] mode = {mode!r}; expected grid or zip")
-    grid = Grid(fixed=_table(fixed, f"{where}[sweep] "), axes=_axes(document.get("grid", {}), f"{where}[grid] "))
+    grid = Grid(fixed=fixed, axes=_axes(tables.get("grid", {}), f"{where}[grid] "))
     if mode == "zip" and grid.axes:
         grid.zips.append(_zip_group(grid.axes, f"{where}[grid] (mode = \"zip\") "))
         grid.axes = {}
-    groups = document.get("zip", [])
+    groups = tables.get("zip", [])
     for index, group in enumerate(groups if isinstance(groups, list) else [groups]):
-        grid.zips.append(_zip_group(_axes(group, f"{where}[[zip]][{index}] "), f"{where}[[zip]][{index}] "))
-    grid.excludes = _tables(document.get("exclude", []), f"{where}[[exclude]]")
-    grid.includes = _tables(document.get("include", []), f"{where}[[include]]")
+        at = f"{where}[[zip]][{index}] "
+        grid.zips.append(_zip_group(_axes(group, at, zipped=True), at))
+    grid.excludes = _tables(tables.get("exclude", []), f"{where}[[exclude]]")
+    grid.includes = _tables(tables.get("include", []), f"{where}[[include]]")
     _check_overlaps(grid, where)
     return grid
 
@@ -162,12 +181,12 @@ def _check_overlaps(grid: Grid, where: str) -> None:
     seen: Dict[str, str] = {k: "[sweep]" for k in grid.fixed}
     for key in grid.axes:
         if key in seen:
-            raise ConfigError(f"{where}{key.replace('_', '-')} is both in {seen[key]} and in [grid]")
+            raise ConfigError(f"{where}{_option(key)} is both in {seen[key]} and in [grid]")
         seen[key] = "[grid]"
     for index, group in enumerate(grid.zips):
         for key in group:
             if key in seen:
-                raise ConfigError(f"{where}{key.replace('_', '-')} is both in {seen[key]} and in [[zip]][{index}]")
+                raise ConfigError(f"{where}{_option(key)} is both in {seen[key]} and in [[zip]][{index}]")
             seen[key] = f"[[zip]][{index}]"
 
 

@@ -67,12 +67,21 @@ def _failed(value: Any) -> Any:
     return value
 
 
-def _relative(value: Any, base: Optional[str]) -> Any:
-    """A file named relative to the sweep file is read from beside it."""
-    if base is None or not isinstance(value, str) or "\n" in value or os.path.isabs(value):
+#: The settings that may name a file, and whether a value names one (not a preset, not job
+#: text): a drive or controller FILE.toml / DiskSim file, a fio job file (text holds a newline).
+FILE_SETTINGS: Dict[str, Callable[[str], bool]] = {
+    "drive": lambda value: value.endswith((".toml", ".parv", ".diskspecs")),
+    "controller": lambda value: value.endswith(".toml"),
+    "fio": lambda value: "\n" not in value,
+}
+
+
+def _relative(key: str, value: Any, base: Optional[str]) -> Any:
+    """A file a sweep file names relative to itself is read from beside it, always: a file of
+    the same name in the working directory is never read instead."""
+    if base is None or not isinstance(value, str) or not FILE_SETTINGS[key](value) or os.path.isabs(value):
         return value
-    beside = os.path.join(base, value)
-    return beside if os.path.exists(beside) and not os.path.exists(value) else value
+    return os.path.join(base, value)
 
 
 class Resolver:
@@ -95,9 +104,9 @@ class Resolver:
             given["timeline"] = list(timeline) + events if isinstance(timeline, (list, tuple)) else timeline
         if "failed" in given:
             given["failed"] = _failed(given["failed"])
-        for key in ("drive", "fio"):
+        for key in FILE_SETTINGS:
             if key in given:
-                given[key] = _relative(given[key], self.base)
+                given[key] = _relative(key, given[key], self.base)
         if isinstance(given.get("drive"), str):
             name = given["drive"]
             if name not in self.drives:
