@@ -288,7 +288,9 @@ def _fio_doc(**read) -> dict:
     stats = {"io_bytes": 4096, "bw_bytes": 4096, "bw": 4, "iops": 1.0, "runtime": 1000, "total_ios": 1,
              "clat_ns": {"min": 1, "max": 2, "mean": 1.5, "N": 1, "percentile": {"50.000000": 1}}}
     stats.update(read)
-    return {"fio version": "fio-3.33", "jobs": [{"jobname": "j", "read": stats}]}
+    # fio writes every direction's section; an idle one counts zeros.
+    idle = {"io_bytes": 0, "bw_bytes": 0, "bw": 0, "iops": 0.0, "runtime": 0, "total_ios": 0}
+    return {"fio version": "fio-3.33", "jobs": [{"jobname": "j", "read": stats, "write": idle}]}
 
 
 @pytest.mark.parametrize("doc, fragment", [

@@ -45,6 +45,8 @@ from raidlab.inputs import MAX_NESTING, nesting, read_bytes, read_stdin, show_pa
 __all__ = ["parse_fio_json", "to_document", "load", "RAIDLAB_KEYS"]
 
 _DIRECTIONS = ("read", "write")
+#: Where _job marks the directions a fio job had no section for, until to_document takes it.
+_MISSING = "raidlab missing sections"
 _ZERO_LATENCY = {"min": 0, "max": 0, "mean": 0.0, "stddev": 0.0, "N": 0}
 #: Keys of the ``raidlab`` block of a measured run.
 RAIDLAB_KEYS = ("source", "tool", "tool_version", "version", "target", "hostname", "timestamp",
@@ -200,6 +202,12 @@ def _job(job: Any, index: int, host: Optional[str]) -> Dict[str, Any]:
     out.setdefault("groupid", 0)
     out.setdefault("error", 0)
     out.setdefault("elapsed", 0)
+    # fio 3.x writes read, write and trim for every job (stat.c show_thread_status_json), so a
+    # missing one was cut from the file: its figures are unknown. Its stand-in counts nothing
+    # (the tables leave out a direction without I/O) and run_notes says it is missing.
+    missing = [direction for direction in _DIRECTIONS if job.get(direction) is None]
+    if missing:
+        out[_MISSING] = missing
     for direction in _DIRECTIONS:
         out[direction] = _direction(job, direction, where)
     if "trim" in job and isinstance(job["trim"], dict):
@@ -208,13 +216,18 @@ def _job(job: Any, index: int, host: Optional[str]) -> Dict[str, Any]:
     return out
 
 
-def run_notes(document: Dict[str, Any]) -> List[str]:
+def run_notes(document: Dict[str, Any], missing: Optional[Dict[int, List[str]]] = None) -> List[str]:
     """What a reader of an imported fio run must know that its table does not show: a job fio
-    reports as failed (its ``error``, an errno), a job that did no I/O at all (fio could not
-    start it), and trims (the table shows reads, writes and syncs)."""
+    reports as failed (its ``error``, an errno), a direction's section missing from the file
+    (its figures are unknown, not 0), a job that did no I/O at all (fio could not start it),
+    and trims (the table shows reads, writes and syncs). ``missing``: the directions each job
+    (by index) had no section for."""
     notes = []
-    for job in document["jobs"]:
+    for index, job in enumerate(document["jobs"]):
         name = job["jobname"]
+        absent = (missing or {}).get(index, [])
+        notes += [f"job {name!r} has no {direction!r} section (fio writes one for every job): its "
+                  f"{direction}s are unknown, not 0, and are left out" for direction in absent]
         error = job.get("error", 0)
         if isinstance(error, (int, float)) and not isinstance(error, bool) and error:
             meaning = os.strerror(int(error)) if 0 < error < 4096 else "unknown"
@@ -222,7 +235,7 @@ def run_notes(document: Dict[str, Any]) -> List[str]:
                          f"what it did before the error")
         trims = job["trim"]["total_ios"] if isinstance(job.get("trim"), dict) else 0
         done = sum(job[d]["total_ios"] for d in _DIRECTIONS) + job["sync"]["total_ios"] + trims
-        if not done:
+        if not done and not absent:
             notes.append(f"job {name!r} did no I/O: fio may have failed to start it (see its messages)")
         elif trims:
             notes.append(f"job {name!r} trimmed {trims:,} times; the table shows reads, writes and syncs only")
@@ -266,6 +279,7 @@ def to_document(raw: Dict[str, Any], block: Optional[Dict[str, Any]] = None) -> 
         jobs = [_job(job, i, None) for i, job in enumerate(entries)]
     if not jobs:
         raise ConfigError("fio JSON has no jobs")
+    missing = {index: job.pop(_MISSING) for index, job in enumerate(jobs) if _MISSING in job}
     disks = raw.get("disk_util") or []
     if not isinstance(disks, list):
         raise ConfigError("fio JSON: disk_util is not a list")
@@ -285,14 +299,13 @@ def to_document(raw: Dict[str, Any], block: Optional[Dict[str, Any]] = None) -> 
     else:
         merged = dict(block or {})
     document["raidlab"] = merged
-    _check_block(merged)
-    _check_report_parts(document)
+    _check_shape(document, _DOCUMENT, "")
     if is_simulated(document):
         _check_simulated(document)
     else:
         # What a measured run's table does not show (a failed job, no I/O, trims) goes with it.
         notes = list(merged.get("notes") or [])
-        merged["notes"] = notes + [note for note in run_notes(document) if note not in notes]
+        merged["notes"] = notes + [note for note in run_notes(document, missing) if note not in notes]
     return document
 
 
@@ -302,42 +315,109 @@ def is_simulated(document: Dict[str, Any]) -> bool:
     return "simulated_ns" in block and block.get("source") != "measured"
 
 
-def _check_report_parts(document: Dict[str, Any]) -> None:
-    """The top-level parts the reports walk, in any document (simulated or measured): the
-    rebuild an object, the phases a list of objects."""
-    rebuild = document.get("rebuild")
-    if rebuild is not None and not isinstance(rebuild, dict):
-        raise ConfigError("fio JSON: rebuild is not an object")
-    phases = document.get("phases")
-    if phases is not None and not (isinstance(phases, list) and all(isinstance(p, dict) for p in phases)):
-        raise ConfigError("fio JSON: phases is not a list of objects")
+# -- the one schema of what the reports read -------------------------------------------------
+#
+# Every field of a document that a report reads (raidlab.report.table, .html, .timeline and
+# raidlab.measure.report), with its type: a number (finite, at least 0), a member index or a
+# whole number, a string, a boolean, ``_ANY`` (printed as it is), an object (a dict of its
+# fields: absent or null fields are allowed) or a list of one kind ([kind]). The jobs and the
+# disks are read by _job and _disk above; what a simulated run's table needs present is
+# _check_simulated's. A wrongly typed field is one line that names its path.
+
+_NUM, _INDEX, _WHOLE, _STR, _BOOL, _ANY = "a number", "a member index", "a whole number", "a string", "a boolean", "any"
+class _Object(dict):
+    """An object's fields, of which the ``needed`` ones must be there: a report reads them
+    without a default."""
+
+    def __init__(self, fields: Dict[str, Any], needed: Sequence[str] = ()) -> None:
+        super().__init__(fields)
+        self.needed = tuple(needed)
 
 
-#: Parts of a raidlab block (and of its ``config``) that the reports read as objects.
-_BLOCK_OBJECTS = ("config", "workload", "array", "controller", "rebuild")
+#: An object of numbers under any names (a latency's percentiles, "99.000000": ns).
+_NUMBERS = "numbers by name"
+_LATENCY_OBJECT = {"min": _NUM, "max": _NUM, "mean": _NUM, "N": _NUM, "percentile": _NUMBERS}
+_STATS = {key: _NUM for key in ("total_ios", "iops", "io_bytes", "bw_bytes", "bw", "runtime")}
+_STATS["clat_ns"] = _LATENCY_OBJECT
+_WORKLOAD = {"source": {"tool": _STR, "text": _STR}, "jobs": [{}]}
+_CONFIG = {
+    "array": {"level": _ANY, "devices": _WHOLE, "layout": _STR, "chunk_kib": _WHOLE},
+    "controller": {"kind": _STR, "cache_mib": _NUM, "bbu": _BOOL},
+    "failed": [_INDEX], "timeline": [{"action": _STR, "member": _INDEX, "at_s": _NUM}],
+    "rebuild": {"hot_spare": _BOOL}, "workload": _WORKLOAD, "scheduler": _STR, "drive": _ANY,
+}
+_BLOCK = {
+    "source": _STR, "tool": _STR, "tool_version": _STR, "version": _STR, "target": _STR,
+    "hostname": _STR, "imported_from": _STR, "notes": [_STR], "seed": _WHOLE, "events": _NUM,
+    "simulated_ns": _NUM, "truncated": _STR, "workload": _WORKLOAD, "config": _CONFIG,
+    "array": {}, "controller": {}, "rebuild": {},
+}
+_DOCUMENT = {
+    "time": _ANY, "raidlab": _BLOCK,
+    "array_device": {"name": _STR, **{key: _NUM for key in (
+        "read_ios", "write_ios", "read_merges", "write_merges", "read_sectors", "write_sectors",
+        "read_time_ns", "write_time_ns", "queue_depth_mean", "util", "flush_ios", "measured_ns")}},
+    "phases": [{"name": _STR, "start_s": _NUM, "end_s": _NUM, "read": _STATS, "write": _STATS}],
+    "rebuild": {"member": _INDEX, "extrapolated": _BOOL, "extrapolated_by": _STR, **{key: _NUM for key in (
+        "start_s", "end_s", "duration_s", "rate_kib_s", "progress_pct", "member_bytes")}},
+    "data_loss": {"at_s": _NUM, "failed_members": [_INDEX]},
+    "drive_events": [_Object({"at_s": _NUM, "member": _INDEX, "event": _STR}, needed=("at_s", "member", "event"))],
+    "timeline": [_Object({key: _NUM for key in ("t_s", "read_iops", "write_iops", "latency_ms_p50",
+                                                "latency_ms_p99", "rebuild_pct")}, needed=("t_s",))],
+    "page_cache": {key: _NUM for key in ("ram_bytes", "hit_ratio", "read_from_array_bytes", "written_back_bytes",
+                                         "throttled_ns", "peak_dirty_bytes")},
+    "host": _Object({key: _NUM for key in ("iops_burst_end_s", "bytes_burst_end_s", "ios", "delayed_ios",
+                                           "io_balance", "byte_balance")},
+                    needed=("ios", "delayed_ios", "io_balance", "byte_balance")),
+    "steady_state": {},
+}
 
 
-def _check_block(block: Dict[str, Any]) -> None:
-    """The shape of the parts of a ``raidlab`` block the reports describe a run from: objects
-    where they read fields, lists where they walk entries (``raidlab.report.html``)."""
-    config = block.get("config")
-    for container, where in ((block, "raidlab"), (config if isinstance(config, dict) else {}, "raidlab.config")):
-        for key in _BLOCK_OBJECTS:
-            if container.get(key) is not None and not isinstance(container[key], dict):
-                raise ConfigError(f"fio JSON: {where}.{key} is not an object")
-        workload = container.get("workload") or {}
-        if workload.get("source") is not None and not isinstance(workload["source"], dict):
-            raise ConfigError(f"fio JSON: {where}.workload.source is not an object")
-    notes = block.get("notes")
-    if notes is not None and not (isinstance(notes, list) and all(isinstance(n, str) for n in notes)):
-        raise ConfigError("fio JSON: raidlab.notes is not a list of strings")
-    if not isinstance(config, dict):
+def _leaf_ok(value: Any, kind: str) -> bool:
+    if kind == _NUM:
+        return not isinstance(value, bool) and isinstance(value, (int, float))
+    if kind in (_INDEX, _WHOLE):
+        return not isinstance(value, bool) and isinstance(value, int) and value >= 0
+    return kind == _ANY or isinstance(value, {_STR: str, _BOOL: bool}[kind])
+
+
+def _check_shape(value: Any, kind: Any, where: str) -> None:
+    """``value`` is of ``kind`` (see the schema above); raises one line naming the first field
+    that is not."""
+    if isinstance(kind, dict):
+        if not isinstance(value, dict):
+            raise ConfigError(f"fio JSON: {where} is not an object")
+        for key in getattr(kind, "needed", ()):
+            if key not in value:
+                raise ConfigError(f"fio JSON: {where}.{key} is missing")
+        for key, inner in kind.items():
+            if value.get(key) is not None:
+                _check_shape(value[key], inner, f"{where}.{key}" if where else key)
+    elif isinstance(kind, list):
+        _check_list(value, kind[0], where)
+    elif kind == _NUMBERS:
+        if not isinstance(value, dict):
+            raise ConfigError(f"fio JSON: {where} is not an object")
+        for name, number in value.items():
+            _number(number, f"{where}.{name}")
+    elif kind == _NUM:
+        _number(value, where)
+    elif not _leaf_ok(value, kind):
+        raise ConfigError(f"fio JSON: {where} is not {kind} (got {_short(value)})")
+
+
+def _check_list(value: Any, kind: Any, where: str) -> None:
+    plural = "objects" if isinstance(kind, dict) else {_STR: "strings", _INDEX: "member indices"}.get(kind, kind)
+    if not isinstance(value, list):
+        raise ConfigError(f"fio JSON: {where} is not a list of {plural}")
+    if not isinstance(kind, dict):
+        if not all(_leaf_ok(item, kind) for item in value):
+            raise ConfigError(f"fio JSON: {where} is not a list of {plural}")
         return
-    if config.get("failed") is not None and not isinstance(config["failed"], list):
-        raise ConfigError("fio JSON: raidlab.config.failed is not a list")
-    timeline = config.get("timeline")
-    if timeline is not None and not (isinstance(timeline, list) and all(isinstance(e, dict) for e in timeline)):
-        raise ConfigError("fio JSON: raidlab.config.timeline is not a list of objects")
+    if not all(isinstance(item, dict) for item in value):
+        raise ConfigError(f"fio JSON: {where} is not a list of objects")
+    for index, item in enumerate(value):
+        _check_shape(item, kind, f"{where}[{index}]")
 
 
 def _check_finite(document: Dict[str, Any]) -> None:
