@@ -34,6 +34,7 @@ from typing import Any, Dict, List, Optional, Tuple
 from raidlab.errors import ConfigError
 from raidlab.inputs import parse_json, read_text
 from raidlab.terminal import printable
+from raidlab.workload.units import is_decimal
 
 SECTOR = 512
 MIB = 2**20
@@ -196,11 +197,13 @@ def _read(path: Path) -> str:
 
 
 def _read_int(path: Path) -> int:
+    """A sysfs number: ASCII digits, with a minus sign only for the -1 of alignment_offset (the
+    kernel prints these with %u/%d; ``int()`` would also take ``2_048``, ``+2048`` or other
+    scripts' digits, which no kernel writes)."""
     text = _read(path)
-    try:
-        return int(text)
-    except ValueError:
-        raise ConfigError(f"{path}: expected a number, found {text[:40]!r}") from None
+    if not is_decimal(text[1:] if text.startswith("-") else text):
+        raise ConfigError(f"{path}: expected a number, found {text[:40]!r}")
+    return int(text)
 
 
 def read_sysfs(device: str, root: str = "/sys") -> Tuple[Table, Topology]:
