@@ -17,8 +17,9 @@ result's notes (printed on stderr and kept in the JSON), instead of refusing:
 - a read share that is not a whole percentage (``--file-rw-ratio=2`` is 66.7 % reads) → the
   nearest whole percentage (fio's ``rwmixread`` is an integer).
 
-The target goes into ``[global]`` (``filename=``, with ``:`` escaped as ``\\:`` — fio treats a
-bare colon as a separator between files; HOWTO ``filename``), with ``group_reporting`` so each
+The target goes into ``[global]`` (``filename=``, absolute, with ``:`` escaped as ``\\:`` — fio
+treats a bare colon as a separator between files; HOWTO ``filename``; a name fio would read as
+another is refused, :mod:`raidlab.measure.fio_target`), with ``group_reporting`` so each
 job reports once whatever its ``numjobs``, and ``new_group`` on every job after the first so
 that jobs still report separately (fio puts all jobs of a file in group 0 unless told).
 """
@@ -29,14 +30,16 @@ import math
 from dataclasses import replace
 from typing import List, Optional, Sequence, Tuple
 
+from raidlab.measure import fio_target
 from raidlab.workload import Job, Workload, render_fio
 
 __all__ = ["adapt_for_fio", "job_file", "escape_filename"]
 
 
 def escape_filename(path: str) -> str:
-    """fio's ``filename=`` with colons escaped (HOWTO: "escape ':' with '\\:'")."""
-    return path.replace("\\", "\\\\").replace(":", "\\:")
+    """The ``filename=`` value fio opens ``path`` by (absolute, ``:`` escaped as ``\\:``), or
+    :class:`ConfigError` for a name fio would read as another (:mod:`raidlab.measure.fio_target`)."""
+    return fio_target.resolve(path).value
 
 
 def _adapt_job(job: Job) -> Tuple[Job, List[str]]:

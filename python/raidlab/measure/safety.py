@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import List, Optional, Tuple
 
 from raidlab.errors import ConfigError
+from raidlab.measure import fio_target
 from raidlab.workload import Workload
 from raidlab.units import human_bytes
 
@@ -176,9 +177,10 @@ def _check_dev_path(path: str) -> None:
 
 
 def inspect(path: str) -> Target:
-    """Looks at ``path`` without changing anything."""
-    if not str(path).strip():
-        raise ConfigError("--target is empty: give a file (new or existing) or a block device")
+    """Looks at ``path`` without changing anything. ``path`` is first made the absolute name fio
+    will open (:func:`raidlab.measure.fio_target.resolve`, which refuses a name fio would read
+    as another): that is the name checked here and the name in :attr:`Target.path`."""
+    path = fio_target.resolve(path).path
     _check_dev_path(path)
     try:
         st = os.stat(path)
