@@ -27,15 +27,17 @@ from __future__ import annotations
 import json
 import os
 import re
+import select
 import shutil
 import subprocess
 import tempfile
 import threading
 import time
 from dataclasses import dataclass
-from typing import Any, Callable, Dict, List, Optional
+from typing import Any, Callable, Dict, List, Optional, Tuple
 
 from raidlab.errors import ConfigError, DeviceError
+from raidlab.inputs import show_path
 from raidlab.measure.importer import parse_fio_json
 
 __all__ = ["FioRun", "find_fio", "fio_version", "run_fio", "DEFAULT_FIO"]
@@ -79,20 +81,69 @@ def find_fio(binary: Optional[str] = None) -> str:
     return found
 
 
-def fio_version(binary: str) -> str:
-    """``fio-3.33`` (what ``fio --version`` prints)."""
+#: What ``--version`` may print: fio prints one short line (``fio-3.33``); a binary printing more
+#: than this is not fio, and raidlab stops reading (and it) rather than fill memory.
+VERSION_MAX_BYTES = 4096
+#: fio's version line: ``fio-`` and its version (FIO-VERSION-GEN: ``fio-3.33``, ``fio-3.33-dirty``,
+#: ``fio-3.33-12-gabcdef0``).
+_VERSION = re.compile(r"fio-[0-9][0-9A-Za-z.+_~-]{0,60}")
+
+
+def _version_output(binary: str) -> Tuple[bytes, int]:
+    """What ``binary --version`` printed (stdout and stderr, at most VERSION_MAX_BYTES + 1 bytes)
+    and its exit status. The process is killed once it has printed too much or its time is up,
+    and the pipe is read only until then: a child holding it open cannot keep raidlab waiting."""
     try:
-        done = subprocess.run([binary, "--version"], capture_output=True, text=True,
-                              timeout=VERSION_TIMEOUT_S, stdin=subprocess.DEVNULL)
-    except subprocess.TimeoutExpired:
-        raise ConfigError(f"{binary} --version did not answer within {VERSION_TIMEOUT_S:g} s: "
-                          "it does not look like fio") from None
+        process = subprocess.Popen([binary, "--version"], stdin=subprocess.DEVNULL,
+                                   stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     except OSError as error:
-        raise ConfigError(f"cannot run {binary} --version: {error.strerror or error}") from None
-    text = (done.stdout or done.stderr).strip().splitlines()
-    if done.returncode != 0 or not text or not text[0].startswith("fio"):
-        raise ConfigError(f"{binary} does not look like fio (--version printed {text[:1]!r})")
-    return text[0].strip()
+        raise ConfigError(f"--fio-binary {show_path(binary)}: cannot run it ({error.strerror or error})") from None
+    deadline = time.monotonic() + VERSION_TIMEOUT_S
+    printed = bytearray()
+    try:
+        assert process.stdout is not None
+        while len(printed) <= VERSION_MAX_BYTES:
+            left = deadline - time.monotonic()
+            if left <= 0 or not select.select([process.stdout], [], [], left)[0]:
+                raise ConfigError(f"{show_path(binary)} --version did not answer within "
+                                  f"{VERSION_TIMEOUT_S:g} s: it does not look like fio")
+            chunk = os.read(process.stdout.fileno(), 4096)
+            if not chunk:
+                break
+            printed += chunk
+        if len(printed) > VERSION_MAX_BYTES:
+            return bytes(printed), 0
+        try:
+            return bytes(printed), process.wait(max(deadline - time.monotonic(), 0.01))
+        except subprocess.TimeoutExpired:
+            raise ConfigError(f"{show_path(binary)} --version did not answer within "
+                              f"{VERSION_TIMEOUT_S:g} s: it does not look like fio") from None
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+        process.stdout.close()  # type: ignore[union-attr]
+
+
+def fio_version(binary: str) -> str:
+    """``fio-3.33`` (what ``fio --version`` prints); :class:`ConfigError` for anything else."""
+    printed, status = _version_output(binary)
+    where = f"--fio-binary {show_path(binary)}"
+    if len(printed) > VERSION_MAX_BYTES:
+        raise ConfigError(f"{where} printed more than {VERSION_MAX_BYTES} bytes for --version: "
+                          "it does not look like fio")
+    if status < 0:
+        raise ConfigError(f"{where} was killed by signal {-status} on --version: it does not look like fio")
+    if status != 0:
+        raise ConfigError(f"{where} --version ended with exit status {status}: it does not look like fio")
+    lines = [line.strip() for line in printed.splitlines() if line.strip()]
+    if not lines:
+        raise ConfigError(f"{where} printed nothing for --version: it does not look like fio")
+    first = lines[0].decode("ascii", "replace")
+    if not _VERSION.fullmatch(first):
+        raise ConfigError(f"{where} does not look like fio (--version printed "
+                          f"'{show_path(first, 60)}', not fio-N.N)")
+    return first
 
 
 @dataclass
@@ -239,7 +290,8 @@ def run_fio(job_text: str, target_path: str, *, binary: Optional[str] = None,
     with tempfile.TemporaryDirectory(prefix="raidlab-fio-") as work:
         job_path = os.path.join(work, "job.fio")
         out_path = os.path.join(work, "out.json")
-        with open(job_path, "w") as handle:
+        # UTF-8, the encoding fio_target.resolve checked the target name in.
+        with open(job_path, "w", encoding="utf-8") as handle:
             handle.write(job_text)
         command = [fio, "--output-format=json", f"--output={out_path}"]
         command += ["--eta=always", "--eta-newline=1"] if progress else ["--eta=never"]
