@@ -182,12 +182,25 @@ def note_input(path: Pathish, label: str) -> None:
         inputs_read().append((label, os.fspath(path)))
 
 
+def _directory_ending(path: Pathish) -> Optional[str]:
+    """How ``path`` says it is a directory (a trailing ``/``, ``.`` or ``..``), or None: such a
+    path never names a file (POSIX path resolution), even where nothing exists yet."""
+    text = os.fspath(path)
+    base = os.path.basename(text)
+    if base not in ("", ".", ".."):
+        return None
+    return "/" + base if "/" in text else base
+
+
 def check_file(path: Pathish, option: str, consent: Optional[Consent] = None,
                protect: Sequence[Tuple[str, str]] = ()) -> Optional[os.stat_result]:
     """Raises :class:`ConfigError` unless ``path`` may be written now; returns its stat (or None)."""
     consent = consent if consent is not None else current()
     if not os.fspath(path):
         raise ConfigError(f"cannot write {option}: the path is empty")
+    ending = _directory_ending(path)
+    if ending is not None:  # `--json o/` wrote a file named o
+        raise _refuse(option, path, f"it names a directory (it ends in {ending!r}); give a file name")
     found = _stat(path, option)
     if found is not None:
         kind = _special(found.st_mode)
