@@ -11,7 +11,7 @@ import pytest
 
 import raidlab
 from raidlab.sweep import runner
-from raidlab.sweep.grid import parse
+from raidlab.sweep.grid import expand, parse
 
 from conftest import run_cli
 
@@ -72,6 +72,12 @@ def test_a_sweep_table_of_the_wrong_shape_names_it():
         parse({"zip": [{"level": [5]}, 3]})
     with pytest.raises(raidlab.ConfigError, match=r"\[sweep\] mode must be a string, got an array"):
         parse({"sweep": {"mode": ["zip"]}})
+
+
+def test_a_sweep_from_python_takes_tuples_as_arrays():
+    points = expand(parse({"grid": {"seed": (1, 2)}, "zip": ({"devices": (2, 3), "level": (1, 5)},),
+                           "include": ({"seed": 9},)}))
+    assert [(p.settings["seed"], p.settings.get("devices")) for p in points] == [(1, 2), (1, 3), (2, 2), (2, 3), (9, None)]
 
 
 # -- drive tables -------------------------------------------------------------------------------

@@ -55,15 +55,15 @@ def _docs() -> Dict[str, str]:
 #: [sweep] and each [[exclude]]/[[include]]: any option, any value (each point's run checks it).
 SETTINGS: Dict[str, Key] = {key: Key(ANY, doc) for key, doc in _docs().items() if key in SWEEP_KEYS}
 #: [grid] and each [[zip]]: any option, a list of its values.
-AXES: Dict[str, Key] = {key: Key((list,), f"values of: {spec.doc}", "a list of values")
+AXES: Dict[str, Key] = {key: Key((list, tuple), f"values of: {spec.doc}", "a list of values")
                         for key, spec in SETTINGS.items()}
 FIXED: Dict[str, Key] = {**SETTINGS, "mode": Key((str,), "grid, or zip: every [grid] axis moves together")}
 DOCUMENT: Dict[str, Key] = {
     "sweep": Key(TABLE, "settings every point shares"),
     "grid": Key(TABLE, "axes: every combination of their values is a point"),
-    "zip": Key((list, dict), "groups of axes that move together", "an array of tables, written [[zip]]"),
-    "exclude": Key((list, dict), "combinations to drop", "an array of tables, written [[exclude]]"),
-    "include": Key((list, dict), "extra points", "an array of tables, written [[include]]"),
+    "zip": Key((list, tuple, dict), "groups of axes that move together", "an array of tables, written [[zip]]"),
+    "exclude": Key((list, tuple, dict), "combinations to drop", "an array of tables, written [[exclude]]"),
+    "include": Key((list, tuple, dict), "extra points", "an array of tables, written [[include]]"),
 }
 
 
@@ -131,7 +131,7 @@ def _table(value: Any, where: str, keys: Mapping[str, Key] = SETTINGS) -> Dict[s
 
 
 def _axes(value: Any, where: str, zipped: bool = False) -> Dict[str, List[Any]]:
-    axes = _table(value, where, AXES)
+    axes = {key: list(values) for key, values in _table(value, where, AXES).items()}
     if zipped and not axes:
         raise ConfigError(f"{where}has no axes: give lists that move together (devices = [4, 6]) or drop it")
     for key, values in axes.items():
@@ -141,7 +141,7 @@ def _axes(value: Any, where: str, zipped: bool = False) -> Dict[str, List[Any]]:
 
 
 def _tables(value: Any, where: str) -> List[Dict[str, Any]]:
-    items = value if isinstance(value, list) else [value]
+    items = value if isinstance(value, (list, tuple)) else [value]
     return [_table(item, f"{where}[{index}] ") for index, item in enumerate(items)]
 
 
@@ -167,7 +167,7 @@ def parse(document: Mapping[str, Any], where: str = "") -> Grid:
         grid.zips.append(_zip_group(grid.axes, f"{where}[grid] (mode = \"zip\") "))
         grid.axes = {}
     groups = tables.get("zip", [])
-    for index, group in enumerate(groups if isinstance(groups, list) else [groups]):
+    for index, group in enumerate(groups if isinstance(groups, (list, tuple)) else [groups]):
         at = f"{where}[[zip]][{index}] "
         grid.zips.append(_zip_group(_axes(group, at, zipped=True), at))
     grid.excludes = _tables(tables.get("exclude", []), f"{where}[[exclude]]")
