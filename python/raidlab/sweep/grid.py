@@ -20,7 +20,11 @@ The file::
 
 Keys are the long names of ``raidlab sim``'s options (``chunk-kib``; ``chunk_kib`` is the same
 key) or the settings of :mod:`raidlab.run`; ``fail`` and ``replace`` take ``K@T`` texts (a list
-of them for several events). Points are ``product(axes) - excludes + includes``, in order:
+of them for several events). A drive may be a drive table, ``drive = {kind = "hdd", rpm = 15000}``
+(:data:`raidlab.drives.DRIVE_TABLE`). A relative drive, controller or fio file is read from beside
+the sweep file. The tables' schema is declared below (:data:`DOCUMENT`, :data:`FIXED`,
+:data:`AXES`, :data:`SETTINGS`) and checked by :func:`raidlab.schema.check_table`: an unknown
+key is refused with the nearest name. Points are ``product(axes) - excludes + includes``, in order:
 the last axis moves fastest, as in :func:`itertools.product`.
 """
 
