@@ -378,9 +378,10 @@ TIMELINE_ACTIONS = ("fail", "replace", "latent_error")
 def check_timeline(options: "Options") -> None:
     """Each member's scripted events must make sense in time order: a fail of a working member,
     a replace of a failed one (members in ``failed`` start failed). Without this, a replace of a
-    working member or a second fail of a failed one did nothing, silently. A hot spare replaces
-    failed members itself, so with ``spare`` only the events' own shape is checked."""
+    working member or a second fail of a failed one did nothing, silently. With ``spare`` the
+    rules are a hot spare's (:func:`_check_spare_timeline`)."""
     if options.spare:
+        _check_spare_timeline(options)
         return
     failed = set(options.failed)
     for event in sorted(options.timeline, key=lambda e: e["at_s"]):
@@ -398,6 +399,67 @@ def check_timeline(options: "Options") -> None:
             raise ConfigError(f"--replace {member}@{at_s:g}s: member {member} is working then; "
                               "a replacement follows a --fail (or --failed) of the same member")
         (failed.add if action == "fail" else failed.discard)(member)
+
+
+def _check_spare_timeline(options: "Options") -> None:
+    """``spare`` is md's one hot spare (mdadm --spare-devices=1): the first member to fail (or
+    the first in ``failed``) is rebuilt onto it at once. What one spare cannot do is refused:
+    a second failure (md would have no spare left, and the simulator would rebuild the member
+    as if it had another, after the first rebuild), a failure of the slot the spare took (the
+    simulator skipped it while the rebuild ran), and any --replace: of the spare's slot there
+    is nothing to replace, and of a working member md would hot-replace it onto the spare
+    (mdadm --replace, want_replacement), which the simulator does not model."""
+    if len(options.failed) > 1:
+        raise ConfigError(f"--failed {','.join(map(str, options.failed))} with --spare: the one hot spare "
+                          f"takes member {options.failed[0]}'s slot; member {options.failed[1]} would need a "
+                          "second spare, which md would not have (drop --spare, or fail one member)")
+    took = (options.failed[0], 0.0) if options.failed else None  # (member, when) the spare took
+    for event in sorted(options.timeline, key=lambda e: e["at_s"]):
+        member, at_s, action = event["member"], event["at_s"], event["action"]
+        spare_slot = took is not None and took[0] == member
+        if action == "latent_error":
+            continue
+        if action == "fail" and took is None:
+            took = (member, at_s)
+            continue
+        option = f"--{action} {member}@{at_s:g}s"
+        taken = f"the hot spare took member {took[0]}'s slot at {took[1]:g}s" if took else ""
+        if action == "fail":
+            raise ConfigError(f"{option}: {taken}; this failure would need a second spare, which --spare "
+                              "(one hot spare, as mdadm --spare-devices=1) does not give")
+        if spare_slot:
+            raise ConfigError(f"{option}: {taken}; there is nothing to replace (--replace is for runs "
+                              "without --spare)")
+        raise ConfigError(f"{option}: member {member} is working then; with a hot spare md would copy it "
+                          "onto the spare while it serves (a hot replace, mdadm --replace), which raidlab "
+                          "does not model")
+
+
+def check_timeline_played(options: "Options", raw: Mapping[str, Any]) -> None:
+    """After a run: every scripted replace started its rebuild, and no scripted fail hit a member
+    whose rebuild was running. The simulator rebuilds one member at a time and skips both
+    (md would queue the new disk as a spare until the running recovery ends, and a replacement
+    failing mid-rebuild aborts that recovery), so a run where either happened is refused
+    rather than reported as if the event had played. Events after the run's end are notes
+    (:func:`raidlab.notes.events_after_the_end`)."""
+    rebuilds = raw.get("rebuilds") or []
+    end_ns = raw["end_ns"]
+    for event in sorted(options.timeline, key=lambda e: e["at_s"]):
+        member, at_ns, action = event["member"], round(event["at_s"] * 1e9), event["action"]
+        if at_ns > end_ns or action == "latent_error":
+            continue
+        running = [r for r in rebuilds if r["start_ns"] <= at_ns and (r["end_ns"] is None or r["end_ns"] >= at_ns)
+                   and not (r["member"] == member and r["start_ns"] == at_ns)]  # the rebuild it started
+        busy = [r for r in running if action == "replace" or r["member"] == member]
+        if busy:
+            r = busy[0]
+            what = ("a second replacement queued behind it" if action == "replace"
+                    else "a replacement failing mid-rebuild")
+            ended = (f"it ended at {r['end_ns'] / 1e9:g}s" if r["end_ns"] is not None
+                     else "it had not ended when the run did")
+            raise ConfigError(f"--{action} {member}@{event['at_s']:g}s: member {r['member']}'s rebuild (from "
+                              f"{r['start_ns'] / 1e9:g}s) was still running then; raidlab rebuilds one member "
+                              f"at a time and does not model {what} ({ended})")
 
 
 def _boolean(name: str, value: Any, where: str) -> bool:

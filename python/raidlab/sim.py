@@ -239,9 +239,11 @@ def run_config(config: Dict[str, Any], workload: Optional[Workload],
 def run_spec(spec: "RunSpec", progress: Optional[Callable[[int, int], None]] = None) -> SimResult:
     """Runs a :class:`raidlab.run.RunSpec`; the result carries the run's notes."""
     from raidlab import notes
+    from raidlab.run import check_timeline_played
 
     before = notes.before(spec)
     result = run_config(spec.config(), spec.workload, progress)
+    check_timeline_played(spec.options, result.raw)
     result.notes = before + notes.after(spec, result.raw)
     return result
 
