@@ -86,8 +86,8 @@ def test_levels_and_options_are_declared_once_and_refused_in_one_line(capsys):
                                       "partition_bytes": 0, "inner_devices": 4, "outer_chunk_kib": 256}
     assert spec.design.label().startswith("raid5+0 x8 (inner arrays of 4, outer chunk 256 KiB) default layout")
     for args, message in [
-        (["--level", "6+0", "--devices", "4"], "the inner raid6 arrays of 2 devices each: raid6 needs at least 4 devices"),
-        (["--level", "1+0", "--devices", "5"], "2 devices per inner raid1 do not make two or more whole inner arrays"),
+        (["--level", "6+0", "--devices", "4"], "raid6+0 of 4 devices: the array is two inner raid6 arrays of equal size, each of 4 or more drives; valid counts are 8, 10, 12"),
+        (["--level", "1+0", "--devices", "5"], "raid1+0 of 5 devices: the array is raid1 pairs, 2 or more; valid counts are 4, 6, 8"),
         (["--level", "1+0", "--devices", "4", "--controller", "hw"], "a stacked level is md over md arrays"),
         (["--level", "0+1", "--devices", "4", "--failed", "0", "--replace", "0@1s"], "that rebuild is not modelled"),
         (["--level", "1+0", "--devices", "4", "--outer-chunk-kib", "3"], "outer-chunk-kib"),

@@ -341,6 +341,7 @@ def analyze(
         mttf = _core.reliability_mttf_from_afr(afr_used)
 
     level_text = str(level)
+    _check_stack_counts(level_text, devices, inner_devices)
     if rebuild_from_sim:
         # Validate the array before running a simulation for it.
         from raidlab.run import normalise_level
@@ -450,6 +451,15 @@ def _drive_capacity_bytes(drive: Any) -> int:
     from raidlab.drives import resolve_drive
 
     return resolve_drive(drive, "drive").capacity_bytes
+
+
+def _check_stack_counts(level_text: str, devices: int, inner_devices: int) -> None:
+    """A stacked level's device count by the rule sim uses (:func:`raidlab.stacked.check_counts`)."""
+    from raidlab import stacked
+    from raidlab.run import normalise_level
+
+    if stacked.is_stacked(level_text):
+        stacked.check_counts(normalise_level(level_text), devices, inner_devices)
 
 
 def loss_probability(*, level: Any, devices: int, layout: Optional[str] = None,

@@ -20,6 +20,7 @@ from typing import Any, Dict, Mapping, Optional, Tuple
 from raidlab import _core
 from raidlab.drives import DriveSpec, resolve_drive
 from raidlab.errors import ConfigError
+from raidlab.stacked import check_counts, is_stacked
 from raidlab.workload import Workload
 from raidlab.workload.units import is_decimal
 
@@ -613,6 +614,9 @@ def build_design(settings: Mapping[str, Any], where: str = "") -> Design:
     if "level" in given:
         given["level"] = normalise_level(given["level"])
     _check_stack_options(given, where)
+    if is_stacked(given.get("level", DEFAULTS["level"])):
+        check_counts(given["level"], given.get("devices", DEFAULTS["devices"]),
+                     given.get("inner_devices", DEFAULTS["inner_devices"]), where)
     given["drive"] = resolve_drive(given.get("drive", DEFAULTS["drive"]), f"{where}drive" if where else "--drive")
     return Design(**given)
 

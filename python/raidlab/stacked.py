@@ -16,6 +16,7 @@ from typing import Any, Callable, Dict, List, Tuple
 import click
 
 from raidlab import _core
+from raidlab.errors import ConfigError
 
 #: The stacked levels, by canonical name.
 STACKED_LEVELS = ("1+0", "5+0", "6+0", "0+1")
@@ -38,6 +39,37 @@ def options(command: Callable) -> Callable:
                            help="Stacked levels (1+0, 5+0, 6+0, 0+1): members of each inner array "
                                 "(0: raid1 pairs for 1+0, two inner arrays otherwise).")(command)
     return command
+
+
+#: Fewest drives of each inner level: md's minimums (raid5 of 2 as mdadm creates it, raid6 of 4),
+#: and 2 for raid0 and raid1, whose one-drive arrays mdadm creates only with --force and which
+#: would make a raid0+1 of one-disk halves (a plain mirror) or a raid1+0 of one-disk "pairs".
+_INNER_MIN = {0: 2, 1: 2, 5: 2, 6: 4}
+
+
+def check_counts(level: str, devices: int, inner_devices: int, where: str = "") -> None:
+    """Refuses a stack whose device count does not make what the help promises (one line naming
+    the valid counts): raid1 pairs for 1+0 and two equal inner arrays otherwise, each of at least
+    its level's fewest drives; with --inner-devices N, 2 or more whole inner arrays of N. The core
+    splits any count it can divide (3 drives made a raid0+1 of three one-disk halves)."""
+    inner = int(str(level).split("+")[0])  # "0+1": raid0 inner arrays under an outer raid1
+    least = _INNER_MIN[inner]
+    name = f"raid{level} of {devices} devices"
+    if inner_devices:
+        if inner_devices < least:
+            raise ConfigError(f"{where}{name} with --inner-devices {inner_devices}: an inner raid{inner} needs at "
+                              f"least {least} drives")
+        valid = range(2 * inner_devices, _core.MAX_DEVICES + 1, inner_devices)
+        why = f"2 or more inner raid{inner} arrays of {inner_devices} (--inner-devices)"
+    else:
+        valid = range(2 * least, _core.MAX_DEVICES + 1, 2)
+        why = ("raid1 pairs, 2 or more" if inner == 1 else
+               f"two inner raid{inner} arrays of equal size, each of {least} or more drives")
+    if devices not in valid:
+        counts = ", ".join(str(n) for n in list(valid)[:3])
+        upto = f", ... up to {valid[-1]}" if len(valid) > 3 else ""
+        raise ConfigError(f"{where}{name}: the array is {why}; valid counts are {counts or 'none'}{upto}"
+                          + ("" if inner_devices else " (or give --inner-devices)"))
 
 
 def geometry(design: Any, member_kib: int) -> Dict[str, Any]:
