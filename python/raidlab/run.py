@@ -646,6 +646,10 @@ def build_run(settings: Mapping[str, Any], *, workload: Optional[Workload] = Non
     if workload is None or workload_given:
         workload = resolve_workload(workload=workload, allow_idle=idle_ok, **workload_given)
     workload = _size_by_ram(workload, workload_given.get("preset"), design.ram_gib)
+    if workload is not None and workload.report_interval_s and workload.percentile not in (0, 50, 95, 99):
+        # sysbench's interval lines show --percentile; the series keeps only p50/p95/p99 of
+        # each second unless the run keeps each second's distributions.
+        options = replace(options, latency_by_second=True)
     if options.runtime_s is not None:
         if workload is not None:
             workload = workload.with_runtime_ns(int(options.runtime_s * 1e9))

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from typing import Any, Dict, List
 
+from raidlab import _core
+from raidlab.report.fio_json import FIO_PERCENTILES
 from raidlab.workload import Workload
 
 
@@ -20,7 +22,6 @@ def render(raw: Dict[str, Any], document: Dict[str, Any], workload: Workload) ->
     mean_ms = everything["mean"] / 1e6
     max_ms = everything["max"] / 1e6
     min_ms = everything["min"] / 1e6
-    p95 = everything["percentiles"][11] / 1e6  # the 95th of fio's percentile list
     file_bytes = spec["size_bytes"] // max(spec["files"], 1)
     lines = [
         f"{spec['files']} files, {file_bytes // 2**20}MiB each",
@@ -44,17 +45,54 @@ def render(raw: Dict[str, Any], document: Dict[str, Any], workload: Workload) ->
         f"         min:                                    {min_ms:.2f}",
         f"         avg:                                    {mean_ms:.2f}",
         f"         max:                                    {max_ms:.2f}",
-        f"         95th percentile:                        {p95:.2f}",
+        percentile_line(everything, workload.percentile),
         f"         sum:                                    {mean_ms * events:.2f}",
     ]
     return "\n".join(lines)
 
 
+def percentile_line(latency: Dict[str, Any], percent: int) -> str:
+    """sysbench 1.0.20's line for ``--percentile`` (src/sysbench.c ``report_cumulative``:
+    ``"%3dth percentile: %27.2f"``, or "percentile stats: disabled" for 0), spaced as the
+    block's other lines."""
+    if not percent:
+        return "         percentile stats:               disabled"
+    return f"        {percent:3d}th percentile:                        {percentile_ns(latency, percent) / 1e6:.2f}"
+
+
+def percentile_ns(latency: Dict[str, Any], percent: float) -> float:
+    """A latency percentile of a run's distribution: fio's list holds the usual ones; any other
+    comes from the same buckets, clamped to the exact minimum and maximum as the list's are."""
+    if percent in FIO_PERCENTILES:
+        return latency["percentiles"][FIO_PERCENTILES.index(percent)]
+    if not latency["N"]:
+        return 0
+    bins = [[low, count] for low, _width, count in latency["buckets"]]
+    value = _core.latency_percentiles(bins, [float(percent)])[0]
+    return min(max(value, latency["min"]), latency["max"])
+
+
+def _interval_ns(chunk: List[Dict[str, Any]], percent: int) -> float:
+    """The interval's percentile: the largest of its windows' (the windows keep no histogram to
+    merge), from the series' own p50/p95/p99, or else from each window's latency buckets (the
+    run keeps them when the percentile asks: raidlab.run.build_run)."""
+    if not percent:
+        return 0  # sysbench keeps no histogram with --percentile=0: it prints 0
+    key = {50: "latency_ns_p50", 95: "latency_ns_p95", 99: "latency_ns_p99"}.get(percent)
+    if key:
+        return max(p.get(key, 0) for p in chunk)
+    values = []
+    for point in chunk:
+        bins = [b for job in point.get("lat_bins_by_job", ()) for d in ("read", "write") for b in job[d]]
+        values.append(_core.latency_percentiles(bins, [float(percent)])[0] if bins else 0)
+    return max(values)
+
+
 def interval_lines(raw: Dict[str, Any], workload: Workload) -> List[str]:
     """sysbench 1.0.20's ``--report-interval`` lines (sb_fileio.c ``file_report_intermediate``):
-    ``[ Ns ] reads: R MiB/s writes: W MiB/s fsyncs: F/s latency (ms,95%): L``, one per
-    interval, from the simulator's 1 s windows. An interval of N > 1 s sums N windows and
-    shows the largest of their 95th percentiles (the windows keep no histogram to merge)."""
+    ``[ Ns ] reads: R MiB/s writes: W MiB/s fsyncs: F/s latency (ms,P%): L`` (P: --percentile),
+    one per interval, from the simulator's 1 s windows. An interval of N > 1 s sums N windows
+    and shows the largest of their percentiles (:func:`_interval_ns`)."""
     interval = workload.report_interval_s
     if not interval:
         return []
@@ -66,8 +104,8 @@ def interval_lines(raw: Dict[str, Any], workload: Workload) -> List[str]:
         reads = sum(p["read_ios"] for p in chunk) * block / 2**20 / interval
         writes = sum(p["write_ios"] for p in chunk) * block / 2**20 / interval
         fsyncs = sum(p.get("flush_ios", 0) for p in chunk) / interval
-        p95 = max(p.get("latency_ns_p95", 0) for p in chunk) / 1e6
+        latency = _interval_ns(chunk, workload.percentile) / 1e6
         seconds = (start + interval)
         lines.append(f"[ {seconds}s ] reads: {reads:4.2f} MiB/s writes: {writes:4.2f} MiB/s "
-                     f"fsyncs: {fsyncs:4.2f}/s latency (ms,95%): {p95:4.3f}")
+                     f"fsyncs: {fsyncs:4.2f}/s latency (ms,{workload.percentile}%): {latency:4.3f}")
     return lines

@@ -553,6 +553,8 @@ class Workload:
     global_options: Dict[str, str] = field(default_factory=dict, compare=False)
     #: sysbench ``--report-interval`` in seconds (0 = no interval lines), for the report only.
     report_interval_s: int = field(default=0, compare=False)
+    #: sysbench ``--percentile`` (0 = percentiles off), the one its text shows; for the report only.
+    percentile: int = field(default=95, compare=False)
 
     def __post_init__(self) -> None:
         jobs = tuple(self.jobs)

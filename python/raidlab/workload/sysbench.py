@@ -266,6 +266,8 @@ def parse_sysbench(text: Union[str, bytes, Sequence[str]]) -> Workload:
             "(deprecated aliases with 1.0 defaults: --time=10, --events=0)"
         )
 
+    percentile = _percentile(values, dialect_04)
+
     # sysbench.c init(): the deprecated alias wins when it is set above its default.
     old_threads = sysbench_int("num-threads", get("num-threads"))
     threads = old_threads if old_threads > 1 else sysbench_int("threads", get("threads"))
@@ -418,4 +420,20 @@ def parse_sysbench(text: Union[str, bytes, Sequence[str]]) -> Workload:
         raise WorkloadError(f"sysbench {error}") from None
     # --report-interval=N (issue 22): the per-interval lines sysbench prints (0 = none).
     interval = int(values.get("report-interval") or 0)
-    return Workload((job,), "sysbench", source, tuple(notes), report_interval_s=interval)
+    return Workload((job,), "sysbench", source, tuple(notes), report_interval_s=interval, percentile=percentile)
+
+
+def _percentile(values: Dict[str, Optional[str]], dialect_04: bool) -> int:
+    """``--percentile`` as sysbench reads it (default 95). sysbench 1.0.20 takes 0 to 100, 0
+    turning percentiles off, and refuses ``--histogram`` with 0 (src/sb_logger.c
+    ``oper_handler_init``); sysbench 0.4 takes 1 to 100 (sysbench/sb_logger.c
+    ``oper_handler_init``, "Invalid value for percentile option"). The wording is theirs."""
+    value = values.get("percentile")
+    percentile = 95 if value is None else sysbench_int("percentile", value)
+    if dialect_04 and not 1 <= percentile <= 100:
+        raise WorkloadError(f"Invalid value for percentile option: {percentile}")
+    if not 0 <= percentile <= 100:
+        raise WorkloadError(f"Invalid value for --percentile: {percentile}")
+    if percentile == 0 and "histogram" in values and _bool("histogram", values["histogram"]):
+        raise WorkloadError("--histogram cannot be used with --percentile=0")
+    return percentile
