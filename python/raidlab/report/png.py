@@ -6,8 +6,11 @@ per-member utilisation, the rebuild timeline, and the planner's Pareto front.
 
 from __future__ import annotations
 
+import contextlib
+import logging
+import warnings
 from pathlib import Path
-from typing import Any, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Dict, Iterator, List, Optional, Sequence, Tuple
 
 from raidlab import outputs
 from raidlab.errors import ConfigError
@@ -27,6 +30,45 @@ def _pyplot():
     except ImportError:
         raise ConfigError("--png needs matplotlib: pip install matplotlib") from None
     return plt
+
+
+class _Collect(logging.Handler):
+    """Keeps matplotlib's log records (e.g. ``findfont``) instead of printing them."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.WARNING)
+        self.messages: List[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.messages.append(record.getMessage())
+
+
+@contextlib.contextmanager
+def _warnings_as_notes() -> Iterator[None]:
+    """Whatever matplotlib warns about while the charts are drawn (Python warnings print the
+    source line too; its log records go to stderr as they are) becomes one
+    ``raidlab: note: --png: ...`` line per distinct message, after the drawing."""
+    from raidlab import notes
+
+    logger = logging.getLogger("matplotlib")
+    handler, propagate = _Collect(), logger.propagate
+    logger.addHandler(handler)
+    logger.propagate = False
+    try:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            yield
+    finally:
+        logger.removeHandler(handler)
+        logger.propagate = propagate
+    said = [str(w.message) for w in caught] + handler.messages
+    notes.emit([" ".join(m.split()) for m in dict.fromkeys(said)], "--png")
+
+
+def _legend(axes, **options) -> None:
+    """A legend when something is labelled (matplotlib warns on an empty one: an idle run)."""
+    if axes.get_legend_handles_labels()[0]:
+        axes.legend(**options)
 
 
 def _totals(document: Dict[str, Any]) -> Dict[str, float]:
@@ -59,7 +101,7 @@ def _bars(plt, entries: Sequence[Dict[str, Any]], metric: str, label: str, direc
     axes.set_xticks(range(len(designs)), designs, rotation=20, ha="right")
     axes.set_ylabel(label)
     axes.set_title(f"{label} by design and state")
-    axes.legend()
+    _legend(axes)
     _save(figure, directory, name, written)
     plt.close(figure)
 
@@ -80,7 +122,7 @@ def _cdf(plt, entries, directory: Path, written) -> None:
     axes.set_xlabel("completion latency (ms, log scale)")
     axes.set_ylabel("I/Os completed (percentile)")
     axes.set_title("Latency CDF")
-    axes.legend(fontsize=7)
+    _legend(axes, fontsize=7)
     _save(figure, directory, "latency_cdf.png", written)
     plt.close(figure)
 
@@ -94,7 +136,7 @@ def _members(plt, entries, directory: Path, written) -> None:
     axes.set_ylabel("utilisation (%)")
     axes.set_ylim(0, 105)
     axes.set_title("Per-member utilisation")
-    axes.legend(fontsize=7)
+    _legend(axes, fontsize=7)
     _save(figure, directory, "member_utilisation.png", written)
     plt.close(figure)
 
@@ -110,7 +152,7 @@ def _timeline(plt, entry, directory: Path, written) -> None:
     middle.plot(t, [p["latency_ms_p99"] for p in series], color="#e8604c", label="p99")
     middle.plot(t, [p["latency_ms_p50"] for p in series], color="#555555", label="p50")
     middle.set_ylabel("latency (ms)")
-    middle.legend(fontsize=7)
+    _legend(middle, fontsize=7)
     bottom.plot(t, [p["rebuild_pct"] for p in series], color="#3a9d4a")
     bottom.set_ylabel("rebuild (%)")
     bottom.set_xlabel("simulated time (s)")
@@ -143,7 +185,7 @@ def _pareto(plt, points, directory: Path, written) -> None:
     axes.set_ylabel("IOPS")
     axes.set_title("Planner: cost vs performance (colour: risk)")
     figure.colorbar(scatter, ax=axes, label="P(loss)")
-    axes.legend(fontsize=7)
+    _legend(axes, fontsize=7)
     _save(figure, directory, "pareto.png", written)
     plt.close(figure)
 
@@ -156,24 +198,25 @@ def _output_dir(directory: str) -> Path:
 def write_pngs(directory: str, comparison: Sequence[Dict[str, Any]],
                pareto: Optional[Sequence[Dict[str, Any]]] = None) -> List[Path]:
     """Writes the charts for ``comparison`` entries ({design, state, document}) into directory."""
-    plt = _pyplot()
-    target = _output_dir(directory)
     written: List[Tuple[Path, bytes]] = []
-    _bars(plt, comparison, "iops", "IOPS (read + write)", target, "iops.png", written)
-    _bars(plt, comparison, "p99_ms", "p99 latency (ms)", target, "latency_p99.png", written)
-    _cdf(plt, comparison, target, written)
-    _members(plt, comparison, target, written)
-    for entry in comparison:
-        _timeline(plt, entry, target, written)
-    if pareto:
-        _pareto(plt, pareto, target, written)
+    with _warnings_as_notes():
+        plt = _pyplot()  # before the directory is made: no matplotlib, no directory
+        target = _output_dir(directory)
+        _bars(plt, comparison, "iops", "IOPS (read + write)", target, "iops.png", written)
+        _bars(plt, comparison, "p99_ms", "p99 latency (ms)", target, "latency_p99.png", written)
+        _cdf(plt, comparison, target, written)
+        _members(plt, comparison, target, written)
+        for entry in comparison:
+            _timeline(plt, entry, target, written)
+        if pareto:
+            _pareto(plt, pareto, target, written)
     return outputs.write_files(written, "--png")
 
 
 def write_pareto_png(directory: str, points: Sequence[Dict[str, Any]]) -> List[Path]:
     """The planner's Pareto front alone (``raidlab plan --png DIR``)."""
-    plt = _pyplot()
-    target = _output_dir(directory)
     written: List[Tuple[Path, bytes]] = []
-    _pareto(plt, points, target, written)
+    with _warnings_as_notes():
+        plt = _pyplot()
+        _pareto(plt, points, _output_dir(directory), written)
     return outputs.write_files(written, "--png")
