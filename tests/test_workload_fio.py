@@ -23,6 +23,7 @@ from raidlab.workload import (
     render_fio,
 )
 from raidlab.workload.fio import IGNORED_OPTIONS, SUPPORTED_OPTIONS
+from raidlab.workload.fio_options import ENUMERATED
 from raidlab._core import MAX_OUTSTANDING_IOS
 
 KiB, MiB, GiB = 1024, 1024**2, 1024**3
@@ -463,7 +464,9 @@ def test_whitespace_and_crlf():
 
 def test_ignored_options_change_nothing():
     plain = job_of("rw=randread")
-    lines = [f"{name}=1" for name in IGNORED_OPTIONS if name != "filename"] + ["filename=/dev/md0", "thread"]
+    # An enumerated option takes one of fio's values (fio refuses "1" for random_generator).
+    lines = [f"{name}={ENUMERATED[name][0] if name in ENUMERATED else 1}" for name in IGNORED_OPTIONS
+             if name != "filename"] + ["filename=/dev/md0", "thread"]
     assert job_of("rw=randread", *lines) == plain
 
 
@@ -521,7 +524,7 @@ def test_supported_list_is_what_the_error_shows():
         ("[j]\niodepth=-1\n", "fio job file line 2: iodepth=-1 must not be negative"),
         ("[j]\niodepth=lots\n", "fio job file line 2: iodepth=lots is not a size (examples: 4096, 4k, 1m, 2g)"),
         ("[j]\niodepth=50%\n", "fio job file line 2: iodepth=50%: a percentage is not allowed here"),
-        ("[j]\nrate_process=bursty\n", "fio job file line 2: rate_process=bursty must be linear or poisson"),
+        ("[j]\nrate_process=bursty\n", "fio job file line 2: failed parsing rate_process=bursty (valid values: linear, poisson)"),
         ("[j]\nfilename=/dev/sdb:/dev/sdc\n", "fio job file line 2: filename=/dev/sdb:/dev/sdc names several files (':'); raidlab reads one file (the array) per fio job"),
         ("[j]\noutput-format=json\n", "fio job file line 2: 'output-format' is a fio command-line option, not a job file option"),
         ("[j]\ninclude other.fio\n", "fio job file line 2: include is not supported; paste the included options into the job file"),

@@ -572,10 +572,7 @@ class _JobBuilder:
             ]
             self._set(key, values, option)
         elif key == "rate_process":
-            process = raw.strip()
-            if process not in ("linear", "poisson"):
-                raise WorkloadError(f"{where}: rate_process={show(raw)} must be linear or poisson")
-            self._set(key, process, option)
+            self._set(key, raw.strip().split(":", 1)[0].split(",", 1)[0], option)  # fio_options.ENUMERATED
         elif key in ("fsync", "fdatasync"):
             self._set(key, _int_in(option, raw, kb, 0, MAX_INT), option)
         elif key == "name":

@@ -21,7 +21,7 @@ from __future__ import annotations
 from typing import Dict, Optional, Tuple
 
 __all__ = ["STREAM_OPTIONS", "NO_EFFECT_OPTIONS", "ENGINE_MAP", "ENGINE_REFUSED", "REFUSED_OPTIONS",
-           "engine_class", "no_effect_note"]
+           "ENUMERATED", "engine_class", "enumerated_problem", "no_effect_note"]
 
 #: Options raidlab models (beyond fio.SUPPORTED_OPTIONS), by canonical name.
 STREAM_OPTIONS = (
@@ -155,6 +155,54 @@ REFUSED_OPTIONS = {
     "thinktime_iotime": "is not modelled",
     "number_ios_per_file": "is not modelled",
 }
+
+
+#: fio's options whose value is one of a list (``posval`` in fio-3.33's options.c, as ``fio
+#: --cmdhelp=NAME`` prints them under "valid values"), for the options raidlab accepts and does
+#: not parse with a grammar of its own (rw, ioengine, random_distribution, ss and kb_base are).
+#: fio refuses anything else ("failed parsing NAME=VALUE"); so does raidlab, in
+#: :func:`enumerated_problem`, whether the option shapes the simulated I/O or not.
+_MEM = ("malloc", "shm", "shmhuge", "mmap", "mmapshared", "mmaphuge")
+ENUMERATED: Dict[str, Tuple[str, ...]] = {
+    "verify": ("0", "md5", "crc64", "crc32", "crc32c-intel", "crc32c", "crc16", "crc7", "sha1", "sha256",
+               "sha512", "sha3-224", "sha3-256", "sha3-384", "sha3-512", "xxhash", "meta", "pattern", "null"),
+    "clocksource": ("gettimeofday", "clock_gettime", "cpu"),
+    "continue_on_error": ("none", "read", "write", "io", "verify", "all", "0", "1"),
+    "cpus_allowed_policy": ("shared", "split"),
+    "dedupe_mode": ("repeat", "working_set"),
+    "exit_what": ("group", "stonewall", "all"),
+    "fallocate": ("none", "native", "posix", "keep", "truncate", "0", "1"),
+    "file_service_type": ("random", "zipf", "pareto", "normal", "gauss", "roundrobin", "sequential"),
+    "io_submit_mode": ("inline", "offload"),
+    "lockfile": ("none", "exclusive", "readwrite"),
+    "mem": _MEM,
+    "iomem": _MEM,
+    "profile": ("tiobench", "act"),
+    "random_generator": ("tausworthe", "lfsr", "tausworthe64"),
+    "rate_process": ("linear", "poisson"),
+    "rw_sequencer": ("sequential", "identical"),
+    "sync": ("none", "0", "sync", "1", "dsync"),
+    "unified_rw_reporting": ("none", "mixed", "both", "0", "1", "2"),
+    "unit_base": ("0", "8", "1"),
+    "zonemode": ("none", "strided", "zbd"),
+}
+
+
+def enumerated_problem(key: str, name: str, value: Optional[str]) -> Optional[str]:
+    """Why fio would refuse ``name=value`` for an enumerated option ``key``, in fio's words, or
+    None. fio compares the value up to its first ':' or ',' with each listed one, exactly and
+    case-sensitively (parse.c ``opt_len`` and ``str_match_len``), so ``lockfile=exclusive:4``
+    passes and ``verify=MD5`` does not."""
+    valid = ENUMERATED.get(key)
+    if valid is None:
+        return None
+    text = (value or "").strip()
+    if not text:
+        return f"option {name} requires an argument"
+    head = text.split(":", 1)[0].split(",", 1)[0]
+    if head in valid:
+        return None
+    return f"failed parsing {name}={text} (valid values: {', '.join(valid)})"
 
 
 def canonical(name: str) -> str:

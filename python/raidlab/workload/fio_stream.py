@@ -34,7 +34,12 @@ from raidlab.workload.units import (MAX_INT, fio_bool, fio_count, fio_size, fio_
 
 _FLAGS = ("stonewall", "wait_for_previous", "new_group", "group_reporting", "blocksize_unaligned",
           "fill_device")
-_VERIFY_OFF = ("0", "none")
+
+
+def _choice(raw: str) -> str:
+    """An enumerated option's value as fio matches it: up to its first ':' or ',' (already one
+    of :data:`fio_options.ENUMERATED`'s, checked in :func:`apply`)."""
+    return raw.split(":", 1)[0].split(",", 1)[0]
 
 
 def _where(option) -> str:
@@ -101,6 +106,9 @@ def _zones(builder, option, raw: str) -> Optional[int]:
 def apply(builder, option) -> bool:
     """Parses one of issue 22's options into ``builder``; False if it is not one of them."""
     key = fio_options.canonical(option.key)
+    problem = fio_options.enumerated_problem(key, option.name, option.value)
+    if problem:
+        raise _err(option, problem)
     if key in fio_options.NO_EFFECT_OPTIONS:
         from raidlab.workload.fio import IGNORED_OPTIONS
 
@@ -151,9 +159,7 @@ def apply(builder, option) -> bool:
     elif key == "flow_sleep":
         builder._set("s_flow_sleep", _time_us(option, raw), option)
     elif key == "rw_sequencer":
-        if raw not in ("sequential", "identical"):
-            raise _err(option, f"rw_sequencer={show(raw)} must be sequential or identical")
-        builder._set("s_rw_sequencer", raw, option)
+        builder._set("s_rw_sequencer", _choice(raw), option)  # sequential or identical (fio_options.ENUMERATED)
     elif key == "max_open_zones":
         builder._set("s_max_open_zones", _ranged(option, raw, kb, 0, 1 << 20), option)
     elif key in ("iodepth_low", "iodepth_batch_complete_min"):
@@ -181,32 +187,23 @@ def _apply_more(builder, option, key: str, raw: str, kb: int) -> None:
                                  "file the middle of the range")
         builder._set("s_filesize", (first + last) // 2, option)
     elif key == "file_service_type":
-        kind, _, count = raw.partition(":")
-        if kind not in ("roundrobin", "sequential", "random", "zipf", "pareto", "normal", "gauss"):
-            raise _err(option, f"file_service_type={show(raw)} is not one of roundrobin, sequential, random, "
-                               "zipf, pareto, normal")
+        kind, _, count = raw.partition(":")  # kind: one of fio_options.ENUMERATED's
         ios = _ranged(option, count, kb, 1, 1 << 31) if count and kind in ("roundrobin", "sequential", "random") else 1
         builder._set("s_file_service_type", (kind, ios), option)
     elif key == "sync":
-        value = raw.lower()
-        if value not in ("0", "1", "sync", "dsync", "none"):
-            raise _err(option, f"sync={show(raw)} must be 0, 1, none, sync or dsync")
+        value = _choice(raw)
         builder._set("s_sync", {"0": None, "none": None, "1": "fsync", "sync": "fsync", "dsync": "fdatasync"}[value],
                      option)
     elif key == "io_submit_mode":
-        if raw not in ("inline", "offload"):
-            raise _err(option, f"io_submit_mode={show(raw)} must be inline or offload")
-        builder._set("s_io_submit_mode", raw, option)
+        builder._set("s_io_submit_mode", _choice(raw), option)  # inline or offload (fio_options.ENUMERATED)
     elif key == "verify":
-        builder._set("s_verify", raw.lower() not in _VERIFY_OFF, option)
+        builder._set("s_verify", _choice(raw) != "0", option)  # "0" is fio's "no verification"
     elif key in ("do_verify", "verify_only"):
         builder._set("s_" + key, _flag(option), option)
     elif key == "verify_backlog":
         builder._set("s_verify_backlog", _ranged(option, raw, kb, 0, MAX_INT), option)
     elif key == "zonemode":
-        if raw not in ("none", "strided", "zbd"):
-            raise _err(option, f"zonemode={show(raw)} must be none, strided or zbd")
-        builder._set("s_zonemode", raw, option)
+        builder._set("s_zonemode", _choice(raw), option)  # none, strided or zbd (fio_options.ENUMERATED)
     elif key in ("zonesize", "zoneskip", "zonerange", "zonecapacity"):
         number = _size(option, raw, kb)
         if number % SECTOR_BYTES:
