@@ -197,7 +197,7 @@ def test_same_seed_same_json_and_jobs_do_not_matter():
     (["--max-p99-ms", "0.01"], "no design meets the targets"),
     (["--capacity-tb", "100"], "no design holds 100 TB"),
     (["--budget", "300"], "over budget"),
-    (["--durability", "1e-12"], "no design meets the targets"),
+    (["--durability", "1e-12"], "--durability 1e-12 cannot be met"),  # refused before simulating
     (["--durability", "2"], "is not in the range 0<x<1"),
     (["--drive", "no-such-drive"], "unknown drive model"),
     (["--levels", "7"], "unknown RAID level"),

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any, Callable, Dict, List, Optional, Sequence, Union
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
 
 from raidlab import _core
 from raidlab.array import MAX_DEVICES, Array
@@ -160,6 +160,9 @@ def plan(*, capacity_tb: float, workload: Workload,
             f"no design holds {capacity_tb:g} TB within {max_drives} drives"
             + (f" and a budget of {budget:g}" if budget is not None else "")
             + f" ({found.pruned['capacity']} too small, {found.pruned['budget']} over budget)")
+
+    if durability is not None:
+        _check_durability_reachable(reliability, found.families, by_name, durability, mission_years)
 
     def make_task(design: Design) -> Dict[str, Any]:
         model = by_name[design.drive]
@@ -327,6 +330,36 @@ def _loss_probability(reliability, design: Design, model: DriveModel, evaluated:
         level=design.level, devices=design.devices, layout=design.layout, drive=model.name,
         capacity_bytes=model.capacity_bytes, rebuild_hours=max(hours, _MIN_REPAIR_HOURS),
         mission_years=mission_years))
+
+
+def _check_durability_reachable(reliability, families, by_name: Dict[str, DriveModel], durability: float,
+                                mission_years: float) -> None:
+    """Refuses a --durability target no candidate can meet, before anything is simulated (a
+    target of 1e-300 used to simulate every design first). A design's P(loss) with the shortest
+    repair the model takes (:data:`_MIN_REPAIR_HOURS`) is the least it can reach: its simulated
+    rebuild can only be longer, and P(loss) grows with the repair time. raid0 has no rebuild,
+    so no P(loss) to judge, and never meets a durability target."""
+    best: Optional[Tuple[float, Design]] = None
+    seen = set()
+    for design in (d for family in families for d in family if d.level != 0):
+        key = (design.level, design.devices, design.layout, design.drive)
+        if key in seen:
+            continue
+        seen.add(key)
+        model = by_name[design.drive]
+        p = float(reliability.loss_probability(
+            level=design.level, devices=design.devices, layout=design.layout, drive=model.name,
+            capacity_bytes=model.capacity_bytes, rebuild_hours=_MIN_REPAIR_HOURS, mission_years=mission_years))
+        if best is None or p < best[0]:
+            best = (p, design)
+    if best is None:
+        raise ConfigError(f"--durability {durability:g} cannot be met: no candidate design is redundant "
+                          "(raid0 has no rebuild and no P(loss) to judge); allow other --levels")
+    if best[0] > durability:
+        raise ConfigError(f"--durability {durability:g} cannot be met: no candidate design's P(loss) over "
+                          f"{mission_years:g} years comes below {best[0]:.3g}, even with a "
+                          f"{_MIN_REPAIR_HOURS * 3600:g} s rebuild (the lowest: {best[1].name}); ask for "
+                          f"{best[0]:.3g} or more, or allow more drives or levels")
 
 
 def _design_doc(evaluated: Evaluated, on_front: bool) -> Dict[str, Any]:
