@@ -24,6 +24,9 @@ What the importer fixes up, each for a reason:
   are added as zeros. ``disk_util`` entries keep fio's fields only: fio does not report the
   ``flush_ios``, ``read_sectors``/``write_sectors`` and ``queue_depth_mean`` the simulator
   adds, so those keys are absent (tables show ``-``) rather than guessed.
+- a job without a ``read`` or ``write`` section (fio 3.x writes read, write and trim for every
+  job, so one was cut from the file) gets a note that those figures are unknown, not 0; the
+  tables leave the direction out rather than show zeros.
 - fio 2.x JSON (latencies in µs under ``slat``/``clat``/``lat``, no ``*_ns``) is refused with
   a clear message rather than silently rescaled.
 - client/server runs (``fio --client``) put their jobs under ``client_stats``; those are read,
@@ -325,6 +328,8 @@ def is_simulated(document: Dict[str, Any]) -> bool:
 # _check_simulated's. A wrongly typed field is one line that names its path.
 
 _NUM, _INDEX, _WHOLE, _STR, _BOOL, _ANY = "a number", "a member index", "a whole number", "a string", "a boolean", "any"
+
+
 class _Object(dict):
     """An object's fields, of which the ``needed`` ones must be there: a report reads them
     without a default."""
