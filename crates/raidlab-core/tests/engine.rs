@@ -153,6 +153,23 @@ fn a_counted_job_ends_at_its_last_completion_not_after_background_destage() {
 }
 
 #[test]
+fn a_job_is_finished_only_when_its_threads_got_through_their_work() {
+    let mut counted = job(0.0, true, 4096, 1, 1);
+    counted.time_based = false;
+    counted.runtime_ns = 0;
+    counted.number_ios = 50;
+    counted.size_bytes = 1 << 20;
+    let hw = ControllerConfig::Hardware(HwConfig { destage_start_fraction: 0.0, ..HwConfig::default() });
+    let done = run(config(Level::Raid5, None, 6, counted.clone(), hw.clone()));
+    assert!(done.jobs[0].finished, "50 writes done, the destage after them is not the job's");
+    // The same job cut by the bound on simulated time, a quarter of the way through its writes.
+    let mut bounded = config(Level::Raid5, None, 6, counted, hw);
+    bounded.max_time_ns = done.jobs[0].runtime_ns / 4;
+    let cut = run(bounded);
+    assert!(cut.jobs[0].write.ios < 50 && !cut.jobs[0].finished, "{} writes", cut.jobs[0].write.ios);
+}
+
+#[test]
 fn results_are_pinned_across_machines_and_releases() {
     // Same inputs and seed must give the same bytes on any machine. The values below change
     // only when a model changes on purpose: update them in that commit, and say why.
@@ -189,7 +206,9 @@ fn results_are_pinned_across_machines_and_releases() {
 // loop ends or the plug fills, and the queues run in blk_mq_flush_plug_list's order.
 // Session 14 (was 11956279002286173175): JobResult's Debug text gained start_ns (when a job's
 // threads started: stonewall, startdelay); with it taken out the old value still holds.
-const PINNED_RAID5_CHEETAH: u64 = 8902238137657825205;
+// Session 17 (was 8902238137657825205): JobResult's Debug text gained `finished` (the job's
+// threads were all done when the run ended); with it taken out the old value still holds.
+const PINNED_RAID5_CHEETAH: u64 = 10597124877718700790;
 
 /// `latency_by_second` keeps each second's read and write latencies per job: they count exactly the
 /// second's I/Os, merged over every second they give the job's own percentiles, and keeping

@@ -340,12 +340,15 @@ fn pinned_run(level: Level, layout: Option<&str>, controller: ControllerConfig) 
 /// latency sum 4384.2 ms -> 4383.7 ms over the same 155 reads, the same maximum), nothing else;
 /// behind the controller its destage stops serving a queued command before the one it
 /// continues, and the 0.3 s runs shift by a few commands (raid5 157 -> 156 reads, mean 28.3 ->
-/// 28.1 ms; raid6 150 -> 141 reads, 29.4 -> 30.7 ms, 169 -> 151 cached writes).
+/// 28.1 ms; raid6 150 -> 141 reads, 29.4 -> 30.7 ms, 169 -> 151 cached writes). Session 17
+/// (were 5128997558555372020, 12435532017135400202, 10866560993266607922): JobResult gained
+/// `finished` (whether the job's threads were done when the run ended); with it taken out of the
+/// Debug text the old values hold.
 #[test]
 fn runs_without_md_parity_are_unchanged() {
     let md = ControllerConfig::Md(MdConfig::default());
     let hw = ControllerConfig::Hardware(HwConfig::default());
-    assert_eq!(pinned_run(Level::Raid0, None, md), 5128997558555372020, "raid0 under md");
-    assert_eq!(pinned_run(Level::Raid5, None, hw), 12435532017135400202, "raid5 behind the controller");
-    assert_eq!(pinned_run(Level::Raid6, None, hw), 10866560993266607922, "raid6 behind the controller");
+    assert_eq!(pinned_run(Level::Raid0, None, md), 7204331571746237919, "raid0 under md");
+    assert_eq!(pinned_run(Level::Raid5, None, hw), 10820588733738281995, "raid5 behind the controller");
+    assert_eq!(pinned_run(Level::Raid6, None, hw), 3326243288281803331, "raid6 behind the controller");
 }

@@ -624,6 +624,7 @@ fn result_dict<'py>(py: Python<'py>, result: &SimResult) -> PyResult<Bound<'py, 
         entry.set_item("runtime_ns", job.runtime_ns)?;
         entry.set_item("ramp_ns", job.ramp_ns)?;
         entry.set_item("start_ns", job.start_ns)?;
+        entry.set_item("finished", job.finished)?;
         for (key, stats) in [("read", &job.read), ("write", &job.write), ("flush", &job.flush)] {
             let direction = PyDict::new(py);
             direction.set_item("ios", stats.ios)?;

@@ -932,7 +932,8 @@ impl Simulation {
         }
         self.estimate_rebuilds(end);
         let member_stats = self.members.iter().map(|m| m.stats.clone()).collect();
-        self.results.finish(&self.config, end, member_stats, self.events.pushed(), self.truncated.take())
+        let finished: Vec<bool> = self.jobs.iter().map(|job| job.finished).collect();
+        self.results.finish(&self.config, end, &finished, member_stats, self.events.pushed(), self.truncated.take())
     }
 
     /// Issue 24 §3: what the members' behaviour did so far (latent errors met, corrections,

@@ -49,6 +49,9 @@ pub struct JobResult {
     /// ramp and runtime follow, so `start_ns + ramp_ns + runtime_ns` is when it ended. 0 for a
     /// job that never started.
     pub start_ns: Nanos,
+    /// Whether every thread of the job was done when the run ended (false: the run stopped it,
+    /// at its time limit or at the bound on simulated time).
+    pub finished: bool,
 }
 
 /// A stretch of the run with one array state.
@@ -197,6 +200,7 @@ impl Recorder {
                 runtime_ns: 0,
                 ramp_ns: job.ramp_ns,
                 start_ns: 0,
+                finished: false,
             })
             .collect();
         let first = PhaseResult { name: phase, start_ns: 0, end_ns: 0, read: Default::default(), write: Default::default() };
@@ -355,6 +359,7 @@ impl Recorder {
         mut self,
         config: &SimConfig,
         end_ns: Nanos,
+        finished: &[bool],
         members: Vec<MemberStats>,
         events: u64,
         truncated: Option<String>,
@@ -366,6 +371,7 @@ impl Recorder {
             let end = if self.timed[index] { end_ns.min(deadline) } else { self.last_completion[index].min(end_ns) };
             job.runtime_ns = end.saturating_sub(start.saturating_add(job.ramp_ns));
             job.start_ns = if start == Nanos::MAX { 0 } else { start };
+            job.finished = finished[index];
         }
         self.phases.last_mut().expect("a phase is open").end_ns = end_ns;
         self.close_phase();
