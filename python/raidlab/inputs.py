@@ -54,6 +54,10 @@ LIMITS: Dict[str, int] = {
     # raidlab sweep (issue 23): a grid of a few hundred axis values is a few KiB
     "sweep file": 1 * _MIB,
     "controller file": 1 * _MIB,
+    # a sweep store's own files (raidlab.sweep.storefiles): its mark is a few lines; a row file
+    # holds at most grid.MAX_POINTS rows of about 50 columns, a few MB compressed
+    "sweep store mark": 1 * _MIB,
+    "sweep row file": 256 * _MIB,
 }
 
 #: Deepest nesting of arrays/objects (JSON) or arrays/tables (TOML) accepted. sfdisk's and
@@ -92,9 +96,12 @@ def _refuse(kind: str, path: Any, why: str, error: type = ConfigError) -> Except
     return error(f"cannot read {kind} {show_path(path)}: {why}")
 
 
-def read_bytes(path: Union[str, "os.PathLike[str]"], kind: str, error: type = ConfigError) -> bytes:
+def read_bytes(path: Union[str, "os.PathLike[str]"], kind: str, error: type = ConfigError,
+               record: bool = True) -> bytes:
     """The bytes of the regular file at ``path``, at most ``LIMITS[kind]`` of them. Refusals
-    are ``error`` (a :class:`~raidlab.errors.RaidlabError` subclass)."""
+    are ``error`` (a :class:`~raidlab.errors.RaidlabError` subclass). ``record``: the file is a
+    user's input that no output may replace (raidlab's own working files, such as a sweep
+    store's rows, are not)."""
     limit = LIMITS[kind]
 
     def refuse(why: str) -> Exception:
@@ -120,9 +127,10 @@ def read_bytes(path: Union[str, "os.PathLike[str]"], kind: str, error: type = Co
             raise refuse(failure.strerror or str(failure)) from None
     if len(data) > limit:
         raise refuse(f"it is larger than the {limit // _MIB} MiB limit for a {kind}")
-    from raidlab.outputs import note_input  # outputs never replace an input (issue 21 section 1)
+    if record:
+        from raidlab.outputs import note_input  # outputs never replace an input (issue 21 section 1)
 
-    note_input(path, f"the {kind} {show_path(path)}")
+        note_input(path, f"the {kind} {show_path(path)}")
     return data
 
 

@@ -23,6 +23,10 @@ from typing import Any, Callable, Iterable, Iterator, List, Optional, Sequence, 
 from raidlab.errors import ConfigError, RaidlabError
 from raidlab.workload.units import is_decimal, show
 
+#: Local worker processes at most per CPU (``--jobs`` above it is capped, with a note): a unit
+#: of work is CPU-bound, so processes past the CPUs add only memory (each loads the extension,
+#: pyarrow and pandas); two per CPU leaves room for a worker waiting on its disk.
+WORKERS_PER_CPU = 2
 #: Ray tasks in flight per CPU of the cluster: enough to keep every worker busy while results
 #: stream back, few enough that the largest sweep (grid.MAX_POINTS points) never holds a future per point.
 RAY_TASKS_PER_CPU = 4
@@ -66,7 +70,12 @@ class Executor:
             raise ConfigError(f"--jobs {jobs!r}: expected a whole number of processes, at least 1")
         if ray is not None and (not isinstance(ray, str) or not ray.strip()):
             raise ConfigError(f"--ray {ray!r}: expected auto or a Ray cluster address")
+        self.requested = jobs
         self.jobs = jobs if jobs is not None else cpu_count()
+        self.note = ""
+        bound = WORKERS_PER_CPU * cpu_count()
+        if ray is None and self.jobs > bound:
+            self.jobs, self.note = bound, f"--jobs {jobs}: at most {WORKERS_PER_CPU} per CPU"
         self.ray_address = ray
         self._pool = None
         self._ray = None
@@ -79,10 +88,19 @@ class Executor:
             return max(1, int(self._ray.cluster_resources().get("CPU", 1)))
         return self.jobs
 
+    def fit(self, count: int, what: str = "unit of work") -> None:
+        """At most one local worker per unit of work to come (``count`` of them; ``what`` names
+        one in the note when it caps an explicit ``--jobs``)."""
+        if self._ray is None and 0 < count < self.jobs:
+            if self.requested is not None:
+                self.note = f"--jobs {self.requested}: one per {what}"
+            self.jobs = count
+
     def describe(self) -> str:
         if self._ray is not None:
             return f"Ray ({self.workers} CPUs)"
-        return "this process" if self.jobs == 1 else f"{self.jobs} local processes"
+        where = "this process" if self.jobs == 1 else f"{self.jobs} local processes"
+        return f"{where} ({self.note})" if self.note else where
 
     def __enter__(self) -> "Executor":
         if self.ray_address is not None:
@@ -102,9 +120,12 @@ class Executor:
             self._ray.shutdown()
         self._ray = None
 
-    def _local_pool(self):
-        if self._pool is None and self.jobs > 1:
-            self._pool = multiprocessing.get_context().Pool(self.jobs, initializer=_ignore_interrupts)
+    def _local_pool(self, count: int):
+        """The worker processes, started at first use: never more than ``count``, the units of
+        work of that first use."""
+        processes = min(self.jobs, count)
+        if self._pool is None and processes > 1:
+            self._pool = multiprocessing.get_context().Pool(processes, initializer=_ignore_interrupts)
         return self._pool
 
     def as_completed(self, function: Callable[[Any], Any], items: Sequence[Any]) -> Iterator[Tuple[int, Any]]:
@@ -113,7 +134,7 @@ class Executor:
         if self._ray is not None:
             yield from self._ray_completed(jobs)
             return
-        pool = self._local_pool() if len(jobs) > 1 else None
+        pool = self._local_pool(len(jobs)) if len(jobs) > 1 else None
         if pool is None:
             for index, job in enumerate(jobs):
                 yield index, _unwrap(_call(job))

@@ -13,6 +13,7 @@ from typing import Any, Callable, Dict, List, Mapping, Optional, Tuple, Union
 from raidlab import _core, inputs
 from raidlab.errors import ConfigError, RaidlabError
 from raidlab.sweep import store as store_mod
+from raidlab.sweep import storefiles
 from raidlab.sweep.executor import Executor
 from raidlab.sweep.grid import expand, parse
 from raidlab.sweep.metrics import run_point
@@ -107,7 +108,7 @@ def _safe_run(task: Tuple[Any, Dict[str, Any]]) -> Tuple[Optional[str], Any]:
         text, metrics = run_point(spec)
     except RaidlabError as error:
         return None, str(error)
-    return text, store_mod.row_bytes({**head, **metrics})
+    return text, storefiles.row_bytes({**head, **metrics})
 
 
 def human_seconds(seconds: float) -> str:
@@ -122,36 +123,47 @@ def run(spec: Union[str, "os.PathLike[str]", Mapping[str, Any]], out: Union[str,
         jobs: Optional[int] = None, ray: Optional[str] = None, force: bool = False,
         say: Optional[Say] = None, progress: Optional[Callable[[int, int, float], None]] = None) -> Outcome:
     """Runs a sweep into the store ``out``; ``say`` gets the plan and summary lines,
-    ``progress(done, total, seconds)`` each finished point."""
+    ``progress(done, total, seconds)`` each finished point. The sweep holds the store's lock from
+    opening it to the end of its compaction: a second sweep into the same store waits (see
+    :mod:`raidlab.sweep.store`)."""
     say = say or (lambda line: None)
     resolved, expanded = resolve(spec)
     store_mod.Store.check(os.fspath(out), force)  # refused before Ray starts; created after it is up
-    with Executor(jobs, ray) as executor:
-        store = store_mod.Store.open(os.fspath(out), force=force)
-        stored = store.keys()
-        todo = [r for r in resolved if r.key not in stored]
-        outcome = Outcome([r.key for r in resolved], expanded, len(resolved) - len(todo), where=store.path)
-        merged = expanded - len(resolved)
-        guess = estimate_seconds(todo, executor.workers)
-        say(f"{expanded} points" + (f" ({merged} the same run as another, kept once)" if merged else "")
-            + f": {outcome.stored_before} already stored, {len(todo)} to run on {executor.describe()}"
-            + (f", about {human_seconds(guess)}" if guess is not None else ""))
-        start = time.perf_counter()
-        for index, (text, row) in executor.as_completed(_safe_run, [_task(r) for r in todo]):
-            if text is None:
-                outcome.failed.append((todo[index].point.label(), row))
-            else:
-                store.put(todo[index].key, row, text)
-                outcome.ran += 1
-            if progress is not None:
-                progress(outcome.ran + len(outcome.failed), len(todo), time.perf_counter() - start)
-        outcome.seconds = time.perf_counter() - start
-    store.compact()
+    with Executor(jobs, ray) as executor, \
+            store_mod.Store.open(os.fspath(out), force=force, hold=True, say=say) as store:
+        outcome = _run_points(store, executor, resolved, expanded, say, progress)
+        executor.close()  # the workers stop before the rows are merged
+        store.compact()
     say(summary(outcome))
     if outcome.failed:
         label, message = outcome.failed[0]
         raise ConfigError(f"{len(outcome.failed)} point(s) could not run (the others are stored); "
                           f"{label}: {message}")
+    return outcome
+
+
+def _run_points(store: "store_mod.Store", executor: Executor, resolved: List[Resolved], expanded: int,
+                say: Say, progress: Optional[Callable[[int, int, float], None]]) -> Outcome:
+    """Runs the points the store lacks (every stored file is read and checked first)."""
+    stored = store.keys()
+    todo = [r for r in resolved if r.key not in stored]
+    outcome = Outcome([r.key for r in resolved], expanded, len(resolved) - len(todo), where=store.path)
+    executor.fit(len(todo), "point to run")
+    merged = expanded - len(resolved)
+    guess = estimate_seconds(todo, executor.workers)
+    say(f"{expanded} points" + (f" ({merged} the same run as another, kept once)" if merged else "")
+        + f": {outcome.stored_before} already stored, {len(todo)} to run on {executor.describe()}"
+        + (f", about {human_seconds(guess)}" if guess is not None else ""))
+    start = time.perf_counter()
+    for index, (text, row) in executor.as_completed(_safe_run, [_task(r) for r in todo]):
+        if text is None:
+            outcome.failed.append((todo[index].point.label(), row))
+        else:
+            store.put(todo[index].key, row, text)
+            outcome.ran += 1
+        if progress is not None:
+            progress(outcome.ran + len(outcome.failed), len(todo), time.perf_counter() - start)
+    outcome.seconds = time.perf_counter() - start
     return outcome
 
 

@@ -3,6 +3,7 @@
 ::
 
     DIR/raidlab-sweep.json       marks the directory as raidlab's store (format, version)
+    DIR/.raidlab-sweep.lock      the store's lock (empty; only its flock(2) matters)
     DIR/points/KEY.parquet       one row: the point's options, seed, version and metrics
     DIR/points/batch-HASH.parquet  rows of many points, merged when a sweep ends with at least
                                  COMPACT_AT one-row files (a large store loads as a few files)
@@ -15,6 +16,19 @@ included) leaves whole rows only, never half a row and never two rows of one poi
 one file name); what it was running is run again on the next start. ``points/`` is a Parquet
 dataset any Parquet reader opens (``pyarrow.dataset.dataset(DIR + "/points")``).
 
+One sweep writes into a store at a time: a sweep holds an exclusive ``flock(2)`` on
+``DIR/.raidlab-sweep.lock`` from opening the store (its start-up tidying included) to the end of
+its compaction. A second sweep into the same store waits for it (saying so), then reads what is
+stored and runs only the rest, so the same sweep started twice runs each point once and two
+different sweeps leave every row once. The lock is the kernel's: it goes when its holder exits,
+however it ends, so a killed sweep never leaves the store locked. Readers
+(:func:`load`, ``load_sweep``) take no lock: a store is read while a sweep writes into it, and
+a file a running compaction removes is read again from the files that replace it.
+
+Every file is read through :mod:`raidlab.sweep.storefiles`, which checks it (a regular file,
+the mark's JSON nesting capped, each row file's columns and keys) and names a damaged or
+foreign file in one line before any point runs.
+
 A directory is taken as a store when it is empty, missing (its parent must exist) or holds the
 mark; raidlab writes into a non-empty directory it did not make only with ``--force``, and then
 only adds its own files.
@@ -22,91 +36,93 @@ only adds its own files.
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import hashlib
-import io
 import json
 import os
 import re
-from typing import Any, Dict, List, Optional, Set
+import stat
+from typing import Callable, List, Optional, Set, Tuple
 
-from raidlab import _core, outputs
+from raidlab import _core, inputs, outputs
 from raidlab.errors import ConfigError
-from raidlab.sweep.metrics import METRICS
+from raidlab.sweep import storefiles
 from raidlab.sweep.points import option_names
 
 MARK = "raidlab-sweep.json"
+LOCK = ".raidlab-sweep.lock"
 FORMAT = 1
 POINTS, DOCUMENTS = "points", "json"
-_KEY = re.compile(r"[0-9a-f]{32}")
+_KEY = storefiles.KEY
 _BATCH = re.compile(r"batch-[0-9a-f]{32}\.parquet")
 _LEFTOVER = re.compile(r"\.(batch-)?[0-9a-f]{32}\.(parquet|json)\..+\.tmp")
 #: One-row files merged into one when a sweep ends with at least this many of them.
 COMPACT_AT = 256
-#: Identity columns, first in every row.
-IDENTITY = (("key", "string"), ("raidlab_version", "string"))
+#: Times :func:`load` lists the files again when a compaction beside it removed one it listed.
+RELIST_TRIES = 20
 
 
 def _arrow():
+    return storefiles.arrow()
+
+
+Say = Callable[[str], None]
+
+
+def _listdir(path: str) -> List[str]:
+    """The names in a store's directory (none when it is missing yet); errors are one line."""
     try:
-        import pyarrow  # type: ignore[import-not-found]
-        import pyarrow.parquet  # noqa: F401  (the submodule is imported for pyarrow.parquet below)
-    except ImportError:
-        raise ConfigError("sweeps need pyarrow and pandas: pip install 'raidlab[sweep]'") from None
-    return pyarrow
-
-
-def _option_type(name: str) -> str:
-    """An option column's Arrow type, from the setting's declaration in raidlab.run."""
-    from dataclasses import fields
-
-    from raidlab.run import _FLOAT_KEYS, Design, Options
-
-    if name == "level":
-        return "int64"
-    if name == "seed":
-        return "uint64"
-    declared = next((f for cls in (Design, Options) for f in fields(cls) if f.name == name), None)
-    if declared is None or name in ("drive", "layout", "failed"):
-        return "string"
-    default = declared.default
-    if isinstance(default, bool):
-        return "bool"
-    if name in _FLOAT_KEYS or isinstance(default, float):
-        return "float64"
-    if isinstance(default, int):
-        return "int64"
-    # a number with no default (declared with a range): float64 holds whole numbers exactly too
-    return "float64" if declared.metadata.get("low") is not None else "string"
-
-
-def schema():
-    """The row schema: identity, every option, then the metrics."""
-    pa = _arrow()
-    columns = list(IDENTITY) + [(name, _option_type(name)) for name in option_names()] + list(METRICS)
-    types = {"string": pa.string(), "bool": pa.bool_(), "int64": pa.int64(), "uint64": pa.uint64(),
-             "float64": pa.float64()}
-    return pa.schema([(name, types[kind]) for name, kind in columns])
+        return os.listdir(path)
+    except FileNotFoundError:
+        return []
+    except NotADirectoryError:
+        raise ConfigError(f"sweep store: {inputs.show_path(path)} is not a directory; move it away and run "
+                          "the sweep again") from None
+    except OSError as error:
+        raise ConfigError(f"sweep store: cannot read {inputs.show_path(path)}: {error.strerror}") from None
 
 
 class Store:
-    """An open store: the keys already stored, and atomic writes of new points."""
+    """An open store: the keys already stored, and atomic writes of new points.
+
+    Every step that changes the store (opening it, which tidies up; writing a point;
+    compacting) runs under the store's lock; ``Store.open(..., hold=True)`` keeps the lock until
+    :meth:`close` (or the end of a ``with`` block), as a sweep does for its whole run."""
 
     def __init__(self, path: str, option: str = "--out") -> None:
         self.path = os.fspath(path)
         self.option = option
+        self._lock_fd: Optional[int] = None
+
+    def __enter__(self) -> "Store":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
     @classmethod
-    def open(cls, path: str, force: bool = False, option: str = "--out") -> "Store":
+    def open(cls, path: str, force: bool = False, option: str = "--out", hold: bool = False,
+             say: Optional[Say] = None) -> "Store":
         """Opens the store at ``path``, creating it (and its mark) when needed; refuses a
-        non-empty directory raidlab did not make unless ``force``."""
+        non-empty directory raidlab did not make unless ``force``. ``hold``: keep the store's
+        lock until :meth:`close`; ``say`` hears that another sweep holds it (this one waits)."""
         store = cls.check(path, force, option)
         outputs.make_directory(store.path, option)
-        for sub in (POINTS, DOCUMENTS):
-            outputs.make_directory(os.path.join(store.path, sub), option)
-        if not store.marked():
-            mark = {"raidlab": {"version": _core.__version__, "store": "sweep", "format": FORMAT}}
-            outputs.write_text(os.path.join(store.path, MARK), json.dumps(mark, indent=2) + "\n", option)
-        store.clean()
+        store._acquire(say)
+        try:
+            store._refuse_foreign(force)  # again, under the lock
+            if not store.marked():
+                mark = {"raidlab": {"version": _core.__version__, "store": "sweep", "format": FORMAT}}
+                outputs.write_text(os.path.join(store.path, MARK), json.dumps(mark, indent=2) + "\n", option)
+            for sub in (POINTS, DOCUMENTS):
+                outputs.make_directory(os.path.join(store.path, sub), option)
+            store.clean()
+        except BaseException:
+            store.close()
+            raise
+        if not hold:
+            store.close()
         return store
 
     @classmethod
@@ -114,34 +130,99 @@ class Store:
         """Raises ConfigError unless ``path`` may be (or become) a store; creates nothing."""
         _arrow()  # before any point runs: a sweep without pyarrow stops here, in one line
         store = cls(path, option)
-        if os.path.isdir(store.path) and not store.marked() and os.listdir(store.path) and not force:
-            raise ConfigError(f"refusing to write {option} {store.path}: it is a non-empty directory that is "
-                              "not a raidlab sweep store (add --force to add the sweep's files to it)")
+        store._refuse_foreign(force)
         return store
 
-    def marked(self) -> bool:
+    def _refuse_foreign(self, force: bool) -> None:
+        if force or not os.path.isdir(self.path) or self.marked():
+            return
+        if set(_listdir(self.path)) - {LOCK}:  # the lock alone: another sweep is creating the store
+            raise ConfigError(f"refusing to write {self.option} {self.path}: it is a non-empty directory that "
+                              "is not a raidlab sweep store (add --force to add the sweep's files to it)")
+
+    # -- the lock --------------------------------------------------------------------------------
+
+    def _acquire(self, say: Optional[Say] = None) -> None:
+        """Takes the store's exclusive lock (flock(2) on DIR/.raidlab-sweep.lock), waiting while
+        another sweep holds it."""
+        path = os.path.join(self.path, LOCK)
+        flags = (os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
+                 | getattr(os, "O_CLOEXEC", 0))
+
+        def refuse(why: str) -> ConfigError:
+            return ConfigError(f"cannot lock sweep store {inputs.show_path(self.path)}: {LOCK} {why}; "
+                               f"delete it (raidlab makes it anew) and run the sweep again")
+
         try:
-            with open(os.path.join(self.path, MARK), "rb") as handle:
-                block = json.loads(handle.read(65536).decode("utf-8")).get("raidlab", {})
-        except (OSError, ValueError, AttributeError):
+            descriptor = os.open(path, flags, 0o644)  # opening a FIFO with O_NONBLOCK does not block
+        except OSError as error:
+            raise refuse(f"cannot be opened ({error.strerror})") from None
+        try:
+            if not stat.S_ISREG(os.fstat(descriptor).st_mode):
+                raise refuse("is not a regular file")
+            try:
+                fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                (say or (lambda line: None))(f"another sweep is writing into {inputs.show_path(self.path)}: "
+                                             "waiting for it to finish")
+                fcntl.flock(descriptor, fcntl.LOCK_EX)
+        except OSError as error:
+            os.close(descriptor)
+            raise refuse(f"cannot be locked ({error.strerror})") from None
+        except BaseException:
+            os.close(descriptor)
+            raise
+        self._lock_fd = descriptor
+
+    def close(self) -> None:
+        """Releases the store's lock (if this store holds it)."""
+        descriptor, self._lock_fd = self._lock_fd, None
+        if descriptor is not None:
+            # LOCK_UN releases it even where forked workers still share the descriptor
+            with contextlib.suppress(OSError):
+                fcntl.flock(descriptor, fcntl.LOCK_UN)
+            os.close(descriptor)
+
+    @contextlib.contextmanager
+    def _locked(self):
+        """The lock for one step: already held (a sweep's whole run), or taken for the step."""
+        if self._lock_fd is not None:
+            yield
+            return
+        self._acquire()
+        try:
+            yield
+        finally:
+            self.close()
+
+    # -- reading -------------------------------------------------------------------------------
+
+    def marked(self) -> bool:
+        """True when the store's mark is there (a damaged mark is a one-line ConfigError)."""
+        document = storefiles.read_mark(os.path.join(self.path, MARK))
+        block = document.get("raidlab") if isinstance(document, dict) else None
+        if not (isinstance(block, dict) and block.get("store") == "sweep"):
             return False
-        return isinstance(block, dict) and block.get("store") == "sweep"
+        if block.get("format", FORMAT) != FORMAT:
+            raise ConfigError(f"sweep store {inputs.show_path(self.path)} has format "
+                              f"{inputs.show_path(repr(block.get('format')), 40)}; this raidlab reads format "
+                              f"{FORMAT} (a newer raidlab wrote it?)")
+        return True
 
     def clean(self) -> None:
         """Removes temporary files a killed sweep left (only raidlab's own names), and one-row
         files a killed compaction left behind."""
-        for sub in (POINTS, DOCUMENTS):
-            directory = os.path.join(self.path, sub)
-            for name in os.listdir(directory):
-                if _LEFTOVER.fullmatch(name):
-                    try:
-                        os.unlink(os.path.join(directory, name))
-                    except OSError:
-                        pass
-        self.drop_merged()
+        with self._locked():
+            for sub in (POINTS, DOCUMENTS):
+                directory = os.path.join(self.path, sub)
+                for name in _listdir(directory):
+                    if _LEFTOVER.fullmatch(name):
+                        with contextlib.suppress(OSError):
+                            os.unlink(os.path.join(directory, name))
+            self.drop_merged()
 
     def _names(self) -> List[str]:
-        return sorted(os.listdir(os.path.join(self.path, POINTS)))
+        return sorted(_listdir(os.path.join(self.path, POINTS)))
 
     def point_keys(self) -> List[str]:
         """Keys stored one row per file (``KEY.parquet``)."""
@@ -151,51 +232,81 @@ class Store:
         """Paths of the compacted row files (``batch-HASH.parquet``), by name."""
         return [os.path.join(self.path, POINTS, n) for n in self._names() if _BATCH.fullmatch(n)]
 
+    def _read(self, files: List[Tuple[str, Optional[str]]],
+              keys_only: bool = False) -> Tuple[List[Tuple[str, Optional[str], object]], bool]:
+        """The checked rows of each ``(path, key)`` still there, and whether every one was
+        (``keys_only``: every file checked, only its key column read)."""
+        found = [(path, key, storefiles.read_rows(path, key, keys_only)) for path, key in files]
+        present = [entry for entry in found if entry[2] is not None]
+        return present, len(present) == len(found)
+
+    def _files(self) -> List[Tuple[str, Optional[str]]]:
+        """The row files, ``(path, key)`` (key None for a batch); a name raidlab does not write
+        is refused, as Parquet readers of ``points/`` would read it as rows (they skip only
+        names that start with ``.`` or ``_``, where raidlab's temporary files are)."""
+        for name in self._names():
+            if not name.startswith((".", "_")) and not _BATCH.fullmatch(name) and not (
+                    name.endswith(".parquet") and _KEY.fullmatch(name[:-8])):
+                path = os.path.join(self.path, POINTS, name)
+                raise ConfigError(f"sweep store: {inputs.show_path(path)} is not a file raidlab writes (a "
+                                  f"Parquet reader of {POINTS}/ would take it for rows); move it out of "
+                                  f"{inputs.show_path(os.path.dirname(path))}")
+        return [(path, None) for path in self.batches()] + [(self.row_path(k), k) for k in self.point_keys()]
+
+    def rows(self):
+        """Every stored row, checked, as one Arrow table. A file a compaction beside this reader
+        removed sends it back to list the files again; while a compaction is half done a row may
+        be there twice (:func:`load` keeps one)."""
+        for _ in range(RELIST_TRIES):
+            present, complete = self._read(self._files())
+            if complete:
+                return storefiles.concat([table for _, _, table in present])
+        raise ConfigError(f"sweep store {inputs.show_path(self.path)}: its files kept changing while they "
+                          "were read; read it again")
+
     def batch_keys(self) -> Set[str]:
-        """Keys of the rows in compacted files (only their key column is read)."""
-        found: Set[str] = set()
-        batches = self.batches()
-        if batches:
-            pa = _arrow()
-            for path in batches:
-                try:
-                    found.update(pa.parquet.read_table(path, columns=["key"]).column("key").to_pylist())
-                except (pa.ArrowInvalid, OSError):
-                    raise ConfigError(f"sweep store: {path} is not a readable Parquet file; delete it and "
-                                      "run the sweep again to recompute its points") from None
-        return found
+        """Keys of the rows in compacted files."""
+        present, _ = self._read([(path, None) for path in self.batches()], keys_only=True)
+        return {key for _, _, table in present for key in table.column("key").to_pylist()}
 
     def keys(self) -> Set[str]:
-        """Keys of the points stored: a row file, or a row in a compacted file."""
-        return set(self.point_keys()) | self.batch_keys()
+        """Keys of the points stored: a row file, or a row in a compacted file. Every file is
+        read whole and checked (about 3 ms a one-row file), so a damaged or foreign one is found
+        before any point runs, not when the rows are merged after they all ran."""
+        return set(self.rows().column("key").to_pylist())
+
+    # -- writing -------------------------------------------------------------------------------
 
     def drop_merged(self) -> None:
         """Removes one-row files whose row a compacted file already holds (a compaction was
         killed before it removed them)."""
-        singles = self.point_keys()
-        merged = self.batch_keys() if singles else set()
-        for key in singles:
-            if key in merged:
-                os.unlink(self.row_path(key))
+        with self._locked():
+            singles = self.point_keys()
+            merged = self.batch_keys() if singles else set()
+            for key in singles:
+                if key in merged:
+                    with contextlib.suppress(FileNotFoundError):
+                        os.unlink(self.row_path(key))
 
     def compact(self, least: int = COMPACT_AT) -> int:
         """Merges the one-row files into one file, when there are at least ``least`` of them, so
         a large store loads as a few files. The merged file is written (atomically) before the
         one-row files go, so a kill in between leaves a row twice on disk, never none; readers
-        (:func:`load`) keep one row per key. Returns the number of rows merged."""
-        self.drop_merged()
-        keys = self.point_keys()
-        if len(keys) < max(least, 1):
-            return 0
-        pa = _arrow()
-        table = _read_rows(pa, [self.row_path(k) for k in keys])
-        name = "batch-" + hashlib.sha256("\n".join(keys).encode()).hexdigest()[:32] + ".parquet"
-        buffer = io.BytesIO()
-        pa.parquet.write_table(table, buffer, compression="zstd")
-        outputs.write_bytes(os.path.join(self.path, POINTS, name), buffer.getvalue(), self.option)
-        for key in keys:
-            os.unlink(self.row_path(key))
-        return len(keys)
+        (:func:`load`) keep one row per key, and the next opening removes the one-row copies.
+        Returns the number of rows merged."""
+        with self._locked():
+            self.drop_merged()
+            if len(self.point_keys()) < max(least, 1):
+                return 0
+            present, _ = self._read([(self.row_path(k), k) for k in self.point_keys()])
+            keys = [key for _, key, _ in present]
+            table = storefiles.concat([table for _, _, table in present])
+            name = "batch-" + hashlib.sha256("\n".join(keys).encode()).hexdigest()[:32] + ".parquet"
+            outputs.write_bytes(os.path.join(self.path, POINTS, name), storefiles.table_bytes(table), self.option)
+            for key in keys:
+                with contextlib.suppress(FileNotFoundError):
+                    os.unlink(self.row_path(key))
+            return len(keys)
 
     def row_path(self, key: str) -> str:
         return os.path.join(self.path, POINTS, f"{key}.parquet")
@@ -204,34 +315,27 @@ class Store:
         return os.path.join(self.path, DOCUMENTS, f"{key}.json")
 
     def put(self, key: str, row: bytes, document_text: str) -> None:
-        """Stores one point: its JSON, then its row (:func:`row_bytes`; the row's file marks the
-        point stored)."""
-        outputs.write_text(self.json_path(key), document_text, self.option)
-        outputs.write_bytes(self.row_path(key), row, self.option)
-
-
-def row_bytes(row: Dict[str, Any]) -> bytes:
-    """One row as a Parquet file's bytes (same row, same bytes)."""
-    pa = _arrow()
-    table = pa.Table.from_pylist([row], schema=schema())
-    buffer = io.BytesIO()
-    pa.parquet.write_table(table, buffer, compression="zstd")
-    return buffer.getvalue()
+        """Stores one point: its JSON, then its row (:func:`storefiles.row_bytes`; the row's file
+        marks the point stored)."""
+        with self._locked():
+            outputs.write_text(self.json_path(key), document_text, self.option)
+            outputs.write_bytes(self.row_path(key), row, self.option)
 
 
 def load(path: str, keys: Optional[List[str]] = None):
     """The store's rows as a pandas DataFrame (``keys``: only these, in this order; otherwise
-    every row, ordered by the options then the key)."""
+    every row, ordered by the options then the key). Every file is checked as it is read: a
+    damaged or foreign one is a one-line ConfigError naming it."""
     pa = _arrow()
     import pandas as pd
 
     store = Store(path)
-    if not os.path.isdir(os.path.join(store.path, POINTS)) or not store.marked():
+    if not store.marked():
         raise ConfigError(f"{store.path} is not a raidlab sweep store (no {MARK})")
-    files = store.batches() + [store.row_path(k) for k in store.point_keys()]
-    table = _read_rows(pa, files) if files else schema().empty_table()
-    frame = table.to_pandas(types_mapper={pa.bool_(): pd.BooleanDtype()}.get)  # nullable: None stays None
-    frame = frame.drop_duplicates("key").reset_index(drop=True)  # a kill mid-compaction: a row twice
+    table = store.rows()
+    # nullable booleans: None stays None; one thread, as the files were read (storefiles.read_rows)
+    frame = table.to_pandas(types_mapper={pa.bool_(): pd.BooleanDtype()}.get, use_threads=False)
+    frame = frame.drop_duplicates("key").reset_index(drop=True)  # a compaction half done: a row twice
     if keys is not None:
         missing = sorted(set(keys) - set(frame.key))
         if missing:
@@ -239,27 +343,3 @@ def load(path: str, keys: Optional[List[str]] = None):
         return frame.set_index("key", drop=False).loc[list(keys)].reset_index(drop=True)
     order = [c for c in option_names() if c in frame.columns] + ["key"]
     return frame.sort_values(order, na_position="first", kind="stable").reset_index(drop=True)
-
-
-def _read_rows(pa, files: List[str]):
-    """Row files as one table with today's schema: columns added since a file was written read
-    as nulls, columns no longer declared are left out."""
-    import pyarrow.dataset as ds
-
-    try:
-        return ds.dataset(files, schema=schema(), format="parquet").to_table()
-    except (pa.ArrowInvalid, OSError) as error:
-        # Only damage from outside makes a stored file unreadable (raidlab renames whole files
-        # into place): name it, and how to get the point back.
-        bad = next((f for f in files if not _readable(pa, f)), None)
-        where = f"{bad} is not a readable Parquet file" if bad else f"a row file is not readable ({error})"
-        raise ConfigError(f"sweep store: {where}; delete it and run the sweep again to recompute "
-                          "its points") from None
-
-
-def _readable(pa, path: str) -> bool:
-    try:
-        pa.parquet.ParquetFile(path).metadata
-    except (pa.ArrowInvalid, OSError):
-        return False
-    return True
