@@ -65,7 +65,8 @@ def sweep_command(sweep_file: str, out_dir: str, jobs: Optional[int], ray: Optio
     seed, ...); every combination is a point. [[zip]] tables hold axes that move together,
     [[exclude]] tables drop matching combinations, [[include]] tables add points. Every point is
     checked before any runs. Rerunning skips stored points; a killed sweep loses only the
-    points it was running. Load the store with raidlab.load_sweep(DIR) (pandas).
+    points it was running; a second sweep into the same DIR waits for the first to finish.
+    Load the store with raidlab.load_sweep(DIR) (pandas).
     """
     shown = _Progress(progress_mod.wanted(False))
     try:

@@ -31,8 +31,9 @@ def sweep(spec: Union[str, "os.PathLike[str]", Mapping[str, Any]], *, out: Union
     """Runs a sweep (a SWEEP.toml path, or the same tables as a dict) into the store ``out`` and
     returns its rows as a pandas DataFrame, one per distinct point, in the sweep's order.
 
-    Points already in the store are not run again. ``jobs``: local processes (default: the
-    CPU count); ``ray``: ``"auto"`` or a Ray cluster address to run the points as Ray tasks.
+    Points already in the store are not run again; while another sweep writes into ``out``
+    this one waits for it (:mod:`raidlab.sweep.store`). ``jobs``: local processes (default: the
+    CPU count; never more than the points to run); ``ray``: ``"auto"`` or a Ray cluster address to run the points as Ray tasks.
     Raises :class:`raidlab.ConfigError` (one line) for a bad sweep or store.
     """
     from raidlab.sweep import runner, store
@@ -42,7 +43,8 @@ def sweep(spec: Union[str, "os.PathLike[str]", Mapping[str, Any]], *, out: Union
 
 
 def load_sweep(path: Union[str, "os.PathLike[str]"]):
-    """Every row of the sweep store at ``path`` as a pandas DataFrame, ordered by the options."""
+    """Every row of the sweep store at ``path`` as a pandas DataFrame, ordered by the options.
+    A damaged or foreign file in the store is a :class:`raidlab.ConfigError` naming it."""
     from raidlab.sweep import store
 
     return store.load(os.fspath(path))
