@@ -73,6 +73,15 @@ _KINDS_OF_FILE = (
 )
 
 
+def path_argument(value: Any, what: str) -> str:
+    """A path the Python API was given, as text: a ``str`` or an ``os.PathLike`` naming a text
+    path; anything else (None, a number, bytes, a list) is a ConfigError naming ``what``."""
+    text = os.fspath(value) if isinstance(value, (str, os.PathLike)) else None
+    if not isinstance(text, str) or not text or "\0" in text:
+        raise ConfigError(f"{what} must be a path (a non-empty str or os.PathLike), got {_short(value)}")
+    return text
+
+
 def show_path(path: Union[str, "os.PathLike[str]"], limit: int = 200) -> str:
     """A path as it may appear in a one-line message: printable and bounded."""
     text = os.fspath(path)

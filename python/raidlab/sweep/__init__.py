@@ -20,6 +20,7 @@ from __future__ import annotations
 import os
 from typing import Any, Mapping, Optional, Union
 
+from raidlab.inputs import path_argument
 from raidlab.sweep.executor import Executor
 from raidlab.sweep.grid import Grid, Point, expand, parse
 
@@ -38,8 +39,11 @@ def sweep(spec: Union[str, "os.PathLike[str]", Mapping[str, Any]], *, out: Union
     """
     from raidlab.sweep import runner, store
 
+    out = path_argument(out, "sweep(out=...)")
+    if not isinstance(spec, Mapping):
+        spec = path_argument(spec, "sweep(spec)")
     outcome = runner.run(spec, out, jobs=jobs, ray=ray, force=force)
-    return store.load(os.fspath(out), outcome.keys)
+    return store.load(out, outcome.keys)
 
 
 def load_sweep(path: Union[str, "os.PathLike[str]"]):
@@ -47,4 +51,4 @@ def load_sweep(path: Union[str, "os.PathLike[str]"]):
     A damaged or foreign file in the store is a :class:`raidlab.ConfigError` naming it."""
     from raidlab.sweep import store
 
-    return store.load(os.fspath(path))
+    return store.load(path_argument(path, "load_sweep(path)"))

@@ -1,0 +1,36 @@
+"""The Python API answers a wrong argument with a RaidlabError (ConfigError or kin), never a raw
+TypeError/AttributeError from deep inside."""
+
+from __future__ import annotations
+
+import pytest
+
+import raidlab
+
+FIO = "[j]\nrw=randread\nbs=4k\nsize=1m\nruntime=10ms\ntime_based\n"
+WRONG = [None, -1, 1.5, [], {}, (1,), True, float("nan"), 10**30, b"x", object(), ""]
+
+
+@pytest.mark.parametrize("value", WRONG, ids=repr)
+def test_load_sweep_with_a_non_path_is_a_config_error(value):
+    with pytest.raises(raidlab.ConfigError, match=r"load_sweep\(path\) must be a path"):
+        raidlab.load_sweep(value)
+
+
+@pytest.mark.parametrize("value", WRONG, ids=repr)
+def test_sweep_with_a_non_path_spec_or_store_is_a_config_error(value, tmp_path):
+    if not isinstance(value, dict):  # a dict is a sweep's tables
+        with pytest.raises(raidlab.ConfigError, match=r"sweep\(spec\) must be a path"):
+            raidlab.sweep(value, out=tmp_path / "store")
+    with pytest.raises(raidlab.ConfigError, match=r"sweep\(out=\.\.\.\) must be a path"):
+        raidlab.sweep({"sweep": {"level": 5, "devices": 4, "drive": "null", "fio": FIO}}, out=value)
+
+
+@pytest.mark.parametrize("key", ["level", "devices", "drive", "fio", "chunk_kib", "seed", "runtime_s", "failed",
+                                 "timeline", "controller", "spare", "sysbench", "controller_opts", "inner_devices"])
+def test_simulate_with_a_wrongly_typed_setting_is_a_raidlab_error(key):
+    for value in WRONG:
+        try:
+            raidlab.simulate(**{"level": 5, "devices": 4, "drive": "null", "fio": FIO, key: value})
+        except raidlab.RaidlabError:
+            pass
