@@ -10,18 +10,20 @@ A setting is any field of :class:`raidlab.run.Design`; it takes the values the
 ``raidlab sim`` option of the same name takes (``chunk_kib`` as ``--chunk-kib``: same type,
 same range), checked through that option's own declaration; ``drive`` may also be a drive table
 (``drive = {kind = "hdd", rpm = 15000}``, :data:`raidlab.drives.DRIVE_TABLE`). An unknown table or key is refused
-with the nearest valid name, a wrong type is named, so a typo never passes silently.
+with the nearest valid name, a wrong type is named, so a typo never passes silently. A file the
+designs file names relatively (a drive or controller FILE.toml, a fio job) is read from beside it.
 """
 
 from __future__ import annotations
 
 import difflib
+import os
 from typing import Any, Dict, Iterable, List, Mapping, Tuple
 
 import click
 
 from raidlab.errors import ConfigError
-from raidlab.inputs import read_toml, show_path
+from raidlab.inputs import beside, read_toml, show_path
 
 TABLES = ("defaults", "design", "workload")
 _WRITTEN = {"defaults": "[defaults]", "design": "[[design]]", "workload": "[[workload]]"}
@@ -125,7 +127,13 @@ def read_designs(path: str, settings: Iterable[str]) -> Tuple[Dict[str, Any], Li
         _check_table(entry, WORKLOAD_KEYS, f"{where}: [[workload]] {index + 1}", options)
     _check_names(designs, "design", where)
     _check_names(workloads, "workload", where)
-    return defaults, designs, workloads
+    base = os.path.dirname(os.path.abspath(path))
+    return _beside(defaults, base), [_beside(d, base) for d in designs], [_beside(w, base) for w in workloads]
+
+
+def _beside(entry: Dict[str, Any], base: str) -> Dict[str, Any]:
+    """The entry with the files it names relative to the designs file read from beside it."""
+    return {key: beside(key, value, base) for key, value in entry.items()}
 
 
 #: Longest design or workload name: it heads a table column and names PNG/HTML sections.

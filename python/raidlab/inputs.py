@@ -82,6 +82,24 @@ def path_argument(value: Any, what: str) -> str:
     return text
 
 
+#: The settings of a sweep or designs file that may name a file, and whether a value names one
+#: (not a preset, not job text): a drive or controller FILE.toml / DiskSim file, a fio job file.
+FILE_SETTINGS: Dict[str, Callable[[str], bool]] = {
+    "drive": lambda value: value.endswith((".toml", ".parv", ".diskspecs")),
+    "controller": lambda value: value.endswith(".toml"),
+    "fio": lambda value: "\n" not in value,
+}
+
+
+def beside(key: str, value: Any, base: Optional[str]) -> Any:
+    """A file that a sweep or designs file in directory ``base`` names relative to itself is read
+    from beside it, always: a file of the same name in the working directory is never read instead."""
+    if base is None or key not in FILE_SETTINGS or not isinstance(value, str) or not FILE_SETTINGS[key](value) \
+            or os.path.isabs(value):
+        return value
+    return os.path.join(base, value)
+
+
 def show_path(path: Union[str, "os.PathLike[str]"], limit: int = 200) -> str:
     """A path as it may appear in a one-line message: printable and bounded."""
     text = os.fspath(path)

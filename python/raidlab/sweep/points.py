@@ -13,13 +13,13 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 from dataclasses import dataclass, fields
 from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from raidlab import _core
 from raidlab.drives import resolve_drive
 from raidlab.errors import ConfigError, RaidlabError
+from raidlab.inputs import FILE_SETTINGS, beside
 from raidlab.run import WORKLOAD_KEYS, Design, Options, RunSpec, build_run
 from raidlab.stacked import is_stacked
 from raidlab.sim import parse_events, resolve_workload
@@ -67,23 +67,6 @@ def _failed(value: Any) -> Any:
     return value
 
 
-#: The settings that may name a file, and whether a value names one (not a preset, not job
-#: text): a drive or controller FILE.toml / DiskSim file, a fio job file (text holds a newline).
-FILE_SETTINGS: Dict[str, Callable[[str], bool]] = {
-    "drive": lambda value: value.endswith((".toml", ".parv", ".diskspecs")),
-    "controller": lambda value: value.endswith(".toml"),
-    "fio": lambda value: "\n" not in value,
-}
-
-
-def _relative(key: str, value: Any, base: Optional[str]) -> Any:
-    """A file a sweep file names relative to itself is read from beside it, always: a file of
-    the same name in the working directory is never read instead."""
-    if base is None or not isinstance(value, str) or not FILE_SETTINGS[key](value) or os.path.isabs(value):
-        return value
-    return os.path.join(base, value)
-
-
 class Resolver:
     """Turns points' settings into run settings, resolving each distinct drive and workload once
     (reading a drive's or a job's file is the costly part of a point's resolution)."""
@@ -106,7 +89,7 @@ class Resolver:
             given["failed"] = _failed(given["failed"])
         for key in FILE_SETTINGS:
             if key in given:
-                given[key] = _relative(key, given[key], self.base)
+                given[key] = beside(key, given[key], self.base)
         if isinstance(given.get("drive"), str):
             name = given["drive"]
             if name not in self.drives:
