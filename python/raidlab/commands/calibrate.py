@@ -19,6 +19,7 @@ from raidlab.errors import ConfigError
 from raidlab.inputs import finite_number, parse_json, read_text, show_path
 from raidlab.measure import calibrate as calibration
 from raidlab.measure.fit import MODELS, Observation, Point
+from raidlab.terminal import printable
 
 DEFAULT_OUT = "calibrated-drive.toml"
 
@@ -126,7 +127,7 @@ def calibrate_command(target: Optional[str], size: Optional[str], capacity_tb: O
 
     def say(text: str) -> None:
         if not quiet:
-            click.echo(text, err=True)
+            click.echo(printable(text), err=True)
 
     if sweep_json:
         if target:
@@ -167,5 +168,5 @@ def calibrate_command(target: Optional[str], size: Optional[str], capacity_tb: O
         document["out"] = out
         write_json(document, json_out)
         return
-    click.echo(result.summary())
-    click.echo(f"wrote {out}; predict arrays of this drive with: raidlab sim --drive {out} ...")
+    click.echo(printable(result.summary(), keep="\n"))
+    click.echo(f"wrote {printable(out)}; predict arrays of this drive with: raidlab sim --drive {out} ...")

@@ -20,6 +20,7 @@ from raidlab.measure import importer, measurement
 from raidlab.notes import emit as emit_notes
 from raidlab.measure.report import summary
 from raidlab.sim import FIO_FORMS
+from raidlab.terminal import printable
 
 
 def write_json(document: Any, json_out: str) -> None:
@@ -63,10 +64,9 @@ def measure_command(target: str, fio_job: Optional[str], sysbench: Optional[str]
     workload = resolve_workload(fio=fio_job, sysbench=sysbench, preset=preset)
     prepared = measurement.prepare(target, workload, size=size, runtime_s=runtime_s,
                                    destroy_data=destroy_data)
-    for note in prepared.notes:
-        click.echo(f"raidlab: note: {note}", err=True)
+    emit_notes(prepared.notes)
     if show_job or dry_run:
-        click.echo(prepared.job_text, nl=False, err=json_out == "-" and not dry_run)
+        click.echo(printable(prepared.job_text, keep="\n\t"), nl=False, err=json_out == "-" and not dry_run)
     if dry_run:
         return
     bar = ProgressBar(progress.wanted(json_out is not None), "measuring")

@@ -13,6 +13,7 @@ from raidlab.outputs import writes_files
 from raidlab.commands.numbers import finite, whole
 from raidlab import disksim
 from raidlab.report.html import render_html
+from raidlab.terminal import printable
 
 
 @click.command("replay")
@@ -47,7 +48,7 @@ def replay_command(config: str, trace: str, as_json: bool, limit: Optional[int],
     if as_json:
         click.echo(json.dumps(disksim.summary(result)))
     else:
-        click.echo(f"drive:            {result['name']} ({len(result['warnings'])} unmodelled-parameter warnings;"
+        click.echo(f"drive:            {printable(result['name'])} ({len(result['warnings'])} unmodelled-parameter warnings;"
                    f" --warnings lists them)")
         click.echo(f"requests:         {result['requests']}")
         click.echo(f"mean measured:    {result['mean_measured_ms']:.3f} ms")
@@ -55,4 +56,4 @@ def replay_command(config: str, trace: str, as_json: bool, limit: Optional[int],
         click.echo(f"demerit:          {result['demerit_ms']:.3f} ms ({result['demerit_pct']:.2f} % of the measured mean)")
     if show_warnings:
         for line in result["warnings"]:
-            click.echo(f"warning: {line}", err=True)
+            click.echo(f"warning: {printable(line)}", err=True)
