@@ -135,14 +135,19 @@ fn write_back_cache_beats_write_through_when_the_working_set_fits() {
     assert!(gain_large < gain_small / 2.0, "gain shrinks: {gain_large} vs {gain_small}");
 }
 
-#[test]
-fn a_counted_job_ends_at_its_last_completion_not_after_background_destage() {
+/// One thread's 50 random 4 KiB writes behind a controller that destages at once.
+fn fifty_writes_behind_a_controller() -> (Job, ControllerConfig) {
     let mut counted = job(0.0, true, 4096, 1, 1);
     counted.time_based = false;
     counted.runtime_ns = 0;
     counted.number_ios = 50;
     counted.size_bytes = 1 << 20;
-    let hw = ControllerConfig::Hardware(HwConfig { destage_start_fraction: 0.0, ..HwConfig::default() });
+    (counted, ControllerConfig::Hardware(HwConfig { destage_start_fraction: 0.0, ..HwConfig::default() }))
+}
+
+#[test]
+fn a_counted_job_ends_at_its_last_completion_not_after_background_destage() {
+    let (counted, hw) = fifty_writes_behind_a_controller();
     let result = run(config(Level::Raid5, None, 6, counted, hw));
     let job = &result.jobs[0];
     assert_eq!(job.write.ios, 50);
@@ -154,12 +159,7 @@ fn a_counted_job_ends_at_its_last_completion_not_after_background_destage() {
 
 #[test]
 fn a_job_is_finished_only_when_its_threads_got_through_their_work() {
-    let mut counted = job(0.0, true, 4096, 1, 1);
-    counted.time_based = false;
-    counted.runtime_ns = 0;
-    counted.number_ios = 50;
-    counted.size_bytes = 1 << 20;
-    let hw = ControllerConfig::Hardware(HwConfig { destage_start_fraction: 0.0, ..HwConfig::default() });
+    let (counted, hw) = fifty_writes_behind_a_controller();
     let done = run(config(Level::Raid5, None, 6, counted.clone(), hw.clone()));
     assert!(done.jobs[0].finished, "50 writes done, the destage after them is not the job's");
     // The same job cut by the bound on simulated time, a quarter of the way through its writes.

@@ -27,13 +27,20 @@ def _wrapped(label: str, text: str) -> str:
     return textwrap.fill(f"{label}: {text}", WIDTH, subsequent_indent="    ")
 
 
-def _one(listing: List[Dict[str, Any]], name: str, what: str) -> Dict[str, Any]:
-    """The preset called ``name``, or a one-line error naming the presets."""
-    for entry in listing:
-        if entry["name"] == name:
-            return entry
-    names = ", ".join(entry["name"] for entry in listing)
-    raise ConfigError(f"unknown {what} {name!r}; expected one of {names}")
+def _chosen(listing: List[Dict[str, Any]], name: Optional[str], what: str, as_json: bool
+            ) -> Optional[List[Dict[str, Any]]]:
+    """The entries to show as a table: every one, or the one called ``name`` (an unknown name is
+    a one-line error naming them all). With ``as_json`` they are printed here and None returned."""
+    if name is not None:
+        named = [entry for entry in listing if entry["name"] == name]
+        if not named:
+            raise ConfigError(f"unknown {what} {name!r}; expected one of "
+                              f"{', '.join(entry['name'] for entry in listing)}")
+        listing = named
+    if as_json:
+        click.echo(json.dumps(listing[0] if name is not None else listing, indent=2))
+        return None
+    return listing
 
 
 def _parameters(kind: str, as_json: bool) -> None:
@@ -61,11 +68,8 @@ def drives_command(name: Optional[str], params_kind: Optional[str], as_json: boo
     if params_kind:
         _parameters(params_kind, as_json)
         return
-    presets = _core.drive_presets()
-    if name is not None:
-        presets = [_one(presets, name, "drive preset")]
-    if as_json:
-        click.echo(json.dumps(presets[0] if name is not None else presets, indent=2))
+    presets = _chosen(_core.drive_presets(), name, "drive preset", as_json)
+    if presets is None:
         return
     rows = [[p["name"], p["kind"], p["rpm"] or "-", f"{p['capacity_bytes'] / 1e9:.0f} GB", p["interface"]]
             for p in presets]
@@ -110,11 +114,8 @@ def controllers_command(name: Optional[str], params: bool, as_json: bool) -> Non
     if params:
         _controller_parameters(controllers.PARAMS, as_json)
         return
-    listing = controllers.listing()
-    if name is not None:
-        listing = [_one(listing, name, "controller")]
-    if as_json:
-        click.echo(json.dumps(listing[0] if name is not None else listing, indent=2))
+    listing = _chosen(controllers.listing(), name, "controller", as_json)
+    if listing is None:
         return
     click.echo(table.render(["name", "kind", "cache MiB", "BBU", "host QD", "cmds/drive", "IOPS cap", "link MB/s",
                              "drive cache"], [_controller_row(c) for c in listing]))
