@@ -14,7 +14,7 @@ from typing import Any, Callable, Dict, List, Optional, Sequence
 from raidlab import notes as run_notes
 from raidlab.designs_file import read_designs
 from raidlab.errors import ConfigError, DataLossError, RaidlabError
-from raidlab.report.html import percentile_ms
+from raidlab.report import headline
 from raidlab.run import Design as ArrayDesign
 from raidlab.run import build_design, build_run
 from raidlab.sim import resolve_workload, run_spec
@@ -62,29 +62,16 @@ class Row:
     notes: List[str] = field(default_factory=list)
 
     def totals(self) -> Dict[str, Any]:
-        """IOPS and MiB/s over reads and writes of every job, at steady state when the run
-        reaches one (report.steady), and the p50/p99 latency (ms) of each direction over all
-        jobs, over the same steady state (``read_p99_ms``, ...; None when the run had none)."""
-        iops = bw = 0.0
-        for job in self.document["jobs"]:
-            for direction in ("read", "write"):
-                iops += job[direction]["iops"]
-                bw += job[direction]["bw_bytes"] / 2**20
-        from raidlab.report import steady
-
-        # Steady-state IOPS and MiB/s (issue 20): the warm-up (a controller's cache filling)
-        # does not count; `steady_from_s` says from when (None: whole-run averages).
-        totals: Dict[str, Any] = steady.scale(self.document, iops, bw)
-        # Latency over the same steady state when the run kept each second's (it does here).
-        steady_latency = totals.pop("latency_ms") or {}
-        totals.pop("latency_ms_by_job")
+        """The run's headline (:mod:`raidlab.report.headline`, chosen when its document was
+        built: the steady state when the run reached one): IOPS and MiB/s over reads and
+        writes of every job, the p50/p99 latency (ms) of each direction (``read_p99_ms``, ...;
+        None when the run had none), and ``basis``, the span they cover, in words."""
+        figures = headline.of(self.document)
+        totals: Dict[str, Any] = {"iops": figures["iops"], "mib_s": figures["mib_s"],
+                                  "steady_from_s": figures["from_s"], "basis": figures["basis"]}
         for direction in ("read", "write"):
             for percent in (50, 99):
-                if direction in steady_latency:
-                    figures = steady_latency[direction]
-                    totals[f"{direction}_p{percent}_ms"] = figures[f"p{percent}"] if figures else None
-                else:
-                    totals[f"{direction}_p{percent}_ms"] = percentile_ms(self.document, direction, float(percent))
+                totals[f"{direction}_p{percent}_ms"] = figures[direction][f"p{percent}_ms"]
         return totals
 
     def rebuild_hours(self) -> Optional[float]:
@@ -152,7 +139,8 @@ def run_one(design: Design, case: Case, state: str, seed: int, runtime_s: Option
             raise
         raise ConfigError(f"design '{design.name}' has no {state} state ({lost}); run it with "
                           "--states optimal, or drop the design") from None
-    return Row(design.name, state, case.name, result.to_dict(), run_notes.array_capacity_bytes(spec),
+    # compare reports the steady state: the headline is chosen here, once, for every output.
+    return Row(design.name, state, case.name, result.to_dict(steady=True), run_notes.array_capacity_bytes(spec),
                spec.design, result.notes)
 
 

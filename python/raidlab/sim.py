@@ -145,9 +145,11 @@ class SimResult:
     #: What the user should know about this run (see :mod:`raidlab.notes`).
     notes: List[str] = field(default_factory=list)
 
-    def to_dict(self, plus: bool = False, per_job: bool = False) -> Dict[str, Any]:
-        """fio's JSON shape, with a ``raidlab`` block (version, seed, resolved configuration);
-        ``plus`` adds fio's json+ histogram bins, ``per_job`` ignores ``group_reporting``."""
+    def to_dict(self, plus: bool = False, per_job: bool = False, steady: bool = False) -> Dict[str, Any]:
+        """fio's JSON shape, with a ``raidlab`` block (version, seed, resolved configuration,
+        and the ``headline`` figures every output shows: :mod:`raidlab.report.headline`);
+        ``plus`` adds fio's json+ histogram bins, ``per_job`` ignores ``group_reporting``,
+        ``steady`` makes the headline the steady state's when the run reaches one."""
         block = {
             "version": _core.__version__,
             "seed": self.raw["seed"],
@@ -158,7 +160,7 @@ class SimResult:
             "notes": list(self.notes),
             "config": self.config,
         }
-        return fio_json.document(self.raw, block, self.workload, plus=plus, per_job=per_job)
+        return fio_json.document(self.raw, block, self.workload, plus=plus, per_job=per_job, steady=steady)
 
     def to_pandas(self):
         """One row per job and direction: iops, bandwidth and latency percentiles (pandas)."""

@@ -33,7 +33,7 @@ _LATENCY = (("read p50 ms", "read_p50_ms"), ("read p99 ms", "read_p99_ms"),
 #: compare --csv's header (raidlab.outputs recognises a CSV raidlab wrote by it).
 CSV_COLUMNS = ("design", "controller", "chunk_kib", "state", "workload", "iops", "mib_s",
                *(f"{key.split('_')[0]}_latency_ms_{key.split('_')[1]}" for _, key in _LATENCY),
-               "capacity_bytes", "rebuild_hours")
+               "capacity_bytes", "rebuild_hours", "basis")
 
 
 def _ms(value: Optional[float]) -> str:
@@ -49,9 +49,9 @@ def _table(rows) -> str:
         hours = row.rebuild_hours()
         body.append([row.design, row.resolved.controller, row.resolved.chunk_kib, row.state, row.case,
                      f"{t['iops']:.0f}", f"{t['mib_s']:.1f}", *(_ms(t[key]) for _, key in _LATENCY),
-                     f"{row.capacity_bytes / 1e9:.0f}", f"{hours:.1f}" if hours else "-"])
+                     f"{row.capacity_bytes / 1e9:.0f}", f"{hours:.1f}" if hours else "-", t["basis"]])
     return render(["design", "controller", "chunk KiB", "state", "workload", "IOPS", "MiB/s",
-                   *(header for header, _ in _LATENCY), "usable GB", "rebuild h"], body)
+                   *(header for header, _ in _LATENCY), "usable GB", "rebuild h", "basis"], body)
 
 
 def _csv(rows) -> str:
@@ -63,7 +63,8 @@ def _csv(rows) -> str:
         writer.writerow([row.design, row.resolved.controller, row.resolved.chunk_kib, row.state, row.case,
                          f"{t['iops']:.3f}", f"{t['mib_s']:.3f}",
                          *("" if t[key] is None else f"{t[key]:.3f}" for _, key in _LATENCY),
-                         row.capacity_bytes, "" if row.rebuild_hours() is None else f"{row.rebuild_hours():.3f}"])
+                         row.capacity_bytes, "" if row.rebuild_hours() is None else f"{row.rebuild_hours():.3f}",
+                         t["basis"]])
     return out.getvalue()
 
 

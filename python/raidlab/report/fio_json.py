@@ -305,10 +305,13 @@ def job_entry(result: Dict[str, Any], index: int, spec: Any, options: Dict[str, 
 
 
 def document(result: Dict[str, Any], raidlab_block: Dict[str, Any], workload: Any = None,
-             plus: bool = False, per_job: bool = False) -> Dict[str, Any]:
+             plus: bool = False, per_job: bool = False, steady: bool = False) -> Dict[str, Any]:
     """The whole fio-shaped document for a simulated run (``plus``: fio's json+ bins;
-    ``per_job``: one entry per job even where the job file asks for ``group_reporting``)."""
-    from raidlab.report import grouping, timeline
+    ``per_job``: one entry per job even where the job file asks for ``group_reporting``), with
+    its headline figures in ``raidlab.headline`` (:mod:`raidlab.report.headline`): over the
+    steady state when ``steady`` (the command reports it) and the run reached one, else over the
+    whole run."""
+    from raidlab.report import grouping, headline, timeline
 
     specs = list(workload.jobs) if workload is not None else []
     options = list(getattr(workload, "job_options", ()) or ())
@@ -343,7 +346,8 @@ def document(result: Dict[str, Any], raidlab_block: Dict[str, Any], workload: An
         out["host"] = dict(result["host"])
     if result.get("drive_events"):  # issue 24 §3: runs where a drive misbehaved only
         out["drive_events"] = timeline.drive_events(result)
-    out["raidlab"] = raidlab_block
+    out["raidlab"] = dict(raidlab_block)
+    out["raidlab"]["headline"] = headline.compute(out, steady)
     return out
 
 
@@ -381,9 +385,11 @@ def _steady_state(result: Dict[str, Any], raidlab_block: Dict[str, Any],
         limit = f"{fio_ss['limit']:g}{'%' if fio_ss['percent'] else ''}"
         section = {"ss": f"{fio_ss['metric']}:{limit}", "ss_dur_s": fio_ss["duration_ns"] / 1e9,
                    "ss_ramp_s": fio_ss["ramp_ns"] / 1e9, "attained": at_ns is not None,
-                   "attained_s": None if at_ns is None else at_ns / 1e9, "from_s": None, "iops": None}
+                   "attained_s": None if at_ns is None else at_ns / 1e9, "from_s": None, "to_s": None,
+                   "iops": None}
         if at_ns is not None:
             section["from_s"] = max(float(int(at_ns / 1e9 - fio_ss["duration_ns"] / 1e9)), 0.0)
+            section["to_s"] = end_s
             window = [p["read_iops"] + p["write_iops"] for p in series if p["t_s"] >= section["from_s"]]
             section["iops"] = sum(window) / len(window) if window else None
             _steady_latency(section, result, end_s, entries)
@@ -394,7 +400,8 @@ def _steady_state(result: Dict[str, Any], raidlab_block: Dict[str, Any],
     found = steady.steady_state({"timeline": series})
     if found is None:
         return None
-    section = {**found, "attained": True}
+    # The steady state runs to the end of the workload (the seconds its IOPS are a mean of).
+    section = {**found, "to_s": end_s, "attained": True}
     _steady_latency(section, result, end_s, entries)
     return section
 

@@ -24,7 +24,7 @@ import json
 import math
 from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple
 
-from raidlab.report import svg
+from raidlab.report import headline, svg
 from raidlab.report.svg import Axis, Band, LegendItem, Panel, Series, esc, finite, fmt_num
 from raidlab.units import format_probability, human_bytes
 
@@ -42,29 +42,24 @@ def _active(document: Dict[str, Any], direction: str) -> List[Tuple[str, Dict[st
             if job.get(direction, {}).get("total_ios")]
 
 
-def _measured_phases(document: Dict[str, Any]) -> Tuple[List[Dict[str, Any]], float]:
-    """A simulated run's phases and the seconds its jobs were measured in them (each phase's
-    ``runtime``: the jobs' own windows, so jobs that ran one after another are not summed as if
-    they ran at once); none for a measured or imported run."""
-    phases = [p for p in document.get("phases") or [] if isinstance(p, dict)]
-    seconds = sum((p.get("read") or {}).get("runtime", 0) or 0 for p in phases) / 1000
-    return (phases, seconds) if seconds > 0 else ([], 0.0)
-
-
 def _iops(document: Dict[str, Any], direction: Optional[str] = None) -> float:
-    directions = DIRECTIONS if direction is None else (direction,)
-    phases, seconds = _measured_phases(document)
-    if phases:
-        return sum((p.get(d) or {}).get("total_ios", 0) or 0 for p in phases for d in directions) / seconds
-    return sum(job.get(d, {}).get("iops", 0.0) or 0.0 for job in document.get("jobs", []) for d in directions)
+    """The run's headline IOPS (all jobs, or one direction): the figures every output shows."""
+    figures = headline.of(document)
+    return figures["iops"] if direction is None else figures[direction]["iops"]
 
 
 def _mib_s(document: Dict[str, Any]) -> float:
-    phases, seconds = _measured_phases(document)
-    if phases:
-        return sum((p.get(d) or {}).get("io_bytes", 0) or 0 for p in phases for d in DIRECTIONS) / seconds / 2**20
-    return sum(job.get(d, {}).get("bw_bytes", 0) or 0 for job in document.get("jobs", [])
-               for d in DIRECTIONS) / 2**20
+    return headline.of(document)["mib_s"]
+
+
+def _headline_ms(document: Dict[str, Any], direction: str, percent: int) -> Optional[float]:
+    """The run's headline latency percentile (ms) of a direction, over the headline's basis."""
+    return headline.of(document)[direction][f"p{percent}_ms"]
+
+
+def _basis(document: Dict[str, Any]) -> str:
+    """What the headline figures cover: ``whole run`` or ``steady state from A s to B s``."""
+    return headline.of(document)["basis"]
 
 
 def _points_ms(stats: Dict[str, Any]) -> List[Tuple[float, float]]:
@@ -347,19 +342,21 @@ def utilisation_chart(document: Dict[str, Any], title: str = "Member utilisation
                          hatched=hatched)
 
 
-def cdf_chart(title: str, lines: Sequence[Tuple[str, str, Optional[str], List[Tuple[float, float]]]],
-              note: str = "", legend_extra: Sequence[LegendItem] = ()) -> str:
-    """Latency CDFs: (name, colour, dash, [(latency ms, percent)]) per line; latency on a log
-    axis and the percentile on a "nines" axis so the tail (99 %, 99.9 %, 99.99 %) is visible."""
-    series = [Series(name, color, pts, dash=dash, unit="ms", markers=len(pts) <= 20)
-              for name, color, dash, pts in lines]
-    for s in series:
-        s.points = [(x, y) for x, y in s.points if x > 0]
-        s.unit, s.x_unit, s.exact_y = "%", "ms", True
+def cdf_chart(title: str, lines: Sequence[Tuple[Any, ...]], note: str = "",
+              legend_extra: Sequence[LegendItem] = (), legend: Optional[Sequence[LegendItem]] = None) -> str:
+    """Latency CDFs: (name, colour, dash, [(latency ms, percent)][, marker symbol, width]) per
+    line, drawn in the order given; latency on a log axis and the percentile on a log-odds axis
+    (svg's "percentile" scale), so both the body (1 %-50 %) and the tail (99 %, 99.9 %,
+    99.99 %) have room. ``legend`` replaces the one item per line (see comparison_section)."""
+    series = []
+    for name, color, dash, pts, *style in lines:
+        shape, width = (list(style) + ["circle", 2.2][len(style):])[:2]
+        series.append(Series(name, color, [(x, y) for x, y in pts if x > 0], dash=dash, unit="%", x_unit="ms",
+                             markers=len(pts) <= 20, exact_y=True, symbol=shape, width=width))
     return svg.line_chart(
         title, Axis("completion latency (ms, log scale)", kind="log"),
-        [Panel(Axis("I/Os completed (percentile)", kind="nines"), series, height=230)],
-        note=note, legend_extra=legend_extra)
+        [Panel(Axis("I/Os completed (percentile)", kind="percentile"), series, height=260)],
+        note=note, legend_extra=legend_extra, legend=legend)
 
 
 def timeline_chart(document: Dict[str, Any], title: str) -> Optional[str]:
@@ -437,8 +434,9 @@ def _job_table(document: Dict[str, Any]) -> str:
                          _ms(pct.get(50.0)), _ms(pct.get(99.0)), _ms(pct.get(99.9)), _ms((lat.get("max") or 0) / 1e6)])
     if not rows:
         return '<p class="muted">No foreground I/O in this run.</p>'
+    # fio's jobs[] cover the whole run, whatever the headline's basis (the summary's).
     return _table(["job", "direction", "IOPS", "MiB/s", "mean ms", "p50 ms", "p99 ms", "p99.9 ms", "max ms"],
-                  rows, numeric_from=2)
+                  rows, numeric_from=2, caption=f"Per job, {headline.WHOLE_RUN}")
 
 
 def _phase_table(document: Dict[str, Any]) -> str:
@@ -541,7 +539,8 @@ def run_card(document: Dict[str, Any], heading: str, anchor: str) -> str:
     if lines:
         figures.append(_figure(cdf_chart(f"Latency CDF — {heading}", lines,
                                          note="fio percentile points 1 %–99.99 %"),
-                               "Read right to see the slow tail: where a line reaches 99 % is the p99 latency."))
+                               "Colour is the direction (read, write). Read right to see the slow tail: "
+                               "where a line reaches 99 % is the p99 latency."))
     timeline = timeline_chart(document, f"{'Rebuild timeline' if document.get('rebuild') else 'Timeline'} — {heading}")
     if timeline:
         figures.append(_figure(timeline, "Per 1 s window: IOPS, latency p50/p99 and rebuild progress; "
@@ -577,15 +576,15 @@ def _summary_rows(entries: Sequence[Tuple[str, str, Dict[str, Any]]]) -> List[Li
         block = _block(doc)
         rows.append([_Raw(f'<a href="#{esc(anchor)}">{esc(label)}</a>'),
                      _num(_iops(doc, "read")), _num(_iops(doc, "write")), f"{_mib_s(doc):,.1f}",
-                     _ms(percentile_ms(doc, "read", 99.0)), _ms(percentile_ms(doc, "write", 99.0)),
+                     _ms(_headline_ms(doc, "read", 99)), _ms(_headline_ms(doc, "write", 99)),
                      rebuild_text, "yes" if doc.get("data_loss") else "no",
                      "measured" if is_measured(doc) else str(block.get("seed", "?")),
-                     str(block.get("version", "?"))])
+                     str(block.get("version", "?")), _basis(doc)])
     return rows
 
 
 _SUMMARY_HEADERS = ["run", "read IOPS", "write IOPS", "MiB/s", "read p99 ms", "write p99 ms",
-                    "rebuild time", "data loss", "seed", "raidlab"]
+                    "rebuild time", "data loss", "seed", "raidlab", "basis"]
 
 
 def runs_overview(runs: Sequence[Tuple[str, str, Dict[str, Any]]]) -> str:
@@ -598,27 +597,118 @@ def runs_overview(runs: Sequence[Tuple[str, str, Dict[str, Any]]]) -> str:
     figures = [_figure(svg.bar_chart("IOPS per run", labels, [("read", svg.READ_COLOR), ("write", svg.WRITE_COLOR)],
                                      values, Axis("IOPS (I/O per s)"), "run (array and workload)", unit="IOPS"))]
     for direction in DIRECTIONS:
-        lines = [(label, svg.PALETTE[i % len(svg.PALETTE)], None, _cdf_points(doc, direction))
-                 for i, (label, _, doc) in enumerate(runs)]
+        lines = [(label, *_run_style(i), _cdf_points(doc, direction)) for i, (label, _, doc) in enumerate(runs)]
         lines = [line for line in lines if line[3]]
         if lines:
-            figures.append(_figure(cdf_chart(f"{direction.capitalize()} latency CDF per run", lines)))
+            figures.append(_figure(cdf_chart(f"{direction.capitalize()} latency CDF per run", lines),
+                                   "Colour (and, past ten runs, line style) is the run."))
     return f'<div class="grid">{"".join(figures)}</div>'
 
 
-def comparison_section(entries: Sequence[Dict[str, Any]], anchors: List[str]) -> str:
-    """IOPS and latency per design and state (grouped bars), latency CDFs, and a table."""
+#: Line styles beyond the palette's ten colours (runs side by side): dashed, then dotted.
+_RUN_DASHES = (None, "7 4", "2 3")
+
+
+def _run_style(index: int) -> Tuple[str, Optional[str]]:
+    """The colour and dash of the ``index``-th run's line: no two of 30 runs are drawn alike."""
+    n = len(svg.PALETTE)
+    return svg.PALETTE[index % n], _RUN_DASHES[(index // n) % len(_RUN_DASHES)]
+
+
+#: How each state's line is drawn, in words (the legend and the caption).
+_STATE_STYLE = {"optimal": "solid", "degraded": "dashed", "rebuilding": "dotted"}
+
+
+def _comparison_cdfs(entries: Sequence[Dict[str, Any]], states: Sequence[str]) -> List[str]:
+    """Latency CDFs of a comparison: one chart per workload and direction (small multiples),
+    colour the design and line style (dash, point marker) the state, each explained in the
+    legend. Solid optimal lines are drawn first and widest, so lines over them stay visible."""
+    workloads = list(dict.fromkeys(e.get("workload") for e in entries))
+    designs = list(dict.fromkeys(e["design"] for e in entries))
+    colour = {d: svg.PALETTE[i % len(svg.PALETTE)] for i, d in enumerate(designs)}
+    by_key = {(e.get("workload"), e["design"], e["state"]): e["document"] for e in entries}
+    figures = []
+    for workload in workloads:
+        for direction in DIRECTIONS:
+            lines = []
+            for state in states:
+                for design in designs:
+                    doc = by_key.get((workload, design, state))
+                    pts = _cdf_points(doc, direction) if doc is not None else []
+                    if pts:
+                        lines.append((f"{design} · {state}", colour[design], svg.STATE_DASH.get(state), pts,
+                                      svg.STATE_SYMBOL.get(state, "circle"), svg.STATE_WIDTH.get(state, 2.2)))
+            if not lines:
+                continue
+            shown_designs = [d for d in designs if any(line[0].startswith(f"{d} · ") for line in lines)]
+            shown_states = [s for s in states if any(line[0].endswith(f" · {s}") for line in lines)]
+            legend = [LegendItem(d, colour[d], "line") for d in shown_designs]
+            legend += [LegendItem(f"{s} ({_STATE_STYLE.get(s, 'line')})", svg.INK, "line", svg.STATE_DASH.get(s),
+                                  svg.STATE_SYMBOL.get(s, "circle"), svg.STATE_WIDTH.get(s, 2.2)) for s in shown_states]
+            title = f"{direction.capitalize()} latency CDF" + (f" — {workload}" if workload else " by design and state")
+            styles = ", ".join(f"{_STATE_STYLE.get(s, 'line')} {s}" for s in shown_states)
+            caption = (f"Colour is the design ({', '.join(shown_designs)}); line style is the array state "
+                       f"({styles}).")
+            if len(workloads) > 1:
+                caption += " One chart per workload."
+            figures.append(_figure(cdf_chart(title, lines, note="fio percentile points 1 %–99.99 %",
+                                             legend=legend), caption))
+    return figures
+
+
+def _verdicts_html(verdicts: Sequence[str]) -> str:
+    """The per-design verdict lines, as ``raidlab compare`` prints them under its table."""
+    if not verdicts:
+        return ""
+    items = "".join(f"<li>{esc(line)}</li>" for line in verdicts)
+    return (f'<div class="callout verdicts"><strong>Verdict per design</strong> '
+            f'<span class="muted">(as raidlab compare prints it)</span><ul>{items}</ul></div>')
+
+
+def _label(entry: Dict[str, Any], several: bool) -> str:
+    """A comparison entry's bar-chart group: its design, and its workload when there are several."""
+    return f"{entry['design']} · {entry['workload']}" if several and entry.get("workload") else entry["design"]
+
+
+def _comparison_table(entries: Sequence[Dict[str, Any]], anchors: List[str], several: bool) -> str:
+    """One row per design, workload and state; usable capacity as the terminal prints it (GB)."""
+    rows = []
+    for entry, anchor in zip(entries, anchors):
+        doc = entry["document"]
+        rebuild = doc.get("rebuild")
+        rebuild_text = (_seconds(rebuild.get("duration_s")) + (" (est.)" if rebuild.get("extrapolated") else "")
+                        if rebuild else "–")
+        capacity = entry.get("capacity_bytes")
+        rows.append([_Raw(f'<a href="#{esc(anchor)}">{esc(entry["design"])}</a>'),
+                     *([entry.get("workload") or "–"] if several else []), entry["state"],
+                     f"{capacity / 1e9:.0f}" if finite(capacity) else "–",
+                     _num(_iops(doc)), f"{_mib_s(doc):,.1f}",
+                     _ms(percentile_ms(doc, "read", 50.0)), _ms(percentile_ms(doc, "read", 99.0)),
+                     _ms(percentile_ms(doc, "write", 50.0)), _ms(percentile_ms(doc, "write", 99.0)),
+                     rebuild_text, "yes" if doc.get("data_loss") else "no"])
+    first = 3 if several else 2
+    return _table(["design", *(["workload"] if several else []), "state", "usable GB", "IOPS", "MiB/s",
+                   "read p50 ms", "read p99 ms", "write p50 ms", "write p99 ms", "rebuild time", "data loss"],
+                  rows, numeric_from=first)
+
+
+def comparison_section(entries: Sequence[Dict[str, Any]], anchors: List[str],
+                       verdicts: Sequence[str] = ()) -> str:
+    """The verdict lines, IOPS and latency per design and state (grouped bars), latency CDFs per
+    workload, and a table. Entries are ``{"design", "state", "document"}`` with optionally
+    ``"workload"`` (the CDFs get one chart per workload) and ``"capacity_bytes"``."""
+    several = len({e.get("workload") for e in entries}) > 1
     designs: List[str] = []
     states: List[str] = []
     for entry in entries:
-        if entry["design"] not in designs:
-            designs.append(entry["design"])
+        if _label(entry, several) not in designs:
+            designs.append(_label(entry, several))
         if entry["state"] not in states:
             states.append(entry["state"])
     first_seen = list(states)
     states.sort(key=lambda s: (STATE_ORDER.index(s) if s in STATE_ORDER else len(STATE_ORDER), first_seen.index(s)))
     series = [(state, _state_color(state, i)) for i, state in enumerate(states)]
-    by_key = {(e["design"], e["state"]): e["document"] for e in entries}
+    by_key = {(_label(e, several), e["state"]): e["document"] for e in entries}
     iops = {k: _iops(doc) for k, doc in by_key.items()}
     tips = {k: f"{k[0]} · {k[1]}: {fmt_num(_iops(doc))} IOPS (read {fmt_num(_iops(doc, 'read'))}, "
                f"write {fmt_num(_iops(doc, 'write'))})" for k, doc in by_key.items()}
@@ -637,35 +727,9 @@ def comparison_section(entries: Sequence[Dict[str, Any]], anchors: List[str]) ->
             "design (array state per bar)", unit="ms",
             markers={k: v for k, v in p50.items() if finite(v)}, marker_label="p50"),
             "Bars are p99, the dark tick is p50. Lower is better."))
-    for direction in DIRECTIONS:
-        lines = []
-        for di, design in enumerate(designs):
-            for state in states:
-                doc = by_key.get((design, state))
-                if doc is None:
-                    continue
-                pts = _cdf_points(doc, direction)
-                if pts:
-                    lines.append((f"{design} · {state}", svg.PALETTE[di % len(svg.PALETTE)],
-                                  svg.STATE_DASH.get(state), pts))
-        if lines:
-            figures.append(_figure(cdf_chart(f"{direction.capitalize()} latency CDF by design and state", lines),
-                                   "Colour is the design, dash the state (solid optimal, dashed degraded, "
-                                   "dotted rebuilding)."))
-    rows = []
-    for (entry, anchor) in zip(entries, anchors):
-        doc = entry["document"]
-        rebuild = doc.get("rebuild")
-        rebuild_text = (_seconds(rebuild.get("duration_s")) + (" (est.)" if rebuild.get("extrapolated") else "")
-                        if rebuild else "–")
-        rows.append([_Raw(f'<a href="#{esc(anchor)}">{esc(entry["design"])}</a>'), entry["state"],
-                     _num(_iops(doc)), f"{_mib_s(doc):,.1f}",
-                     _ms(percentile_ms(doc, "read", 50.0)), _ms(percentile_ms(doc, "read", 99.0)),
-                     _ms(percentile_ms(doc, "write", 50.0)), _ms(percentile_ms(doc, "write", 99.0)),
-                     rebuild_text, "yes" if doc.get("data_loss") else "no"])
-    table = _table(["design", "state", "IOPS", "MiB/s", "read p50 ms", "read p99 ms", "write p50 ms",
-                    "write p99 ms", "rebuild time", "data loss"], rows, numeric_from=2)
-    return f'<div class="grid">{"".join(figures)}</div>{table}'
+    figures += _comparison_cdfs(entries, states)
+    return (f'{_verdicts_html(verdicts)}<div class="grid">{"".join(figures)}</div>'
+            f"{_comparison_table(entries, anchors, several)}")
 
 
 def pareto_section(points: Sequence[Dict[str, Any]]) -> str:
