@@ -34,13 +34,18 @@ The reader follows fio-3.33, the version in Debian bookworm (research:
   last (the largest percentage, the later one on ties), so raidlab adds it there. fio rounds
   every drawn size down to a multiple of the smallest size, so sizes that are not multiples of
   it are refused rather than silently changed.
-- ``rate_iops`` caps each direction separately in fio; for a job that reads and writes,
-  raidlab's single per-thread cap is exact only when the two caps are in the ``rwmixread``
-  proportion, so anything else is refused with an example.
+- ``rate_iops`` caps each direction separately in fio (HOWTO ``rate_iops=int[,int][,int]``;
+  one value applies to reads and writes each; io_u.c ``rate_ddir`` issues the other direction
+  while one is ahead of its cap). A job that reads and writes with both caps binding therefore
+  does ``read`` reads and ``write`` writes a second whatever ``rwmixread`` says (fio-3.33,
+  ioengine=null: ``rate_iops=200`` with ``rwmixread=70`` ran 200 reads and 200 writes a
+  second). raidlab runs it as one cap of read + write IOPS with the caps' read share, and notes
+  when that differs from ``rwmixread``; a mixed job that caps only one direction is refused.
 """
 
 from __future__ import annotations
 
+import difflib
 import os
 import re
 from dataclasses import dataclass
@@ -67,6 +72,7 @@ __all__ = [
     "render_fio",
     "SUPPORTED_OPTIONS",
     "IGNORED_OPTIONS",
+    "ACCEPTED_OPTIONS",
     "SYNC_ENGINES",
     "ASYNC_ENGINES",
 ]
@@ -159,6 +165,16 @@ _ALIASES = {
     "timeout": "runtime",
 }
 _ALIASES.update({k: v for k, v in fio_options._ALIASES.items()})  # issue 22's options
+
+#: Every job option name raidlab accepts (modelled, accepted without effect, or an alias of one):
+#: the one list the unknown-option error draws its "did you mean" from and ``raidlab
+#: fio-options`` prints.
+ACCEPTED_OPTIONS = tuple(sorted(
+    set(SUPPORTED_OPTIONS) | set(IGNORED_OPTIONS) | set(fio_options.STREAM_OPTIONS)
+    | fio_options.NO_EFFECT_OPTIONS | set(_ALIASES)
+))
+#: Where the unknown-option error sends the user for the whole list.
+OPTION_LIST_COMMAND = "raidlab fio-options"
 
 # Known fio options raidlab refuses, with the reason (everything else unknown gets the list).
 _REFUSED = {
@@ -270,8 +286,11 @@ def _unknown(option: _Option) -> WorkloadError:
         return WorkloadError(f"{where}: fio option {name!r} {_REFUSED[name]}")
     if name in _CLI_ONLY or name.lstrip("-") in _CLI_ONLY:
         return WorkloadError(f"{where}: {show(name)!r} is a fio command-line option, not a job file option")
+    close = difflib.get_close_matches(name, ACCEPTED_OPTIONS, n=3, cutoff=0.75)
+    guess = f" (did you mean {' or '.join(repr(c) for c in close)}?)" if close else ""
     return WorkloadError(
-        f"{where}: unknown option {show(name)!r} (raidlab supports: {', '.join(SUPPORTED_OPTIONS)})"
+        f"{where}: unknown option {show(name)!r}{guess}; raidlab accepts {len(ACCEPTED_OPTIONS)} fio options, "
+        f"listed by {OPTION_LIST_COMMAND}"
     )
 
 
@@ -606,6 +625,38 @@ class _JobBuilder:
             )
         return chosen[0]
 
+    def _rate(self, read_fraction: float, percent_read: int) -> Tuple[int, float]:
+        """(the job's one IOPS cap, its read share) from ``rate_iops``. fio paces reads and
+        writes each at their own cap (io_u.c ``rate_ddir``), so a mixed job whose caps both bind
+        does ``read`` reads and ``write`` writes a second: one cap of their sum with their read
+        share, noted when it is not ``rwmixread``'s."""
+        rates = self.get("rate_iops")
+        if rates is None:
+            return 0, read_fraction
+        if read_fraction in (0.0, 1.0):
+            rate = rates[_READ] if read_fraction == 1.0 else rates[_WRITE]
+        else:
+            read_cap, write_cap = rates
+            option = self.slots["rate_iops"][1]
+            if bool(read_cap) != bool(write_cap):
+                capped = "reads" if read_cap else "writes"
+                raise self.fail(
+                    f"rate_iops={show(option.value)} caps {capped} only, so fio runs the other direction "
+                    "unpaced in the time left; raidlab models one cap per job: cap both directions "
+                    f"(e.g. rate_iops={10 * percent_read},{1000 - 10 * percent_read} for 1000 IOPS) or split the job"
+                )
+            rate = read_cap + write_cap
+            if rate and read_cap * (100 - percent_read) != write_cap * percent_read:
+                read_fraction = read_cap / rate
+                self.notes.append(
+                    f"{self.name}: rate_iops={show(option.value)} paces reads at {read_cap} and writes at {write_cap} "
+                    f"IOPS each, as fio does, so once both caps bind the job runs {rate} IOPS at "
+                    f"{100 * read_fraction:.3g} % reads, not rwmixread={percent_read}; raidlab simulates that mix"
+                )
+        if rate > MAX_INT:
+            raise self.fail("rate_iops is too large")
+        return rate, read_fraction
+
     def _steady(self):
         """fio's ss/ss_dur/ss_ramp as the spec holds them (None without ss)."""
         ss = self.get("ss")
@@ -687,28 +738,7 @@ class _JobBuilder:
             self.notes.append(f"{self.name}: time_based without a runtime is ignored, as fio does")
             time_based = False
 
-        reads, writes = rw in ("read", "randread"), rw in ("write", "randwrite")
-        rates = self.get("rate_iops")
-        rate = 0
-        if rates is not None:
-            if reads or read_fraction == 1.0:
-                rate = rates[_READ]
-            elif writes or read_fraction == 0.0:
-                rate = rates[_WRITE]
-            else:
-                read_cap, write_cap = rates
-                if read_cap or write_cap:
-                    if not (read_cap and write_cap and read_cap * (100 - percent_read) == write_cap * percent_read):
-                        option = self.slots["rate_iops"][1]
-                        raise self.fail(
-                            f"rate_iops={show(option.value)}: fio caps reads and writes separately, which "
-                            f"overrides rwmixread={percent_read} once the caps bind; give caps in that "
-                            f"proportion, e.g. rate_iops={10 * percent_read},{1000 - 10 * percent_read} "
-                            "for 1000 IOPS"
-                        )
-                    rate = read_cap + write_cap
-        if rate > MAX_INT:
-            raise self.fail("rate_iops is too large")
+        rate, read_fraction = self._rate(read_fraction, percent_read)
 
         fsync, fdatasync = self.get("fsync", 0), self.get("fdatasync", 0)
         if fsync and fdatasync:
