@@ -67,7 +67,7 @@ def emitted(array):
     xfs = next(c for c in commands if c.startswith("mkfs.xfs"))
     ext4 = next(c for c in commands if c.startswith("mkfs.ext4"))
     su, sw = re.search(r"-d su=(\d+)k,sw=(\d+) ", xfs).groups()
-    stride, width = re.search(r"-E stride=(\d+),stripe-width=(\d+) ", ext4).groups()
+    stride, width = re.search(r"-E stride=(\d+),stripe_width=(\d+) ", ext4).groups()
     return int(su) * 1024, int(sw), int(stride), int(width)
 
 
@@ -122,7 +122,7 @@ def test_setup_lines_for_parity_raid_on_disks_and_nvme():
             "--layout=left-symmetric --spare-devices=1 --bitmap=internal --bitmap-chunk=64M "
             "<disk1> <disk2> <disk3> <disk4> <disk5> <disk6> <disk7>") in text
     assert "mkfs.xfs -d su=512k,sw=5 /dev/md0" in text
-    assert "mkfs.ext4 -b 4096 -E stride=128,stripe-width=640 /dev/md0" in text
+    assert "mkfs.ext4 -b 4096 -E stride=128,stripe_width=640 /dev/md0" in text
     assert "echo mq-deadline > /sys/block/$n/queue/scheduler" in text
     assert "nobarrier" not in text and "barrier=0" not in text
     assert f"echo {stripe_cache_entries(6)} > /sys/block/md0/md/stripe_cache_size" in text
@@ -349,7 +349,7 @@ def test_the_setup_script_runs_top_to_bottom_with_the_choices_commented_out():
     position = {key: next(i for i, line in enumerate(lines) if key in line)
                 for key in ("mdadm --create", "sfdisk /dev/md0", "mkfs.xfs", "mkfs.ext4", "/etc/fstab")}
     assert position["mdadm --create"] < position["sfdisk /dev/md0"] < position["mkfs.xfs"] < position["/etc/fstab"]
-    assert "# ext4 instead of XFS: mkfs.ext4 -b 4096 -E stride=128,stripe-width=640 /dev/md0" in lines
+    assert "# ext4 instead of XFS: mkfs.ext4 -b 4096 -E stride=128,stripe_width=640 /dev/md0" in lines
     assert "# only if md0 must be partitioned: printf 'label: gpt\\nstart=10240\\n' | sfdisk /dev/md0" in lines
     # The JSON keeps the commands whole and says which are choices.
     kind = {key: next(c.get("alternative") for c in out["commands"] if key in c["command"])

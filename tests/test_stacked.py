@@ -137,7 +137,7 @@ def test_setup_commands_build_the_inner_arrays_then_the_outer_one():
     assert steps[2] == "mdadm --create /dev/md0 --metadata=1.2 --level=0 --raid-devices=2 --chunk=128K /dev/md1 /dev/md2"
     # io_min 128 KiB (the outer chunk), io_opt lcm(2 × 128 KiB, 3 × 64 KiB) = 768 KiB.
     assert steps[3] == "mkfs.xfs -d su=128k,sw=6 /dev/md0"
-    assert steps[4] == "mkfs.ext4 -b 4096 -E stride=32,stripe-width=192 /dev/md0"
+    assert steps[4] == "mkfs.ext4 -b 4096 -E stride=32,stripe_width=192 /dev/md0"
 
 
 def test_plan_considers_stacked_levels_and_prints_their_setup(capsys):

@@ -22,12 +22,14 @@ from raidlab.commands.compare import compare_command
 from raidlab.commands.replay import replay_command
 from raidlab.commands.catalog import controllers_command, drives_command, hosts_command
 from raidlab.commands.sim import sim_command
+from raidlab.commands.fio_options import fio_options_command
 from raidlab.commands.reliability import reliability_command
 from raidlab.commands.plan import plan_command
 from raidlab.commands.align import align_command
 from raidlab.commands.calibrate import calibrate_command
 from raidlab.commands.measure import import_command, measure_command
-from raidlab.layout import DEFAULT_DIAGRAM_ROWS, json_document, render_text
+from raidlab.layout import DEFAULT_DIAGRAM_ROWS, json_document, render_text, stacked_arrays, stacked_json, stacked_text
+from raidlab.stacked import is_stacked, options as stacked_options
 # raidlab sweep (issue 23)
 from raidlab.commands.sweep import sweep_command
 
@@ -113,7 +115,7 @@ def cli() -> None:
     "--level",
     required=True,
     metavar="LEVEL",
-    help="RAID level: 0, 1, 4, 5, 6 or 10 (also raid5, mirror, stripe, ...).",
+    help="RAID level: 0, 1, 4, 5, 6 or 10 (also raid5, mirror, stripe, ...), or a stack: 1+0, 5+0, 6+0, 0+1.",
 )
 @click.option(
     "--devices",
@@ -162,8 +164,10 @@ def cli() -> None:
     "as_json",
     is_flag=True,
     help="Print a JSON document (level, layout, devices, chunk_kib, capacity_bytes, "
-    "io_min_bytes, io_opt_bytes, map, and q_log_coeff for raid6) instead of text.",
+    "io_min_bytes, io_opt_bytes, map, and q_log_coeff for raid6) instead of text. "
+    "Stacked levels: the geometry, inner_arrays (each one's drives), outer and inner (each such a document).",
 )
+@stacked_options
 def layout_command(
     level: str,
     devices: Optional[int],
@@ -174,6 +178,8 @@ def layout_command(
     rows: int,
     q_coeff: bool,
     as_json: bool,
+    inner_devices: int = 0,
+    outer_chunk_kib: int = 512,
 ) -> None:
     """Show where md puts every chunk: capacity, io hints and a stripe diagram.
 
@@ -186,6 +192,10 @@ def layout_command(
         raise click.UsageError("--member-kib and --member-kib-list cannot be used together")
     if devices is None and member_kib_list is None:
         raise click.UsageError("give --devices, or the member sizes with --member-kib-list")
+    if is_stacked(level):  # 1+0, 5+0, 6+0, 0+1: the outer array's map and each inner array's
+        _stacked_layout(level, devices, chunk_kib, layout, member_kib, member_kib_list, rows, q_coeff, as_json,
+                        inner_devices, outer_chunk_kib)
+        return
     array = Array(
         level=level,
         devices=devices,
@@ -198,6 +208,19 @@ def layout_command(
         click.echo(json.dumps(json_document(array)))
     else:
         click.echo(render_text(array, rows=rows, show_q=q_coeff), nl=False)
+
+
+def _stacked_layout(level, devices, chunk_kib, layout, member_kib, member_kib_list, rows, q_coeff, as_json,
+                    inner_devices, outer_chunk_kib) -> None:
+    """``raidlab layout`` of a stacked level (raidlab.layout.stacked_arrays)."""
+    if member_kib_list is not None or devices is None:
+        raise click.UsageError(f"--level {level}: a stack takes --devices and one --member-kib for every drive")
+    geo, inner, outer = stacked_arrays(level, devices, chunk_kib, layout, member_kib or DEFAULT_MEMBER_KIB,
+                                       inner_devices, outer_chunk_kib)
+    if as_json:
+        click.echo(json.dumps(stacked_json(geo, inner, outer)))
+    else:
+        click.echo(stacked_text(geo, inner, outer, rows=rows, show_q=q_coeff), nl=False)
 
 
 cli.add_command(compare_command)
@@ -213,6 +236,7 @@ cli.add_command(measure_command)
 cli.add_command(import_command)
 cli.add_command(calibrate_command)
 cli.add_command(sweep_command)
+cli.add_command(fio_options_command)
 
 
 def _one_line(message: str) -> str:

@@ -7,7 +7,7 @@ md leaves unused (blank past a member's end).
 
 from __future__ import annotations
 
-from typing import Callable, Dict, List, Sequence, Tuple
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 from raidlab._core import MAX_MAP_ENTRIES
 from raidlab.array import Array, MapCell
@@ -55,7 +55,11 @@ def mkfs_hints(array: Array) -> List[Tuple[str, str]]:
     stripe width (sw); mkfs.ext4 takes the same in filesystem blocks (stride, stripe_width).
     Arrays without a stripe (raid1) give no hints.
     """
-    io_min, io_opt = array.io_min_bytes, array.io_opt_bytes
+    return _mkfs_hints(array.io_min_bytes, array.io_opt_bytes)
+
+
+def _mkfs_hints(io_min: int, io_opt: int) -> List[Tuple[str, str]]:
+    """mkfs_hints from md's minimum_io_size and optimal_io_size (bytes)."""
     if io_opt == 0 or io_min < EXT4_BLOCK_BYTES:
         return [("mkfs", "no stripe geometry to align to")]
     width = io_opt // io_min
@@ -64,10 +68,17 @@ def mkfs_hints(array: Array) -> List[Tuple[str, str]]:
         ("mkfs.xfs", f"-d su={io_min // 1024}k,sw={width}"),
         (
             "mkfs.ext4",
-            f"-E stride={stride_blocks},stripe_width={stride_blocks * width}"
+            f"-E {ext4_stripe_options(stride_blocks, stride_blocks * width)}"
             f"  ({EXT4_BLOCK_BYTES // 1024} KiB blocks)",
         ),
     ]
+
+
+def ext4_stripe_options(stride: int, stripe_width: int) -> str:
+    """mkfs.ext4's ``-E`` value for a stripe, in the one spelling raidlab prints everywhere:
+    mke2fs(8) documents ``stride=`` and ``stripe_width=`` (e2fsprogs misc/mke2fs.c
+    ``parse_extended_opts`` also accepts ``stripe-width``)."""
+    return f"stride={stride},stripe_width={stripe_width}"
 
 
 def _member_sizes_line(member_kib_list: Sequence[int]) -> str:
@@ -113,13 +124,15 @@ def _grid(
     rows: int,
     label: Callable[[object], str],
     separators: Dict[int, str],
+    headers: Optional[Sequence[str]] = None,
 ) -> List[str]:
-    """Rows of a member-per-column table; cells past a member's end are blank."""
+    """Rows of a member-per-column table; cells past a member's end are blank. Columns are
+    headed ``disk0``, ``disk1``, ... unless ``headers`` names them."""
     cells = [
         [label(column[row]) if row < len(column) else "" for column in columns]
         for row in range(rows)
     ]
-    headers = [f"disk{member}" for member in range(len(columns))]
+    headers = list(headers) if headers is not None else [f"disk{member}" for member in range(len(columns))]
     width = max([len(h) for h in headers] + [len(c) for line in cells for c in line])
     row_width = max(3, len(str(max(rows - 1, 0))))
     lines = ["row".rjust(row_width) + "  " + "  ".join(h.ljust(width) for h in headers).rstrip()]
@@ -164,19 +177,27 @@ def render_text(array: Array, rows: int = DEFAULT_DIAGRAM_ROWS, show_q: bool = F
 
     :param show_q: for raid6, add a second grid with each data cell's Q coefficient exponent.
     """
-    lines = header_lines(array)
+    lines = header_lines(array) + [""]
+    lines += diagram_lines(array, rows, show_q)
+    return "\n".join(lines) + "\n"
+
+
+def diagram_lines(array: Array, rows: int, show_q: bool = False, title: str = "stripe map",
+                  headers: Optional[Sequence[str]] = None, offset: str = "member offset") -> List[str]:
+    """The stripe diagram of ``array``'s first ``rows`` rows (and raid6's Q grid with
+    ``show_q``), its columns named by ``headers`` (disk0, disk1, ... by default)."""
+    lines: List[str] = []
     total_rows = max(array.member_chunks)
     shown = min(rows, total_rows)
     zone_notes, separators = _zone_notes(array)
-    lines.append("")
     if shown:
-        lines.append(f"stripe map: rows 0-{shown - 1} of {total_rows}")
+        lines.append(f"{title}: rows 0-{shown - 1} of {total_rows}")
     else:
-        lines.append(f"stripe map: 0 of {total_rows} rows shown")
-    lines.append(f"(row r = member offset r x {array.chunk_kib} KiB; {_legend(array)})")
+        lines.append(f"{title}: 0 of {total_rows} rows shown")
+    lines.append(f"(row r = {offset} r x {array.chunk_kib} KiB; {_legend(array)})")
     if shown:
         table = array.map_table(rows=shown)
-        lines += _grid(table, shown, cell_label, separators)
+        lines += _grid(table, shown, cell_label, separators, headers)
         if shown < total_rows:
             lines.append(f"... {total_rows - shown} more rows (--rows N shows more)")
     lines += zone_notes
@@ -191,8 +212,8 @@ def render_text(array: Array, rows: int = DEFAULT_DIAGRAM_ROWS, show_q: bool = F
             [e if e is not None else role for e, role in zip(q_column, role_column)]
             for q_column, role_column in zip(coefficients, roles)
         ]
-        lines += _grid(merged, shown, _q_label, {})
-    return "\n".join(lines) + "\n"
+        lines += _grid(merged, shown, _q_label, {}, headers)
+    return lines
 
 
 def _q_label(cell: object) -> str:
@@ -203,3 +224,93 @@ def _q_label(cell: object) -> str:
         return f"g^{cell}"
     return str(cell)
 
+
+
+# ---- stacked levels (1+0, 5+0, 6+0, 0+1): an outer md array over inner md arrays ----
+
+def stacked_arrays(level: str, devices: int, chunk_kib: int, layout: Optional[str], member_kib: int,
+                   inner_devices: int, outer_chunk_kib: int) -> Tuple[Dict[str, Any], Array, Array]:
+    """(the core's stacked geometry, one inner array, the outer array over the inner ones).
+
+    Every inner array is the same md array over its own drives (``layout`` is theirs); the
+    outer array's members are the inner arrays' data past mdadm's 1.2 data offset, as mdadm
+    builds it over /dev/md1 ... (raidlab.stacked). Raises ConfigError for counts md would not
+    build as the level promises.
+    """
+    from raidlab import _core, stacked
+
+    name = _core.parse_stacked_level(str(level))
+    stacked.check_counts(name, devices, inner_devices, where="layout: ")
+    geo = dict(_core.stacked_geometry({
+        "level": name, "layout": layout, "chunk_kib": chunk_kib, "devices": devices,
+        "member_kib": member_kib, "inner_devices": inner_devices, "outer_chunk_kib": outer_chunk_kib}))
+    inner = Array(level=geo["inner_level"], devices=geo["inner_devices"], chunk_kib=geo["inner_chunk_kib"],
+                  layout=geo["inner_layout"], member_kib=member_kib)
+    outer_kib = (inner.capacity_bytes - geo["outer_offset_sectors"] * 512) // 1024
+    outer = Array(level=geo["outer_level"], devices=geo["sets"], chunk_kib=geo["outer_chunk_kib"],
+                  member_kib=outer_kib)
+    if outer.capacity_bytes != geo["capacity_bytes"]:  # pragma: no cover - the core and md disagree
+        raise AssertionError((outer.capacity_bytes, geo["capacity_bytes"]))
+    return geo, inner, outer
+
+
+def _inner_members(geo: Dict[str, Any]) -> List[List[int]]:
+    """Each inner array's physical drives: inner array i holds drives i*N .. i*N+N-1."""
+    per = geo["inner_devices"]
+    return [list(range(i * per, (i + 1) * per)) for i in range(geo["sets"])]
+
+
+def stacked_json(geo: Dict[str, Any], inner: Array, outer: Array) -> Dict[str, object]:
+    """The ``--json`` document of a stack: its geometry, each inner array's drives, the outer
+    array's map over the inner arrays and the inner arrays' (shared) map over their drives."""
+    return {
+        "level": geo["name"],
+        "devices": geo["sets"] * geo["inner_devices"],
+        "capacity_bytes": geo["capacity_bytes"],
+        "io_min_bytes": geo["io_min_bytes"],
+        "io_opt_bytes": geo["io_opt_bytes"],
+        "outer_offset_bytes": geo["outer_offset_sectors"] * 512,
+        "inner_arrays": [{"name": f"md{1 + i}", "members": members}
+                         for i, members in enumerate(_inner_members(geo))],
+        "outer": {"name": "md0", **json_document(outer)},
+        "inner": json_document(inner),
+    }
+
+
+def stacked_header(geo: Dict[str, Any], inner: Array) -> List[str]:
+    """The key/value header of a stack: levels, arrays, chunks, capacity, io hints, mkfs."""
+    sets, per = geo["sets"], geo["inner_devices"]
+    inner_name = f"raid{geo['inner_level']}" + (f" {inner.layout}" if inner.layout else "")
+    chunks = f"inner {geo['inner_chunk_kib']} KiB, outer {geo['outer_chunk_kib']} KiB"
+    if geo["outer_level"] == 1:
+        chunks = f"inner {geo['inner_chunk_kib']} KiB (the outer raid1 has none)"
+    rows = [
+        ("level", f"raid{geo['name']}: outer raid{geo['outer_level']} md0 over {sets} inner {inner_name} arrays"),
+        ("devices", f"{sets * per} ({sets} inner arrays of {per})"),
+        ("chunk", chunks),
+        ("member size", _member_sizes_line(inner.member_kib_list)),
+        ("outer offset", f"{geo['outer_offset_sectors'] * 512 // 2**20} MiB into each inner array (mdadm 1.2 data offset)"),
+        ("capacity", f"{geo['capacity_bytes']} bytes ({human_bytes(geo['capacity_bytes'])})"),
+        ("io_min", f"{geo['io_min_bytes']} bytes ({human_bytes(geo['io_min_bytes'])})"),
+        ("io_opt", f"{geo['io_opt_bytes']} bytes ({human_bytes(geo['io_opt_bytes'])})"),
+    ]
+    rows += _mkfs_hints(geo["io_min_bytes"], geo["io_opt_bytes"])
+    rows += [("" if i else "inner arrays", f"md{1 + i} = " + ", ".join(f"disk{m}" for m in members))
+             for i, members in enumerate(_inner_members(geo))]
+    width = max(len(key) for key, _ in rows)
+    return [f"{key.ljust(width)}  {value}" for key, value in rows]
+
+
+def stacked_text(geo: Dict[str, Any], inner: Array, outer: Array, rows: int = DEFAULT_DIAGRAM_ROWS,
+                 show_q: bool = False) -> str:
+    """The text report of a stack: header, the outer array's chunk map over the inner arrays,
+    then each inner array's stripe diagram over its drives."""
+    lines = stacked_header(geo, inner) + [""]
+    names = [f"md{1 + i}" for i in range(geo["sets"])]
+    lines += diagram_lines(outer, rows, title=f"outer raid{geo['outer_level']} md0 over {', '.join(names)}",
+                           headers=names, offset="offset past the outer data offset")
+    for name, members in zip(names, _inner_members(geo)):
+        lines.append("")
+        lines += diagram_lines(inner, rows, show_q, title=f"inner array {name}",
+                               headers=[f"disk{m}" for m in members])
+    return "\n".join(lines) + "\n"

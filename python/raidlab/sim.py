@@ -225,7 +225,9 @@ class SimResult:
 def run_config(config: Dict[str, Any], workload: Optional[Workload],
                progress: Optional[Callable[[int, int], None]] = None) -> SimResult:
     """Runs a core configuration in steps, calling ``progress(now_ns, stop_ns)`` between them."""
-    simulation = _core.CoreSimulation(config)
+    from raidlab.stacked import core_simulation
+
+    simulation = core_simulation(config)  # a stack's data loss names its inner array
     stop = simulation.stop_ns
     target = 0
     while not simulation.finished:

@@ -11,12 +11,13 @@ Physical member K (``--fail K@T``, ``--failed K``) is member ``K % per_set`` of 
 
 from __future__ import annotations
 
-from typing import Any, Callable, Dict, List, Tuple
+from typing import Any, Callable, Dict, List, Optional, Tuple
 
 import click
 
 from raidlab import _core
-from raidlab.errors import ConfigError
+from raidlab.errors import ConfigError, DataLossError
+from raidlab.layout import ext4_stripe_options
 
 #: The stacked levels, by canonical name.
 STACKED_LEVELS = ("1+0", "5+0", "6+0", "0+1")
@@ -114,9 +115,65 @@ def mdadm_commands(geo: Dict[str, Any], disks: List[str], bitmap: Callable[[int]
                       "why": f"stripe unit and width from md0's minimum_io_size {io_min} and optimal_io_size "
                              f"{io_opt} bytes, which md stacks from both levels (block/blk-settings.c "
                              "blk_stack_limits: the larger io_min, the least common multiple of io_opt)"})
-        steps.append({"command": f"mkfs.ext4 -b 4096 -E stride={io_min // 4096},stripe-width={io_opt // 4096} /dev/md0",
+        steps.append({"command": f"mkfs.ext4 -b 4096 -E {ext4_stripe_options(io_min // 4096, io_opt // 4096)} /dev/md0",
                       "why": "the same geometry in ext4's 4 KiB blocks (mke2fs(8) -E stride, stripe_width)"})
     return steps
+
+
+# ---- data loss: which inner array died ----
+
+def _inner_runs_with(level: int, per: int) -> int:
+    """Failed drives an inner md array of ``level`` and ``per`` drives still runs with: raid0
+    none, raid1 all but one (raid1.c ``raid1_run`` needs one working mirror), raid5 one and
+    raid6 two (raid5.c ``has_failed``: degraded > max_degraded)."""
+    return {0: 0, 1: per - 1, 4: 1, 5: 1, 6: 2}[level]
+
+
+def loss_message(array: Dict[str, Any], failed: List[int]) -> Optional[str]:
+    """Why a stack loses data with physical members ``failed``, naming the inner array(s) that
+    cannot run and their drives (the core's own message names only the outer array), or None
+    when no inner array died (the core's message then stands)."""
+    geo = dict(_core.stacked_geometry({**array, "member_kib": _NOMINAL_MEMBER_KIB}))
+    per, sets, inner = geo["inner_devices"], geo["sets"], geo["inner_level"]
+    down = {s: [m for m in sorted(set(failed)) if m // per == s] for s in range(sets)}
+    dead = [s for s in range(sets) if len(down[s]) > _inner_runs_with(inner, per)]
+    if not dead:
+        return None
+    name = f"raid{geo['name']}"
+
+    def drives(members: List[int]) -> str:
+        return ", ".join(str(m) for m in members)
+
+    if geo["outer_level"] == 1:
+        if len(dead) < sets:
+            return None
+        lost = "; ".join(f"md{1 + s}: {drives(down[s])}" for s in dead)
+        return (f"{name} cannot run with members {sorted(set(failed))} failed: every inner raid{inner} has lost a "
+                f"drive ({lost}) and the outer raid1 md0 needs one of them whole: data is lost")
+    first = dead[0]
+    also = f" ({', '.join(f'md{1 + s}' for s in dead[1:])} too)" if len(dead) > 1 else ""
+    return (f"{name} cannot run with members {sorted(set(failed))} failed: inner array md{1 + first} (raid{inner} "
+            f"of drives {drives(range(first * per, (first + 1) * per))}) has drives {drives(down[first])} failed, "
+            f"and a raid{inner} of {per} runs with at most {_inner_runs_with(inner, per)} failed{also}; the outer "
+            f"raid{geo['outer_level']} md0 needs every inner array: data is lost")
+
+
+#: Any member size serves loss_message: which drives form which inner array does not depend on it.
+_NOMINAL_MEMBER_KIB = 1 << 20
+
+
+def core_simulation(config: Dict[str, Any]) -> Any:
+    """``_core.CoreSimulation(config)``, with a stack's data loss named by its inner array."""
+    try:
+        return _core.CoreSimulation(config)
+    except DataLossError as lost:
+        array = config.get("array") or {}
+        if not is_stacked(array.get("level")):
+            raise
+        message = loss_message(array, list(config.get("failed") or ()))
+        if message is None:
+            raise
+        raise DataLossError(message) from None
 
 
 # ---- the planner (raidlab plan --levels ...,1+0,5+0,6+0) ----

@@ -4,11 +4,11 @@ notes; the notes are cited here, in comments. What keeps the array running after
 (bitmap, boot, speed limits, monitoring) is in :mod:`.runbook`.
 
 Sources (shared/research): planning-alignment.md §2 (XFS su/sw, what md exports, mount options,
-nobarrier removed in 4.19), §3 (ext4 stride/stripe-width), §4 (partition alignment, libfdisk
+nobarrier removed in 4.19), §3 (ext4 stride/stripe_width), §4 (partition alignment, libfdisk
 defaults, LVM pe_start), §5 (schedulers, read_ahead_kb, stripe_cache_size) and md-internals.md §9
 (mdadm defaults: metadata 1.2, 1 MiB-aligned data offset, default chunk and layouts).
 
-The stripe geometry (su/sw, stride/stripe-width) is read from :class:`raidlab.Array`'s
+The stripe geometry (su/sw, stride/stripe_width) is read from :class:`raidlab.Array`'s
 ``io_min_bytes``/``io_opt_bytes`` — md's minimum_io_size/optimal_io_size for that exact array —
 never derived from "N/2 data disks". For md raid10 with far or offset copies, and for near copies
 on a device count that is not a multiple of them, md's optimal_io_size is chunk x raid_disks
@@ -21,12 +21,13 @@ import math
 from typing import Any, Dict, List, Optional
 
 from raidlab.array import Array
+from raidlab.layout import ext4_stripe_options
 from raidlab.planner import runbook
 from raidlab.planner.candidates import Design, DriveModel
 from raidlab.units import human_bytes
 from raidlab.workload import Workload
 
-#: ext4 block size the stride/stripe-width are counted in (mkfs.ext4 -b 4096).
+#: ext4 block size the stride/stripe_width are counted in (mkfs.ext4 -b 4096).
 EXT4_BLOCK = 4096
 #: md's default stripe cache (NR_STRIPES) and the value raidlab sets for raid5/6: 4096 is the
 #: classic fix for slow raid5/6 writes (research §5, "4096-8192"); writable range 17..32768.
@@ -73,7 +74,7 @@ def textbook_data_disks(level: int, devices: int, copies: int) -> Optional[float
 
 
 def geometry(array: Array) -> Dict[str, Any]:
-    """su/sw and stride/stripe-width from md's io_min/io_opt, and a note when they differ
+    """su/sw and stride/stripe_width from md's io_min/io_opt, and a note when they differ
     from the textbook data-disk count."""
     io_min, io_opt = array.io_min_bytes, array.io_opt_bytes
     if io_opt == 0 or io_min < EXT4_BLOCK:
@@ -143,7 +144,7 @@ def _filesystems(add, notes: List[str], design: Design, geo: Dict[str, Any]) -> 
         add("mkfs.xfs /dev/md0",
             f"raid{design.level} has no stripe: md sets no minimum/optimal io size, so there is no "
             f"su/sw to give.")
-        add("mkfs.ext4 -b 4096 /dev/md0", "likewise, no stride or stripe-width for a mirror.", "ext4")
+        add("mkfs.ext4 -b 4096 /dev/md0", "likewise, no stride or stripe_width for a mirror.", "ext4")
         return
     su = _kib(geo["su_bytes"])
     add(f"mkfs.xfs -d su={su},sw={geo['sw']} /dev/md0",
@@ -151,8 +152,8 @@ def _filesystems(add, notes: List[str], design: Design, geo: Dict[str, Any]) -> 
         f"optimal_io_size / su = {geo['sw']}: XFS aligns allocations to the chunk and mkfs would "
         f"detect exactly these values (xfsprogs libxfs/topology.c)."
         + (f" Note: {geo['note']}" if geo["note"] else ""))
-    add(f"mkfs.ext4 -b 4096 -E stride={geo['stride']},stripe-width={geo['stripe_width']} /dev/md0",
-        "the same geometry for ext4 in 4 KiB blocks: stride = chunk / 4 KiB, stripe-width = "
+    add(f"mkfs.ext4 -b 4096 -E {ext4_stripe_options(geo['stride'], geo['stripe_width'])} /dev/md0",
+        "the same geometry for ext4 in 4 KiB blocks: stride = chunk / 4 KiB, stripe_width = "
         "optimal_io_size / 4 KiB; mballoc aligns allocations to it, which on parity RAID avoids "
         "read-modify-write (mke2fs(8)).", "ext4")
     if geo["su_bytes"] > 256 * 1024:
@@ -176,7 +177,7 @@ def _mount(add, geo: Dict[str, Any], workload: Workload, mount_point: str) -> st
         "default since Linux 3.7; stated for old kernels)." + alloc_why +
         " No nobarrier: XFS removed it in Linux 4.19 and the mount would fail.")
     add(f"mount -o noatime /dev/md0 {mount_point}",
-        "ext4 reads the stride/stripe-width from its superblock; no barrier options: flushes are "
+        "ext4 reads the stride/stripe_width from its superblock; no barrier options: flushes are "
         "what make fsync durable.", "ext4")
     return options
 

@@ -21,6 +21,7 @@ from raidlab.drives import resolve_drive
 from raidlab.errors import ConfigError, RaidlabError
 from raidlab.inputs import FILE_SETTINGS, beside
 from raidlab.run import WORKLOAD_KEYS, Design, Options, RunSpec, build_run
+from raidlab import stacked
 from raidlab.stacked import is_stacked
 from raidlab.sim import parse_events, resolve_workload
 from raidlab.sweep.grid import EVENT_KEYS, Point
@@ -116,7 +117,7 @@ class Resolver:
         shape = json.dumps([config["array"], config["failed"], config["controller"]["kind"]], sort_keys=True)
         if shape not in self.checked:
             try:
-                _core.CoreSimulation(config)
+                stacked.core_simulation(config)  # a stack's data loss names its inner array
                 self.checked[shape] = None
             except RaidlabError as error:
                 self.checked[shape] = str(error)
