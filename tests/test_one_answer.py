@@ -74,9 +74,10 @@ def terminal_table(text: str, first_header: str) -> List[Dict[str, str]]:
     head = re.split(r"\s{2,}", lines[start].strip())
     rows = []
     for line in lines[start + 2:]:
-        if not line.strip():
+        cells = re.split(r"\s{2,}", line.strip())
+        if len(cells) != len(head):  # the table ends at a blank line or a line of text
             break
-        rows.append(dict(zip(head, re.split(r"\s{2,}", line.strip()))))
+        rows.append(dict(zip(head, cells)))
     return rows
 
 
@@ -92,6 +93,14 @@ def shows(text: str, value: Optional[float]) -> bool:
 
 def assert_shows(text: str, value: Optional[float], where: str) -> None:
     assert shows(text, value), f"{where}: shows {text!r}, the headline is {value!r}"
+
+
+def _key(keys, *labels: str):
+    """The one (design, state, workload) key whose parts are the words of ``labels`` (an HTML
+    report writes them as "RAID5 · rndrw" and "optimal", or "RAID5 · rndrw · optimal")."""
+    words = {part for label in labels for part in label.split(" · ") if part}
+    (found,) = [key for key in keys if set(key) == words]
+    return found
 
 
 # --- compare -----------------------------------------------------------------------------------
@@ -136,8 +145,7 @@ def test_compare_shows_one_set_of_figures_in_its_table_csv_json_and_html(tmp_pat
     html_rows = html_table(out["html"].read_text(), "design", "state", "IOPS", "basis")
     assert len(html_rows) == 12
     for row in html_rows:
-        design, workload = row["design"].split(" · ")
-        h = headline[(design, row["state"], workload)]
+        h = headline[_key(headline, row["design"], row["state"], row.get("workload", ""))]
         where = f"html {row['design']} {row['state']}"
         assert row["basis"] == h["basis"], where
         assert_shows(row["IOPS"], h["iops"], where)
@@ -146,9 +154,95 @@ def test_compare_shows_one_set_of_figures_in_its_table_csv_json_and_html(tmp_pat
             assert_shows(row[f"{direction} {percent} ms"], h[direction][f"{percent}_ms"], where)
     # The summary at the top of the report shows the same figures, split by direction.
     for row in html_table(out["html"].read_text(), "run", "read IOPS", "basis"):
-        design, workload, state = row["run"].split(" · ")
-        h = headline[(design, state, workload)]
+        h = headline[_key(headline, row["run"])]
         assert row["basis"] == h["basis"]
         for direction in ("read", "write"):
             assert_shows(row[f"{direction} IOPS"], h[direction]["iops"], f"html summary {row['run']}")
             assert_shows(row[f"{direction} p99 ms"], h[direction]["p99_ms"], f"html summary {row['run']}")
+
+
+# --- sim ---------------------------------------------------------------------------------------
+
+SIM = ["sim", "--level", "5", "--devices", "4", "--drive", "cheetah-10k7", "--preset", "oltp-postgres",
+       "--runtime-s", "2", "--seed", "7"]
+#: The terminal's line of the headline figures (report.table.headline_line).
+HEADLINE_LINE = re.compile(r"^all jobs \((?P<basis>[^)]*)\): (?P<iops>[\d,.]+) IOPS, (?P<mib_s>[\d,.]+) MiB/s"
+                           r"; read (?P<read_iops>[\d,.]+) IOPS, p50 (?P<read_p50>[-\d,.]+) ms, p99 (?P<read_p99>[-\d,.]+) ms"
+                           r"; write (?P<write_iops>[\d,.]+) IOPS, p50 (?P<write_p50>[-\d,.]+) ms, p99 (?P<write_p99>[-\d,.]+) ms$")
+
+
+def assert_headline_line(text: str, h: Dict, where: str) -> None:
+    """The terminal's headline line shows ``h`` with its basis."""
+    found = [m for m in map(HEADLINE_LINE.match, text.splitlines()) if m]
+    assert len(found) == 1, text
+    line = found[0]
+    assert line["basis"] == h["basis"], where
+    assert_shows(line["iops"], h["iops"], where)
+    assert_shows(line["mib_s"], h["mib_s"], where)
+    for direction in ("read", "write"):
+        assert_shows(line[f"{direction}_iops"], h[direction]["iops"], where)
+        for percent in ("p50", "p99"):
+            assert_shows(line[f"{direction}_{percent}"], h[direction][f"{percent}_ms"], f"{where} {direction} {percent}")
+
+
+def assert_job_rows(rows: List[Dict[str, str]], document: Dict, where: str, keys: Dict[str, str]) -> None:
+    """A table of jobs (job, direction, IOPS, MiB/s, p50, p99) shows fio's jobs[] of the document."""
+    stats = {(job["jobname"], d): job[d] for job in document["jobs"] for d in ("read", "write") if job[d]["total_ios"]}
+    assert len(rows) == len(stats), (where, rows)
+    for row in rows:
+        s = stats[(row[keys["job"]], row[keys["dir"]])]
+        assert_shows(row[keys["IOPS"]], s["iops"], where)
+        assert_shows(row[keys["MiB/s"]], s["bw_bytes"] / 2**20, where)
+        for percent, key in (("50.000000", "p50"), ("99.000000", "p99")):
+            assert_shows(row[keys[key]], s["clat_ns"]["percentile"][percent] / 1e6, f"{where} {key}")
+
+
+def test_sim_shows_one_set_of_figures_in_its_table_json_html_logs_and_dataframes(tmp_path):
+    import raidlab
+
+    html, logs, out = tmp_path / "run.html", tmp_path / "run", tmp_path / "run.json"
+    shown = run_cli([*SIM, "--html", str(html), "--log-prefix", str(logs)])
+    assert shown.status == 0, shown.stderr
+    assert run_cli([*SIM, "--json", str(out)]).status == 0  # same inputs and seed: the same run
+    document = json.loads(out.read_text())
+    h = document["raidlab"]["headline"]
+    assert h["basis"] == WHOLE_RUN and h["read"]["iops"] > 0 and h["write"]["iops"] > 0
+    assert h["iops"] == pytest.approx(h["read"]["iops"] + h["write"]["iops"])
+    # sim reports the whole run: one job's figures are fio's jobs[] figures.
+    job = document["jobs"][0]
+    for direction in ("read", "write"):
+        assert h[direction]["iops"] == pytest.approx(job[direction]["iops"])
+        assert h[direction]["p99_ms"] == pytest.approx(job[direction]["clat_ns"]["percentile"]["99.000000"] / 1e6)
+
+    assert_headline_line(shown.stdout, h, "terminal")
+    assert_job_rows(terminal_table(shown.stdout, "job"), document, "terminal jobs",
+                    {"job": "job", "dir": "dir", "IOPS": "IOPS", "MiB/s": "MiB/s", "p50": "p50", "p99": "p99"})
+    report = html.read_text()
+    (summary,) = html_table(report, "run", "read IOPS", "basis")
+    assert summary["basis"] == h["basis"]
+    assert_shows(summary["MiB/s"], h["mib_s"], "html summary")
+    for direction in ("read", "write"):
+        assert_shows(summary[f"{direction} IOPS"], h[direction]["iops"], "html summary")
+        assert_shows(summary[f"{direction} p99 ms"], h[direction]["p99_ms"], "html summary")
+    assert f"Per job, {WHOLE_RUN}" in report
+    assert_job_rows(html_table(report, "job", "direction", "p99.9 ms"), document, "html jobs",
+                    {"job": "job", "dir": "direction", "IOPS": "IOPS", "MiB/s": "MiB/s", "p50": "p50 ms",
+                     "p99": "p99 ms"})
+    # fio's iops log: each second's I/Os; over the run they average to the headline.
+    for direction, code in (("read", "0"), ("write", "1")):
+        values = [int(line.split(", ")[1]) for line in (tmp_path / "run_iops.1.log").read_text().splitlines()
+                  if line.split(", ")[2] == code]
+        assert sum(values) / len(values) == pytest.approx(h[direction]["iops"])
+
+    result = raidlab.simulate(level=5, devices=4, drive="cheetah-10k7", preset="oltp-postgres", runtime_s=2, seed=7)
+    frame = result.headline()
+    assert list(frame["basis"]) == [WHOLE_RUN, WHOLE_RUN]
+    for row in frame.to_dict("records"):
+        figures = h[row["direction"]]
+        assert row["iops"] == pytest.approx(figures["iops"]) and row["mib_s"] == pytest.approx(figures["mib_s"])
+        assert row["latency_ns_p50"] == pytest.approx(figures["p50_ms"] * 1e6)
+        assert row["latency_ns_p99"] == pytest.approx(figures["p99_ms"] * 1e6)
+    for table in (result.to_pandas(), result.jobs()):
+        for row in table.to_dict("records"):
+            assert row["iops"] == pytest.approx(job[row["direction"]]["iops"])
+            assert row["latency_ns_p99"] == pytest.approx(job[row["direction"]]["clat_ns"]["percentile"]["99.000000"])

@@ -44,6 +44,19 @@ def jobs(document: Dict[str, Any]):
                                           *(f"latency_ns_{n}" for _, n in PERCENTILES), "latency_ns_max"])
 
 
+def headline(document: Dict[str, Any]):
+    """The run's headline figures, one row per direction (read, write), with their ``basis``
+    (``whole run`` or ``steady state from A s to B s``): what every output of the run shows
+    (:mod:`raidlab.report.headline`)."""
+    from raidlab.report import headline as figures
+
+    h = figures.of(document)
+    rows = [{"direction": d, "iops": h[d]["iops"], "mib_s": h[d]["mib_s"],
+             **{f"latency_ns_p{p}": None if h[d][f"p{p}_ms"] is None else h[d][f"p{p}_ms"] * 1e6
+                for p in figures.PERCENTS}, "basis": h["basis"]} for d in figures.DIRECTIONS]
+    return _pd().DataFrame(rows, columns=["direction", "iops", "mib_s", "latency_ns_p50", "latency_ns_p99", "basis"])
+
+
 def members(document: Dict[str, Any]):
     """One row per member: requests and sectors after merging, flushes, busy time, queue depth."""
     rows = [{"member": index, "name": d["name"], "read_ios": d["read_ios"], "write_ios": d["write_ios"],

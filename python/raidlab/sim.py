@@ -189,6 +189,13 @@ class SimResult:
 
         return frames.jobs(self.to_dict())
 
+    def headline(self):
+        """The headline figures per direction (IOPS, MiB/s, latency p50/p99 in ns) and their
+        ``basis``: what ``raidlab sim`` prints on the ``all jobs`` line, in --json and --html."""
+        from raidlab import frames
+
+        return frames.headline(self.to_dict())
+
     def members(self):
         """One row per member: requests, MiB, flushes, util_pct, mean queue depth."""
         from raidlab import frames

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any, Dict
 
 from raidlab.report.table import JOB_HEADERS as HEADERS
-from raidlab.report.table import job_rows, render
+from raidlab.report.table import headline_line, job_rows, render
 from raidlab.terminal import printable
 
 __all__ = ["job_rows", "summary", "HEADERS"]
@@ -41,6 +41,7 @@ def summary(document: Dict[str, Any], title: str) -> str:
         lines.append(printable(f"note: {note}"))
     lines.append("")
     lines.append(render(HEADERS, job_rows(document)))
+    lines.append(headline_line(document))
     disks = document.get("disk_util") or []
     if disks:
         lines.append("")

@@ -72,6 +72,8 @@ def summary(document: Dict[str, Any], title: str) -> str:
     lines.append("")
     jobs = job_rows(document)
     lines.append(render(JOB_HEADERS, jobs) if jobs else "no foreground I/O: the array was idle")
+    if jobs:
+        lines.append(headline_line(document))
     lines.append("")
     lines.append(iostat_table(document))
     cache = page_cache_numbers(document)
@@ -81,6 +83,22 @@ def summary(document: Dict[str, Any], title: str) -> str:
         lines += ["", host_line(document["host"])]
     lines.extend(bad_days(document))
     return "\n".join(lines)
+
+
+def headline_line(document: Dict[str, Any]) -> str:
+    """The run's headline figures (:mod:`raidlab.report.headline`: what --json's
+    ``raidlab.headline`` and the HTML summary show) over every job, with their basis."""
+    from raidlab.report import headline
+
+    h = headline.of(document)
+    parts = [f"{d} {h[d]['iops']:.0f} IOPS, p50 {_ms_value(h[d]['p50_ms'])} ms, p99 {_ms_value(h[d]['p99_ms'])} ms"
+             for d in headline.DIRECTIONS]
+    return printable(f"all jobs ({h['basis']}): {h['iops']:.0f} IOPS, {h['mib_s']:.1f} MiB/s; " + "; ".join(parts))
+
+
+def _ms_value(ms: Any) -> str:
+    """Milliseconds as the job table shows them (two decimals; ``-`` for none)."""
+    return "-" if ms is None else f"{ms:.2f}"
 
 
 def host_line(host: Dict[str, Any]) -> str:
