@@ -162,6 +162,32 @@ class SimResult:
         }
         return fio_json.document(self.raw, block, self.workload, plus=plus, per_job=per_job, steady=steady)
 
+    def __repr__(self) -> str:
+        """One line: the design, the workload, the headline figures (the ones every output
+        shows, with their basis), failed members, seed and version; ``to_dict()`` and the
+        DataFrame methods give the rest (the whole result is ~150 KB)."""
+        config = self.config
+        array, drive = config.get("array") or {}, config.get("drive") or {}
+        name = drive.get("preset") or drive.get("name") or "a custom drive"
+        layout = f" {array['layout']}" if array.get("layout") else ""
+        design = f"raid{array.get('level')}{layout} of {array.get('devices')} {name}, {array.get('chunk_kib')} KiB chunk"
+        workload = self.workload.describe() if self.workload is not None else "no workload"
+        head = self.to_dict()["raidlab"]["headline"]
+
+        def direction(key: str) -> str:
+            d = head.get(key) or {}
+            if not d.get("iops"):
+                return ""
+            return f"{key} {d['iops']:,.0f} IOPS p50 {d['p50_ms']:.3g} ms p99 {d['p99_ms']:.3g} ms"
+
+        figures = "; ".join(part for part in (direction("read"), direction("write")) if part)
+        failed = f"; members {config['failed']} failed" if config.get("failed") else ""
+        return (f"SimResult({design}; {workload[:200]}; {head['iops']:,.0f} IOPS ({head['basis']})"
+                + (f": {figures}" if figures else "") + f"{failed}; seed {self.raw['seed']}; "
+                f"raidlab {_core.__version__})")
+
+    __str__ = __repr__
+
     def to_pandas(self):
         """One row per job and direction: iops, bandwidth and latency percentiles (pandas)."""
         import pandas as pd
