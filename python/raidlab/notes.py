@@ -10,7 +10,8 @@ record them in the JSON document (``raidlab.notes``). Sources:
 - a run time beyond the bound on simulated time: the engine stops at ``min(run time,
   max_time_s)`` (``Simulation::new`` in crates/raidlab-core/src/sim/engine/mod.rs);
 - after the run: a workload with no run time that was still going when the bound stopped it,
-  and scripted failures or replacements timed after the run's end (they never happened).
+  scripted failures or replacements timed after the run's end (they never happened), and HDD
+  members whose write cache acknowledged the writes (the latency shown is the cache's).
 """
 
 from __future__ import annotations
@@ -58,7 +59,7 @@ def after(spec: Any, raw: Dict[str, Any]) -> List[str]:
     """Notes only the finished run can tell: a workload with no run time that the bound cut."""
     workload = spec.workload
     bound_ns = int(spec.options.max_time_s * 1e9)
-    late = events_after_the_end(spec, raw)
+    late = events_after_the_end(spec, raw) + drive_cache_acknowledged(spec, raw)
     if workload is None or raw["end_ns"] < bound_ns or any(job.runtime_ns for job in workload.jobs):
         return late
     if all(job["finished"] for job in raw["jobs"]):
@@ -68,6 +69,31 @@ def after(spec: Any, raw: Dict[str, Any]) -> List[str]:
            "would cover the whole array" if unsized else "")
     return late + [f"the workload has no runtime and was still running when the run stopped at the "
                    f"{spec.options.max_time_s:g} s bound on simulated time (--max-time-s){why}"]
+
+
+#: A member write that completes faster than this was acknowledged from the drive's write cache:
+#: no disk reaches its media that fast (a 15k rpm drive turns once in 4 ms, so its mean
+#: rotational wait alone is 2 ms).
+_MEDIA_WRITE_FLOOR_NS = 1_000_000
+
+
+def drive_cache_acknowledged(spec: Any, raw: Dict[str, Any]) -> List[str]:
+    """HDD members whose write cache acknowledged md's writes (mean member write time under a
+    millisecond): the write latencies shown are the cache's, and the model's cache absorbs
+    random writes more than real drives do (until the drives' behaviour under load is modelled)."""
+    if spec.design.drive.kind != "hdd" or spec.config().get("drive_write_cache") is False:
+        return []
+    members = [m for m in raw["members"] if m.get("write_ios")]
+    if not members:
+        return []
+    slowest_ns = max(m["write_area"] / m["write_ios"] for m in members)
+    if slowest_ns >= _MEDIA_WRITE_FLOOR_NS:
+        return []
+    busiest = max(m["busy_ns"] for m in raw["members"]) / max(raw["end_ns"], 1)
+    return [f"the HDD members' writes were acknowledged from their write cache (mean member write "
+            f"{slowest_ns / 1e6:.2f} ms at up to {100 * min(busiest, 1):.0f} % utilisation): the write "
+            "latencies shown are the cache's acknowledgement, not the media's, and the model's cache "
+            "absorbs random writes more than real drives do; --drive-write-cache off shows the media's"]
 
 
 def events_after_the_end(spec: Any, raw: Dict[str, Any]) -> List[str]:
