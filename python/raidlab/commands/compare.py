@@ -132,10 +132,11 @@ def compare_command(designs_file, fio_job, sysbench, preset, states, runtime_s, 
     if html_out:
         from raidlab.report.html import render_html
 
-        several = len({r.case for r in rows}) > 1
-        comparison = [{"design": f"{r.design} · {r.case}" if several else r.design, "state": r.state,
-                       "document": r.document} for r in rows]
-        write_output(html_out, render_html("raidlab compare", runs=[], comparison=comparison))
+        # The workload apart from the design: the report draws a latency CDF per workload.
+        comparison = [{"design": r.design, "workload": r.case, "state": r.state, "document": r.document,
+                       "capacity_bytes": r.capacity_bytes} for r in rows]
+        write_output(html_out, render_html("raidlab compare", runs=[], comparison=comparison,
+                                           verdicts=verdicts(rows)))
     if png_dir:
         from raidlab.report.png import write_pngs
 

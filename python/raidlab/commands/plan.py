@@ -190,7 +190,7 @@ def plan_command(capacity_tb, fio_job, sysbench, preset, min_iops, max_p99_ms, m
     if html_out:
         from raidlab.report.html import render_html
 
-        write_output(html_out, render_html("raidlab plan", runs=[], pareto=points))
+        write_output(html_out, render_html("raidlab plan", runs=[], plan=result.document))
     if png_dir:
         from raidlab.report.png import write_pareto_png
 

@@ -284,7 +284,7 @@ def _prob(value: Optional[float]) -> str:
 
 
 def _table(headers: Sequence[str], rows: Iterable[Sequence[Any]], numeric_from: int = 1,
-           caption: str = "") -> str:
+           caption: str = "", table_class: str = "") -> str:
     head = "".join(f'<th scope="col"{" class=num" if i >= numeric_from else ""}>{esc(h)}</th>'
                    for i, h in enumerate(headers))
     body = []
@@ -298,7 +298,8 @@ def _table(headers: Sequence[str], rows: Iterable[Sequence[Any]], numeric_from: 
             cells.append(f"<{tag}{cls}>{content}</{end}>")
         body.append(f"<tr>{''.join(cells)}</tr>")
     cap = f"<caption>{esc(caption)}</caption>" if caption else ""
-    return (f'<div class="table-wrap"><table>{cap}<thead><tr>{head}</tr></thead>'
+    klass = f' class="{esc(table_class)}"' if table_class else ""
+    return (f'<div class="table-wrap"><table{klass}>{cap}<thead><tr>{head}</tr></thead>'
             f"<tbody>{''.join(body)}</tbody></table></div>")
 
 
@@ -337,8 +338,9 @@ def utilisation_chart(document: Dict[str, Any], title: str = "Member utilisation
         tips[(name, "utilisation")] = (
             f"{name}: {disk.get('util', 0):.1f} % busy, {disk.get('read_ios', 0):,} reads, "
             f"{disk.get('write_ios', 0):,} writes, mean queue depth {disk.get('queue_depth_mean', 0):.2f}")
+    x_label = "device (as fio's disk_util reports it)" if is_measured(document) else "array member (device)"
     return svg.bar_chart(title, groups, [("utilisation", "#4269d0")], values,
-                         Axis("busy time (% of run)", lo=0.0, hi=100.0), "array member (device)", unit="%", tips=tips,
+                         Axis("busy time (% of run)", lo=0.0, hi=100.0), x_label, unit="%", tips=tips,
                          hatched=hatched)
 
 
@@ -534,7 +536,8 @@ def run_card(document: Dict[str, Any], heading: str, anchor: str) -> str:
     lines = [(name, color, None, _cdf_points(document, d))
              for d, name, color in (("read", "read", svg.READ_COLOR), ("write", "write", svg.WRITE_COLOR))]
     lines = [line for line in lines if line[3]]
-    figures = [_figure(utilisation_chart(document, f"Member utilisation — {heading}"),
+    figures = [_figure(utilisation_chart(document, f"{'Device' if is_measured(document) else 'Member'} "
+                                                   f"utilisation — {heading}"),
                        "Share of the run each member was busy; hover a bar for reads, writes and queue depth.")]
     if lines:
         figures.append(_figure(cdf_chart(f"Latency CDF — {heading}", lines,
@@ -579,7 +582,7 @@ def _summary_rows(entries: Sequence[Tuple[str, str, Dict[str, Any]]]) -> List[Li
                      _ms(_headline_ms(doc, "read", 99)), _ms(_headline_ms(doc, "write", 99)),
                      rebuild_text, "yes" if doc.get("data_loss") else "no",
                      "measured" if is_measured(doc) else str(block.get("seed", "?")),
-                     str(block.get("version", "?")), _basis(doc)])
+                     str(block.get("version") or "–"), _basis(doc)])
     return rows
 
 
@@ -732,61 +735,194 @@ def comparison_section(entries: Sequence[Dict[str, Any]], anchors: List[str],
             f"{_comparison_table(entries, anchors, several)}")
 
 
-def pareto_section(points: Sequence[Dict[str, Any]]) -> str:
+def _hours(value: Any) -> str:
+    """Rebuild hours as plan's table prints them: one decimal, "never" for a rebuild that does
+    not finish (None in its JSON)."""
+    return "never" if value is None or value == math.inf else f"{value:.1f}"
+
+
+def _plan_rows(points: Sequence[Dict[str, Any]], designs: Dict[str, Dict[str, Any]],
+               cost_digits: int) -> Tuple[List[str], List[List[Any]]]:
+    """The candidates' table: with the plan's designs (its JSON's ``designs``), the columns of
+    ``raidlab plan``'s own table (TB, degraded IOPS, rebuild hours, P(loss) or failures survived)."""
+    ordered = sorted(points, key=lambda p: (not p.get("chosen"), not p.get("pareto"),
+                                            p.get("cost") if finite(p.get("cost")) else math.inf))
+    risk_known = any(p.get("risk") is not None for p in points if p.get("chosen")) or not designs
+    headers = ["design", "cost", "IOPS", "p99 ms"]
+    if designs:
+        headers[2:2] = ["TB"]
+        headers += ["degraded IOPS", "rebuild h"]
+    headers += ["P(loss)" if risk_known else "survives", "Pareto", ""]
+    rows = []
+    for point in ordered:
+        design = designs.get(point.get("label"), {})
+        row = [point.get("label", "?"), _num(point.get("cost"), cost_digits), _num(point.get("iops")),
+               _ms(point.get("p99_ms"))]
+        if designs:
+            capacity = design.get("capacity_bytes")
+            row[2:2] = [f"{capacity / 1e12:.2f}" if finite(capacity) else "–"]
+            degraded, rebuild = design.get("degraded") or {}, design.get("rebuild")
+            row += [_num(degraded.get("iops")), _hours(rebuild.get("hours")) if rebuild else "–"]
+        row.append(_prob(point.get("risk")) if risk_known else str(design.get("survives_failures", "–")))
+        missed = ", ".join(design.get("failed_targets") or [])
+        row += ["yes" if point.get("pareto") else "",
+                "chosen" if point.get("chosen") else (f"misses {missed}" if missed else "")]
+        rows.append(row)
+    return headers, rows
+
+
+def _plan_text(plan: Dict[str, Any]) -> Tuple[str, str]:
+    """The plan's reasoning lines and its setup script, as ``raidlab plan`` prints them."""
+    from raidlab.planner import setup as setup_mod
+
+    why = "".join(f"<li>{esc(line)}</li>" for line in plan.get("explanation") or [])
+    why_html = f'<h3>Why</h3><ul class="why">{why}</ul>' if why else ""
+    setup = plan.get("setup")
+    if not setup:
+        return why_html, ""
+    script = "\n".join(setup_mod.render(setup))
+    return why_html, (f'<h3>Setup for {esc(plan.get("winner", "the chosen design"))}</h3>'
+                      f'<pre class="script"><code>{esc(script)}</code></pre>')
+
+
+def pareto_section(points: Sequence[Dict[str, Any]], plan: Optional[Dict[str, Any]] = None) -> str:
+    """The planner's candidates (chart and table); with its whole JSON document (``plan``) also
+    why the winner wins, each design's degraded IOPS and rebuild hours, and the setup script."""
+    plan = plan or {}
     currency = next((p.get("currency") for p in points if p.get("currency")), None)
-    cost_label = f"cost ({currency})" if currency else "cost (price units)"
+    if (plan.get("request") or {}).get("cost_unit") == "drives":
+        cost_label = "cost (drives)"
+    else:
+        cost_label = f"cost ({currency})" if currency else "cost (price units)"
     chosen = next((p for p in points if p.get("chosen")), None)
     note = f"{sum(1 for p in points if p.get('pareto'))} of {len(points)} candidates on the front"
     figures = [_figure(svg.scatter_pareto("Planner: cost vs IOPS, risk as colour", points, cost_label,
                                           "IOPS (I/O per s)", note=note, width=WIDE),
                        "Up and left is better. Designs on the front are not beaten on cost, IOPS and "
-                       "latency at once; hover a dot for its numbers.", wide=True)]
-    ordered = sorted(points, key=lambda p: (not p.get("chosen"), not p.get("pareto"),
-                                            p.get("cost") if finite(p.get("cost")) else math.inf))
-    rows = [[p.get("label", "?"), _num(p.get("cost"), 0 if (p.get("cost") or 0) >= 100 else 2),
-             _num(p.get("iops")), _ms(p.get("p99_ms")), _prob(p.get("risk")),
-             "yes" if p.get("pareto") else "", "chosen" if p.get("chosen") else ""] for p in ordered]
-    table = _table(["design", cost_label, "IOPS", "p99 ms", "P(loss)", "Pareto", ""], rows)
+                       "latency at once; hover a dot for its numbers. Colour is P(loss) over the "
+                       "mission, in %, as in the table.", wide=True)]
+    designs = {d.get("name"): d for d in plan.get("designs") or [] if isinstance(d, dict)}
+    digits = 0 if all((p.get("cost") or 0) >= 100 for p in points) else 2
+    headers, rows = _plan_rows(points, designs, digits)
+    headers[1] = cost_label
+    table = _table(headers, rows)
     lead = (f'<p class="lead">Chosen: <strong>{esc(chosen.get("label", "?"))}</strong>.</p>'
             if chosen else "")
-    return f'{lead}<div class="grid">{"".join(figures)}</div>{table}'
+    why, setup = _plan_text(plan)
+    return f'{lead}{why}<div class="grid">{"".join(figures)}</div>{table}{setup}'
+
+
+def _g(value: Any, suffix: str = "") -> str:
+    """A number the user gave, as ``raidlab reliability`` echoes it (``:g``), or "–"."""
+    return f"{value:g}{suffix}" if finite(value) else "–"
+
+
+def _reliability_inputs(inputs: Dict[str, Any], layout: Dict[str, Any]) -> str:
+    """What the reliability model was given (its JSON's ``inputs``): drives' AFR/MTTF, the repair
+    time (MTTR) and where it came from, the URE rate, latent errors and scrubs, the mission."""
+    if not inputs:
+        return ""
+    repair = inputs.get("repair") or {}
+    afr = (f"{_g(inputs.get('afr_pct'))} %/y (MTTF {_num(inputs.get('mttf_hours'))} h)"
+           if finite(inputs.get("afr_pct")) else f"from the MTTF given, {_num(inputs.get('mttf_hours'))} h")
+    mttr = (f"{_g(repair.get('total_hours'))} h: rebuild {_g(repair.get('rebuild_hours'))} h "
+            f"(from {repair.get('rebuild_source', '?')}), detect {_g(repair.get('detect_hours'))} h, "
+            f"replace {_g(repair.get('replace_hours'))} h; {inputs.get('repair_policy', '?')} repair policy, "
+            f"{inputs.get('repair_distribution', '?')} repair times in the Monte Carlo")
+    lse = inputs.get("lse_per_disk_year")
+    latent = (f"{_g(lse)} per disk-year, scrub every "
+              + (f"{_g(inputs.get('scrub_days'))} days" if inputs.get("scrub_days") else "never")
+              if lse else "off")
+    level = f"raid{layout.get('level', inputs.get('level', '?'))}"
+    rows = [
+        ["array", f"{level} {layout.get('layout') or ''} × {layout.get('devices', inputs.get('devices', '?'))} "
+                  f"drives of {_g(inputs.get('capacity_tb'))} TB".replace("  ", " ")],
+        ["AFR", afr],
+        ["Weibull shape", f"{_g(inputs.get('weibull_shape'))} (Monte Carlo lifetimes)"],
+        ["MTTR (repair time)", mttr],
+        ["URE rate (UBER)", f"{_g(inputs.get('uber'))} per bit read"
+                            + ("; a URE in a rebuild loses the array" if inputs.get("ure_fails_array") else "")],
+        ["latent sector errors", latent],
+        ["mission", f"{_g(inputs.get('mission_years'))} years"],
+    ]
+    return _table(["", "value"], rows, numeric_from=2, caption="Inputs", table_class="prose")
+
+
+def _reliability_results(data: Dict[str, Any]) -> str:
+    """The results as ``raidlab reliability`` prints them: the exact chain's column beside the
+    Monte Carlo's, so each P(loss) says which model it comes from."""
+    from raidlab.commands.reliability import _bytes, _with_ci, _years
+
+    mc = data.get("monte_carlo") or {}
+    mission = _g(data.get("mission_years"))
+
+    def carlo(key: str, fmt) -> str:
+        return _with_ci(mc.get(key), fmt) if mc else "off"
+
+    rows = [["MTTDL", _years(data.get("mttdl_years")), "–"],
+            ["MTTDL, textbook approximation (drive failures only)", _years(data.get("mttdl_years_approx")), "–"],
+            [f"P(array loss in {mission} y)", _prob(data.get("p_array_loss")), carlo("p_array_loss", _prob)],
+            [f"P(any sector lost in {mission} y)", _prob(data.get("p_sector_loss")), carlo("p_sector_loss", _prob)],
+            ["expected bytes lost per year", _bytes(data.get("expected_bytes_lost_per_year")),
+             carlo("expected_bytes_lost_per_year", _bytes)]]
+    exact = (data.get("exact_model") or {}).get("kind", "continuous-time Markov chain, exponential lifetimes")
+    how = f"Exact Markov chain: {exact}."
+    if mc:
+        how += f" Monte Carlo: {mc.get('model', 'simulated lifetimes')}; {mc.get('trials', 0):,} trials, seed {mc.get('seed', '?')}."
+    return (_table(["", "exact Markov chain (exponential)", "Monte Carlo (Weibull), 95 % CI"], rows, caption="Results")
+            + f'<p class="muted">{esc(how)}</p>')
+
+
+def _reliability_curve(data: Dict[str, Any]) -> str:
+    """The exact chain's P(array loss) by year of the mission, in % (log scale when it spans
+    more than two decades)."""
+    curve = [(c.get("years"), c.get("p_loss") * 100) for c in data.get("curve") or []
+             if finite(c.get("years")) and finite(c.get("p_loss"))]
+    if not curve:
+        return ""
+    positive = [p for _, p in curve if p > 0]
+    if positive and max(positive) / min(positive) > 100:
+        points, axis = [(y, p) for y, p in curve if p > 0], Axis("P(data loss) (%, log scale)", kind="log")
+    else:
+        points, axis = curve, Axis("P(data loss) (%)")
+    chart = svg.line_chart("Probability of data loss over the mission (exact Markov chain)",
+                           Axis("mission time (years)", lo=0.0),
+                           [Panel(axis, [Series("P(array loss), exact Markov chain", "#d6336c", points, unit="%",
+                                                x_unit="years", markers=len(points) <= 40)], height=240)],
+                           width=WIDE)
+    caption = "Chance the array has lost data by each year of service (exact Markov chain, exponential lifetimes)."
+    return f'<div class="grid">{_figure(chart, caption, wide=True)}</div>'
 
 
 def reliability_section(data: Dict[str, Any]) -> str:
-    def years(key: str) -> Optional[str]:
-        value = data.get(key)
-        return f"{_num(value, 0 if value >= 100 else 1)} years" if finite(value) else None
+    """Headline tiles (each saying which model it comes from), the inputs, the chain's and the
+    Monte Carlo's results side by side, and the loss curve."""
+    from raidlab.commands.reliability import _bytes, _years
+
+    def years(key: str) -> Optional[str]:  # as the results table (and the terminal) write it
+        return _years(data[key]) if finite(data.get(key)) else None
 
     mission = f"over {fmt_num(data['mission_years'])} years" if finite(data.get("mission_years")) else "over the mission time"
     lost = data.get("expected_bytes_lost_per_year")
+    carlo = ((data.get("monte_carlo") or {}).get("p_array_loss") or {}).get("mean")
     tiles = [(key, value, note) for key, value, note in (
-        ("MTTDL", years("mttdl_years"), "mean time to data loss"),
+        ("MTTDL", years("mttdl_years"), "mean time to data loss, exact Markov chain"),
         ("MTTDL (approx.)", years("mttdl_years_approx"), "closed-form approximation"),
-        ("P(array loss)", _prob(data["p_array_loss"]) if finite(data.get("p_array_loss")) else None, mission),
+        ("P(array loss)", _prob(data["p_array_loss"]) if finite(data.get("p_array_loss")) else None,
+         f"{mission}, exact Markov chain"),
+        ("P(array loss)", _prob(carlo) if finite(carlo) else None, f"{mission}, Monte Carlo (Weibull)"),
         ("P(sector loss)", _prob(data["p_sector_loss"]) if finite(data.get("p_sector_loss")) else None,
-         "an unreadable sector during a rebuild"),
-        ("Expected loss", f"{human_bytes(int(lost))}/year" if finite(lost) else None, "bytes lost per year, expected"),
+         "an unreadable sector during a rebuild, exact Markov chain"),
+        ("Expected loss", f"{_bytes(lost)}/year" if finite(lost) else None,
+         "bytes lost per year, expected, exact Markov chain"),
     ) if value is not None]
     html = '<div class="tiles">' + "".join(
         f'<div class="tile"><div class="tile-key">{esc(k)}</div><div class="tile-value">{esc(v)}</div>'
         f'<div class="tile-note">{esc(n)}</div></div>' for k, v, n in tiles) + "</div>"
-    curve = [(c.get("years"), c.get("p_loss")) for c in data.get("curve") or []
-             if finite(c.get("years")) and finite(c.get("p_loss"))]
-    if curve:
-        positive = [p for _, p in curve if p > 0]
-        log = bool(positive) and max(positive) / min(positive) > 100
-        if log:
-            points, axis = [(y, p) for y, p in curve if p > 0], Axis("P(data loss) (probability, log scale)", kind="log")
-            unit = ""
-        else:
-            points, axis = [(y, p * 100) for y, p in curve], Axis("P(data loss) (%)")
-            unit = "%"
-        chart = svg.line_chart("Probability of data loss over the mission", Axis("mission time (years)", lo=0.0),
-                               [Panel(axis, [Series("P(array loss)", "#d6336c", points, unit=unit, x_unit="years",
-                                                    markers=len(points) <= 40)], height=240)],
-                               width=WIDE)
-        html += f'<div class="grid">{_figure(chart, "Chance the array has lost data by each year of service.", wide=True)}</div>'
-    return html
+    html += _reliability_inputs(data.get("inputs") or {}, data.get("layout") or {})
+    if data.get("inputs") or data.get("monte_carlo"):
+        html += _reliability_results(data)
+    return html + _reliability_curve(data)
 
 
 def _quantiles(values: Sequence[float], count: int) -> List[float]:
@@ -905,17 +1041,51 @@ Consolas,monospace;background:var(--code)}
 .tile-key{color:var(--muted);font-size:.85rem}
 .tile-value{font-size:1.45rem;font-weight:600;font-variant-numeric:tabular-nums;margin:2px 0}
 .tile-note{color:var(--muted);font-size:.8rem}
+.verdicts ul{margin:6px 0 0;padding-left:1.3em}
+.verdicts li{margin:2px 0}
+ul.why{margin:4px 0 12px;padding-left:1.3em}
+table.prose td{white-space:normal}
+pre.script{max-height:none;white-space:pre-wrap;overflow-wrap:anywhere;border:1px solid var(--border);border-radius:8px}
+svg.chart .ink-fill{fill:var(--text)}
 footer{margin-top:40px;color:var(--muted);font-size:.85rem;border-top:1px solid var(--border);padding-top:12px}
 @media (max-width:600px){main{padding:16px 10px 32px}h1{font-size:1.4rem}.run{padding:12px 10px}}
 @media print{body{background:#fff}.figure,.run,.tile{break-inside:avoid}details{display:none}}
 """
 
 
+def _provenance(docs: Sequence[Dict[str, Any]], planned: bool, reliability: bool, replays: bool) -> str:
+    """Where the report's numbers come from, for its footer: simulated runs, measured runs (and
+    by which fio), the planner's simulations, the reliability model, trace replays."""
+    measured = [d for d in docs if is_measured(d)]
+    simulated = len(docs) - len(measured)
+    sources = []
+    if planned:
+        sources.append("the planner's simulations of each candidate")
+    if simulated:
+        sources.append(f"{simulated} simulated run{'s' if simulated != 1 else ''}")
+    if measured:
+        tools = sorted({str(_block(d).get("tool_version") or d.get("fio version") or "fio") for d in measured})
+        sources.append(f"{len(measured)} measured run{'s' if len(measured) != 1 else ''} ({', '.join(tools)})")
+    if reliability:
+        sources.append("the reliability model (Markov chain and Monte Carlo)")
+    if replays:
+        sources.append("DiskSim trace replays")
+    said = ", ".join(sources[:-1]) + (" and " if len(sources) > 1 else "") + (sources[-1] if sources else "")
+    return (f"Generated by raidlab from {said or 'no runs'}: every number comes from the documents this "
+            "report was made from (see each run's resolved configuration)."
+            + (" Same inputs and seed, same report." if simulated or planned or reliability else ""))
+
+
 def render_html(title: str, runs: list, comparison: Optional[list] = None, pareto: Optional[list] = None,
-                reliability: Optional[dict] = None, replays: Optional[list] = None) -> str:
-    """The whole report as one HTML string (UTF-8, no external resources)."""
+                reliability: Optional[dict] = None, replays: Optional[list] = None,
+                verdicts: Sequence[str] = (), plan: Optional[dict] = None) -> str:
+    """The whole report as one HTML string (UTF-8, no external resources). ``verdicts`` are
+    compare's per-design lines (:func:`raidlab.compare.verdicts`); ``plan`` is the planner's JSON
+    document (its points, designs, reasoning and setup), drawn instead of ``pareto`` alone."""
     runs = list(runs or [])
     comparison = list(comparison or [])
+    if plan and not pareto:
+        pareto = plan.get("points") or []
     run_entries = [(run_label(doc) if len(runs) > 1 or comparison else "this run", f"run-{i + 1}", doc)
                    for i, doc in enumerate(runs)]
     counts: Dict[str, int] = {}
@@ -927,7 +1097,8 @@ def render_html(title: str, runs: list, comparison: Optional[list] = None, paret
             numbered[label] = numbered.get(label, 0) + 1
             run_entries[i] = (f"{label} #{numbered[label]}", anchor, doc)
     comp_anchors = [f"design-{i + 1}" for i in range(len(comparison))]
-    comp_entries = [(f"{e['design']} · {e['state']}", a, e["document"]) for e, a in zip(comparison, comp_anchors)]
+    several = len({e.get("workload") for e in comparison}) > 1
+    comp_entries = [(f"{_label(e, several)} · {e['state']}", a, e["document"]) for e, a in zip(comparison, comp_anchors)]
 
     docs = [doc for _, _, doc in run_entries + comp_entries]
     versions = sorted({str(_block(d).get("version")) for d in docs if _block(d).get("version")})
@@ -939,9 +1110,9 @@ def render_html(title: str, runs: list, comparison: Optional[list] = None, paret
         summary = _table(_SUMMARY_HEADERS, _summary_rows(run_entries + comp_entries), numeric_from=1)
         sections.append(("summary", "Summary", summary))
     if comparison:
-        sections.append(("comparison", "Designs compared", comparison_section(comparison, comp_anchors)))
+        sections.append(("comparison", "Designs compared", comparison_section(comparison, comp_anchors, verdicts)))
     if pareto:
-        sections.append(("plan", "Planner: Pareto front", pareto_section(pareto)))
+        sections.append(("plan", "Planner: Pareto front", pareto_section(pareto, plan)))
     if reliability:
         sections.append(("reliability", "Reliability", reliability_section(reliability)))
     if replays:
@@ -991,8 +1162,6 @@ def render_html(title: str, runs: list, comparison: Optional[list] = None, paret
         f'<p class="muted">{esc(" · ".join(meta))}</p>'
         + (f'<p class="desc">{esc(meta_line)}</p>' if meta_line else "")
         + f'<nav class="toc">{toc}</nav></header>{body}'
-        '<footer>Generated by raidlab from simulated runs: every number comes from the documents '
-        "this report was made from (see each run's resolved configuration). Same inputs and seed, "
-        "same report.</footer>"
+        f"<footer>{esc(_provenance(docs, bool(pareto), bool(reliability), bool(replays)))}</footer>"
         "</main></body></html>\n"
     )

@@ -5,9 +5,12 @@ units; neutral colours (text, axes, grid) come from CSS classes the page styles,
 presentation attributes as the fallback, so a chart also reads on its own. Marks carry a
 ``<title>`` with their exact value: hovering shows it, no script needed.
 
-Scales: linear (nice 1-2-2.5-5 steps), log10 (decades, with 2 and 5 between when few), and
+Scales: linear (nice 1-2-2.5-5 steps), log10 (decades, with 2 and 5 between when few),
 "nines" for percentiles (``-log10(1 - p)``: 90 %, 99 %, 99.9 % ... equally spaced, so a latency
-tail is visible). Output is deterministic: same data, same bytes.
+tail is visible) and "percentile", the log-odds ``log10(p / (1 - p))``: the tail's nines as
+equally spaced as "nines" gives them, and the body (1 %, 10 %, 50 %) as much room below the median
+as 99 % has above it, instead of a sliver at the bottom. Output is deterministic: same data, same
+bytes.
 """
 
 from __future__ import annotations
@@ -32,6 +35,11 @@ PALETTE = ("#4269d0", "#efb118", "#ff725c", "#6cc5b0", "#3ca951", "#ff8ab7", "#a
 STATE_COLORS = {"optimal": "#3ca951", "degraded": "#efb118", "rebuilding": "#ff725c",
                 "failed": "#9498a0", "lost": "#b91c1c"}
 STATE_DASH = {"optimal": None, "degraded": "7 4", "rebuilding": "2 3"}
+#: A point marker per array state, so lines that coincide still show which states they are.
+STATE_SYMBOL = {"optimal": "circle", "degraded": "square", "rebuilding": "triangle"}
+#: Line widths per state: the solid line widest, drawn first, so dashed and dotted lines over it
+#: stay visible where they coincide.
+STATE_WIDTH = {"optimal": 3.4, "degraded": 2.2, "rebuilding": 2.2}
 READ_COLOR = "#4269d0"
 WRITE_COLOR = "#a463f2"
 #: Risk colour ramp, low to high: blue, amber, red.
@@ -112,6 +120,9 @@ class Scale:
             return math.log10(max(value, 1e-300))
         if self.kind == "nines":
             return -math.log10(max(1 - value / 100, 1e-12))
+        if self.kind == "percentile":
+            p = min(max(value, 1e-6), 100 - 1e-6)
+            return math.log10(p / (100 - p))
         return value
 
     def __call__(self, value: float) -> float:
@@ -149,6 +160,15 @@ def make_scale(kind: str, values: Sequence[float], start: float, end: float,
         nines = min(max(2, math.ceil(-math.log10(max(1 - high / 100, 1e-6)) - 1e-9)), 6)
         tick_values = [50.0, 90.0] + [100 - 10.0 ** -k * 100 for k in range(2, nines + 1)]
         scale = Scale("nines", 0.0, 100 - 10.0 ** -nines * 100, start, end)
+        label = formatter or fmt_pct
+    elif kind == "percentile":
+        high = hi if hi is not None else max([99.0] + data)
+        nines = min(max(2, math.ceil(-math.log10(max(1 - high / 100, 1e-6)) - 1e-9)), 6)
+        low = lo if lo is not None else min([1.0] + data)
+        floor = min(max(math.floor(math.log10(max(low, 1e-4)) + 1e-9), -4), 0)  # 1 %, 0.1 %, ...
+        tick_values = ([10.0 ** k for k in range(floor, 2)] + [50.0, 90.0]
+                       + [100 - 10.0 ** -k * 100 for k in range(2, nines + 1)])
+        scale = Scale("percentile", 10.0 ** floor, 100 - 10.0 ** -nines * 100, start, end)
         label = formatter or fmt_pct
     else:
         low = lo if lo is not None else min(data + [0.0])
@@ -193,6 +213,21 @@ class LegendItem:
     color: str
     mark: str = "rect"  # rect, line, dot, ring, band
     dash: Optional[str] = None
+    symbol: Optional[str] = None  # on a line: the series' point marker (circle, square, triangle)
+    width: float = 2.5
+
+
+def symbol(shape: str, cx: float, cy: float, r: float, color: str, attrs: str = "", inner: str = "") -> str:
+    """A point marker centred on (cx, cy): a circle, a square or a triangle of about radius r."""
+    if shape == "square":
+        s = r * 0.9
+        return (f'<rect x="{_n(cx - s)}" y="{_n(cy - s)}" width="{_n(2 * s)}" height="{_n(2 * s)}" '
+                f'fill="{color}"{attrs}>{inner}</rect>')
+    if shape == "triangle":
+        t = r * 1.25
+        points = f"{_n(cx)},{_n(cy - t)} {_n(cx + t)},{_n(cy + t * 0.8)} {_n(cx - t)},{_n(cy + t * 0.8)}"
+        return f'<polygon points="{points}" fill="{color}"{attrs}>{inner}</polygon>'
+    return f'<circle cx="{_n(cx)}" cy="{_n(cy)}" r="{_n(r)}" fill="{color}"{attrs}>{inner}</circle>'
 
 
 class Chart:
@@ -228,7 +263,10 @@ class Chart:
             if item.mark == "line":
                 dash = f' stroke-dasharray="{item.dash}"' if item.dash else ""
                 group.append(f'<line{ink} x1="{_n(x)}" y1="{_n(cy)}" x2="{_n(x + 16)}" y2="{_n(cy)}" '
-                             f'stroke="{item.color}" stroke-width="2.5"{dash}/>')
+                             f'stroke="{item.color}" stroke-width="{_n(item.width)}"{dash}/>')
+                if item.symbol:
+                    fill = ' class="ink-fill"' if item.color == INK else ""
+                    group.append(symbol(item.symbol, x + 8, cy, 3.2, item.color, fill))
             elif item.mark == "dot":
                 group.append(f'<circle cx="{_n(x + 8)}" cy="{_n(cy)}" r="5" fill="{item.color}" '
                              f'stroke="#1f2328" stroke-width="0.6"/>')
@@ -346,6 +384,8 @@ class Series:
     #: The y value in a point's tip: 3-4 significant figures, or every figure a percentile's
     #: nines need (99.95, not 100).
     exact_y: bool = False
+    symbol: str = "circle"  # the point marker: circle, square or triangle
+    width: float = 2.2
 
 
 @dataclass
@@ -459,12 +499,17 @@ def _series_path(series: Series, xs: Scale, ys: Scale) -> Tuple[str, List[Tuple[
 
 def line_chart(title: str, x: Axis, panels: Sequence[Panel], bands: Sequence[Band] = (),
                events: Sequence[Tuple[float, str, str]] = (), note: str = "",
-               legend_extra: Sequence[LegendItem] = (), width: float = WIDTH) -> str:
+               legend_extra: Sequence[LegendItem] = (), width: float = WIDTH,
+               legend: Optional[Sequence[LegendItem]] = None) -> str:
     """Lines in one or more stacked panels sharing the x axis (e.g. IOPS, latency, progress
     over time), with shaded ``bands`` behind every panel and vertical ``events`` (x, label,
-    colour)."""
-    legend: List[LegendItem] = []
+    colour). The legend names each series, unless ``legend`` gives it (e.g. what colour and
+    what line style mean when they encode two things)."""
     seen = set()
+    if legend is not None:
+        legend, seen = list(legend), {s.name for p in panels for s in p.series}
+    else:
+        legend = []
     for panel in panels:
         for s in panel.series:
             if s.name not in seen:
@@ -518,13 +563,13 @@ def line_chart(title: str, x: Axis, panels: Sequence[Panel], bands: Sequence[Ban
                 continue
             dash = f' stroke-dasharray="{s.dash}"' if s.dash else ""
             chart.parts.append(f'<path class="line" d="{path}" fill="none" stroke="{s.color}" '
-                               f'stroke-width="2.2" stroke-linejoin="round" stroke-linecap="round"{dash}>'
+                               f'stroke-width="{_n(s.width)}" stroke-linejoin="round" stroke-linecap="round"{dash}>'
                                f"{_tip(s.name)}</path>")
             if s.markers or len(shown) == 1:
                 dots = "".join(
-                    f'<circle cx="{_n(cx)}" cy="{_n(cy)}" r="{3 if len(shown) > 1 else 4}" fill="{s.color}" '
-                    f'stroke="#ffffff" stroke-width="1" class="halo">'
-                    f"{_tip(f'{s.name}: {_y_value(py, s.exact_y)} {s.unit} at {fmt_num(px)} {s.x_unit}'.strip())}</circle>"
+                    symbol(s.symbol, cx, cy, 3 if len(shown) > 1 else 4, s.color,
+                           ' stroke="#ffffff" stroke-width="1" class="halo"',
+                           _tip(f"{s.name}: {_y_value(py, s.exact_y)} {s.unit} at {fmt_num(px)} {s.x_unit}".strip()))
                     for px, py, cx, cy in shown)
                 chart.parts.append(f'<g class="points">{dots}</g>')
         y_cursor = p_bottom + gap
@@ -589,7 +634,7 @@ def scatter_pareto(title: str, points: Sequence[Dict], x_label: str, y_label: st
             f'<g class="legend colour-ramp"><text x="{_n(x0)}" y="{_n(ramp_y + 9)}" font-size="{FONT}" '
             f'fill="#1f2328">P(loss)</text>{cells}'
             f'<text x="{_n(x0 + 54 + w + 6)}" y="{_n(ramp_y + 9)}" font-size="{FONT - 1}" fill="#59636e">'
-            f"{esc(fmt_num(r_lo))} → {esc(fmt_num(r_hi))} (log)</text></g>")
+            f"{esc(format_probability(r_lo))} → {esc(format_probability(r_hi))} (log scale)</text></g>")
     xs_all = [p.get("cost") for p in points]
     ys_all = [p.get(y_key) for p in points]
     # Pad the data so no dot sits on the frame.
