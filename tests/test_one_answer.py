@@ -13,6 +13,8 @@ import csv
 import io
 import json
 import re
+import shutil
+import subprocess
 from html.parser import HTMLParser
 from typing import Dict, List, Optional
 
@@ -246,3 +248,69 @@ def test_sim_shows_one_set_of_figures_in_its_table_json_html_logs_and_dataframes
         for row in table.to_dict("records"):
             assert row["iops"] == pytest.approx(job[row["direction"]]["iops"])
             assert row["latency_ns_p99"] == pytest.approx(job[row["direction"]]["clat_ns"]["percentile"]["99.000000"])
+
+
+# --- import and measure (fio's own runs) --------------------------------------------------------
+
+FIO = shutil.which("fio")
+needs_fio = pytest.mark.skipif(FIO is None, reason="fio is not installed (make deps installs it)")
+#: Two jobs at once on a file: the headline sums their rates (fio's jobs[] have no array device).
+TWO_JOBS = """\
+[global]
+filename={target}
+size=16M
+ioengine=psync
+runtime=1
+time_based
+[mix]
+rw=randrw
+bs=4k
+[reads]
+rw=randread
+bs=8k
+"""
+
+
+def assert_whole_run_outputs(terminal: str, report: str, document: Dict, where: str) -> None:
+    """The terminal's headline line and the HTML summary show the document's headline, which is
+    the whole run's: the jobs' rates summed, per direction."""
+    h = document["raidlab"]["headline"]
+    assert h["basis"] == WHOLE_RUN
+    for direction in ("read", "write"):
+        assert h[direction]["iops"] == pytest.approx(sum(job[direction]["iops"] for job in document["jobs"]))
+        assert h[direction]["mib_s"] == pytest.approx(sum(job[direction]["bw_bytes"] for job in document["jobs"]) / 2**20)
+    assert h["read"]["iops"] > h["write"]["iops"] > 0
+    assert_headline_line(terminal, h, f"{where} terminal")
+    (summary,) = html_table(report, "run", "read IOPS", "basis")
+    assert summary["basis"] == h["basis"]
+    assert_shows(summary["MiB/s"], h["mib_s"], f"{where} html")
+    for direction in ("read", "write"):
+        assert_shows(summary[f"{direction} IOPS"], h[direction]["iops"], f"{where} html")
+        assert_shows(summary[f"{direction} p99 ms"], h[direction]["p99_ms"], f"{where} html")
+
+
+@needs_fio
+def test_import_shows_one_set_of_figures_in_its_table_json_and_html(tmp_path):
+    job, raw = tmp_path / "two.fio", tmp_path / "fio.json"
+    job.write_text(TWO_JOBS.format(target=tmp_path / "data.bin"))
+    done = subprocess.run([FIO, str(job), "--output-format=json", f"--output={raw}"], capture_output=True,
+                          timeout=60)
+    assert done.returncode == 0, done.stderr
+    html, out = tmp_path / "import.html", tmp_path / "import.json"
+    shown = run_cli(["import", str(raw), "--html", str(html)])
+    assert shown.status == 0, shown.stderr
+    assert run_cli(["import", str(raw), "--json", str(out)]).status == 0
+    assert_whole_run_outputs(shown.stdout, html.read_text(), json.loads(out.read_text()), "import")
+
+
+@needs_fio
+def test_measure_shows_one_set_of_figures_in_its_table_and_html_as_its_json_has_them(tmp_path):
+    job, raw, html = tmp_path / "mix.fio", tmp_path / "fio.json", tmp_path / "measure.html"
+    job.write_text("[mix]\nrw=randrw\nrwmixread=70\nbs=4k\nioengine=psync\nruntime=1\ntime_based\n")
+    shown = run_cli(["measure", "--target", str(tmp_path / "data.bin"), "--fio", str(job), "--size", "16M",
+                     "--fio-output", str(raw), "--html", str(html)])
+    assert shown.status == 0, shown.stderr
+    # --json prints instead of the table: the document is fio's output read as import reads it.
+    out = tmp_path / "measure.json"
+    assert run_cli(["import", str(raw), "--json", str(out)]).status == 0
+    assert_whole_run_outputs(shown.stdout, html.read_text(), json.loads(out.read_text()), "measure")

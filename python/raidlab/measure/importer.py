@@ -309,6 +309,11 @@ def to_document(raw: Dict[str, Any], block: Optional[Dict[str, Any]] = None) -> 
         # What a measured run's table does not show (a failed job, no I/O, trims) goes with it.
         notes = list(merged.get("notes") or [])
         merged["notes"] = notes + [note for note in run_notes(document, missing) if note not in notes]
+    # The headline every output shows, recomputed over the whole run (fio's own runs and
+    # raidlab's sim documents are whole-run figures; a stored one is not trusted).
+    from raidlab.report import headline
+
+    merged["headline"] = headline.compute(document, steady=False)
     return document
 
 
