@@ -191,6 +191,8 @@ def test_plan_html_shows_every_designs_degraded_iops_and_rebuild_hours(plan_page
         row = rows[design["name"]]
         assert row["degraded IOPS"] == f"{design['degraded']['iops']:,.0f}", row
         assert row["rebuild h"] == f"{design['rebuild']['hours']:.1f}", row
+        if design.get("repair"):  # the idle rebuild P(loss) takes as its repair time
+            assert row["idle h"] == f"{design['repair']['hours']:.1f}", row
 
 
 def test_plan_html_shows_the_setup_commands_of_the_winner(plan_page):

@@ -742,27 +742,30 @@ def _hours(value: Any) -> str:
 
 
 def _plan_rows(points: Sequence[Dict[str, Any]], designs: Dict[str, Dict[str, Any]],
-               cost_digits: int) -> Tuple[List[str], List[List[Any]]]:
+               cost: Any) -> Tuple[List[str], List[List[Any]]]:
     """The candidates' table: with the plan's designs (its JSON's ``designs``), the columns of
-    ``raidlab plan``'s own table (TB, degraded IOPS, rebuild hours, P(loss) or failures survived)."""
+    ``raidlab plan``'s own table (TB, degraded IOPS, rebuild hours under load and idle, P(loss)
+    or failures survived). ``cost`` writes a cost."""
     ordered = sorted(points, key=lambda p: (not p.get("chosen"), not p.get("pareto"),
                                             p.get("cost") if finite(p.get("cost")) else math.inf))
     risk_known = any(p.get("risk") is not None for p in points if p.get("chosen")) or not designs
+    idle = any(d.get("repair") for d in designs.values())
     headers = ["design", "cost", "IOPS", "p99 ms"]
     if designs:
         headers[2:2] = ["TB"]
-        headers += ["degraded IOPS", "rebuild h"]
+        headers += ["degraded IOPS", "rebuild h"] + (["idle h"] if idle else [])
     headers += ["P(loss)" if risk_known else "survives", "Pareto", ""]
     rows = []
     for point in ordered:
         design = designs.get(point.get("label"), {})
-        row = [point.get("label", "?"), _num(point.get("cost"), cost_digits), _num(point.get("iops")),
-               _ms(point.get("p99_ms"))]
+        row = [point.get("label", "?"), cost(point.get("cost")), _num(point.get("iops")), _ms(point.get("p99_ms"))]
         if designs:
             capacity = design.get("capacity_bytes")
             row[2:2] = [f"{capacity / 1e12:.2f}" if finite(capacity) else "–"]
             degraded, rebuild = design.get("degraded") or {}, design.get("rebuild")
             row += [_num(degraded.get("iops")), _hours(rebuild.get("hours")) if rebuild else "–"]
+            if idle:
+                row.append(_hours((design.get("repair") or {}).get("hours")) if design.get("repair") else "–")
         row.append(_prob(point.get("risk")) if risk_known else str(design.get("survives_failures", "–")))
         missed = ", ".join(design.get("failed_targets") or [])
         row += ["yes" if point.get("pareto") else "",
@@ -780,9 +783,11 @@ def _plan_text(plan: Dict[str, Any]) -> Tuple[str, str]:
     setup = plan.get("setup")
     if not setup:
         return why_html, ""
-    script = "\n".join(setup_mod.render(setup))
+    # Comment lines (the why of each command) muted, so the commands stand out.
+    script = "\n".join(f'<span class="muted">{esc(line)}</span>' if line.startswith("#") else esc(line)
+                       for line in setup_mod.render(setup))
     return why_html, (f'<h3>Setup for {esc(plan.get("winner", "the chosen design"))}</h3>'
-                      f'<pre class="script"><code>{esc(script)}</code></pre>')
+                      f'<pre class="script"><code>{script}</code></pre>')
 
 
 def pareto_section(points: Sequence[Dict[str, Any]], plan: Optional[Dict[str, Any]] = None) -> str:
@@ -790,8 +795,9 @@ def pareto_section(points: Sequence[Dict[str, Any]], plan: Optional[Dict[str, An
     why the winner wins, each design's degraded IOPS and rebuild hours, and the setup script."""
     plan = plan or {}
     currency = next((p.get("currency") for p in points if p.get("currency")), None)
-    if (plan.get("request") or {}).get("cost_unit") == "drives":
-        cost_label = "cost (drives)"
+    unit = (plan.get("request") or {}).get("cost_unit")
+    if unit in ("drives", "price"):  # the plan's table writes "5 drives" or "$750"
+        cost_label = "cost (drives)" if unit == "drives" else "cost ($)"
     else:
         cost_label = f"cost ({currency})" if currency else "cost (price units)"
     chosen = next((p for p in points if p.get("chosen")), None)
@@ -802,9 +808,14 @@ def pareto_section(points: Sequence[Dict[str, Any]], plan: Optional[Dict[str, An
                        "latency at once; hover a dot for its numbers. Colour is P(loss) over the "
                        "mission, in %, as in the table.", wide=True)]
     designs = {d.get("name"): d for d in plan.get("designs") or [] if isinstance(d, dict)}
-    digits = 0 if all((p.get("cost") or 0) >= 100 for p in points) else 2
-    headers, rows = _plan_rows(points, designs, digits)
-    headers[1] = cost_label
+    if designs:  # the plan's own costs: "$750" or "5 drives", as its table prints them
+        from raidlab.planner.rank import money
+
+        priced = (plan.get("request") or {}).get("cost_unit") != "drives"
+        headers, rows = _plan_rows(points, designs, lambda c: money(c, priced) if finite(c) else "–")
+    else:
+        headers, rows = _plan_rows(points, designs, lambda c: _num(c, 0 if (c or 0) >= 100 else 2))
+        headers[1] = cost_label
     table = _table(headers, rows)
     lead = (f'<p class="lead">Chosen: <strong>{esc(chosen.get("label", "?"))}</strong>.</p>'
             if chosen else "")

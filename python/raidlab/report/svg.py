@@ -607,6 +607,22 @@ def _ramp(t: float) -> str:
     return "#" + "".join(f"{c:02x}" for c in rgb)
 
 
+def _label_place(text: str, cx: float, cy: float, others: Sequence[Tuple[float, float]], x_min: float,
+                 x_max: float, y_min: float) -> Tuple[str, float, float]:
+    """Where the chosen design's label goes: (anchor, x, y) of the first of above-right,
+    above-left, below-right, below-left that fits the plot and covers no other dot."""
+    width = text_width(text)
+    for dy in (-14, 26):
+        for anchor, tx in (("start", cx + 16), ("end", cx - 16)):
+            x0 = tx if anchor == "start" else tx - width
+            ty = cy + dy
+            fits = x0 >= x_min and x0 + width <= x_max and ty - FONT >= y_min
+            clear = not any(x0 - 8 <= ox <= x0 + width + 8 and ty - FONT - 8 <= oy <= ty + 8 for ox, oy in others)
+            if fits and clear:
+                return anchor, tx, ty
+    return ("end", cx - 16, cy - 14) if cx + 16 + width > x_max else ("start", cx + 16, cy - 14)
+
+
 def scatter_pareto(title: str, points: Sequence[Dict], x_label: str, y_label: str,
                    y_key: str = "iops", note: str = "", width: float = WIDTH) -> str:
     """The planner's candidates: cost (x) against performance (y). Colour is risk (P(loss), log
@@ -675,10 +691,11 @@ def scatter_pareto(title: str, points: Sequence[Dict], x_label: str, y_label: st
             dots.append(f'<circle class="chosen ink" cx="{_n(cx)}" cy="{_n(cy)}" r="12" fill="none" '
                         f'stroke="#1f2328" stroke-width="2.5"/>')
             chosen_labels.append((cx, cy, str(p.get("label", "chosen"))))
+    others = [(xs(p["cost"]), ys(p[y_key])) for p in points if not p.get("chosen")
+              and finite(p.get("cost")) and finite(p.get(y_key))]
     for cx, cy, label in chosen_labels:
         text = f"chosen: {label}"
-        anchor, tx = ("end", cx - 16) if cx + 16 + text_width(text) > chart.width - right else ("start", cx + 16)
-        ty = cy - 14 if cy - 14 > top + 10 else cy + 26
+        anchor, tx, ty = _label_place(text, cx, cy, others, left, chart.width - right, top)
         dots.append(f'<text class="chosen-label" x="{_n(tx)}" y="{_n(ty)}" text-anchor="{anchor}" '
                     f'font-size="{FONT}" font-weight="600" fill="#1f2328" paint-order="stroke" '
                     f'stroke="#ffffff" stroke-width="3">{esc(text)}</text>')
