@@ -314,3 +314,67 @@ def test_measure_shows_one_set_of_figures_in_its_table_and_html_as_its_json_has_
     out = tmp_path / "measure.json"
     assert run_cli(["import", str(raw), "--json", str(out)]).status == 0
     assert_whole_run_outputs(shown.stdout, html.read_text(), json.loads(out.read_text()), "measure")
+
+
+# --- plan and reliability ------------------------------------------------------------------------
+
+PLAN = ["plan", "--capacity-tb", "0.1", "--preset", "oltp-postgres", "--levels", "10,5", "--chunks-kib", "64",
+        "--drive", "x25e-slc", "--max-drives", "6", "--extra", "0", "--jobs", "1"]
+
+
+def test_plan_shows_one_set_of_figures_in_its_table_json_and_html(tmp_path):
+    html, out = tmp_path / "plan.html", tmp_path / "plan.json"
+    shown = run_cli([*PLAN, "--html", str(html)])
+    assert shown.status == 0, shown.stderr
+    assert run_cli([*PLAN, "--json", str(out)]).status == 0  # the same seed: the same plan
+    points = {p["label"]: p for p in json.loads(out.read_text())["points"]}
+    rows = terminal_table(shown.stdout, "design")
+    assert len(rows) >= 2
+    for row in rows:
+        point = points[row["design"].lstrip("* ").strip()]
+        assert_shows(row["IOPS"], point["iops"], f"plan terminal {row['design']}")
+        assert_shows(row["p99 ms"], point["p99_ms"], f"plan terminal {row['design']}")
+    html_rows = html_table(html.read_text(), "design", "IOPS", "p99 ms", "Pareto")
+    assert len(html_rows) == len(points)
+    for row in html_rows:
+        assert_shows(row["IOPS"], points[row["design"]]["iops"], f"plan html {row['design']}")
+        assert_shows(row["p99 ms"], points[row["design"]]["p99_ms"], f"plan html {row['design']}")
+
+
+RELIABILITY = ["reliability", "--level", "6", "--devices", "6", "--capacity-tb", "4", "--trials", "2000"]
+
+
+def test_reliability_shows_one_set_of_figures_in_its_text_json_and_html(tmp_path):
+    from raidlab.units import format_probability
+
+    html = tmp_path / "reliability.html"
+    shown = run_cli([*RELIABILITY, "--html", str(html)])
+    assert shown.status == 0, shown.stderr
+    answer = run_cli([*RELIABILITY, "--json"]).json()
+    lines = [line for line in shown.stdout.splitlines() if re.match(r"^(MTTDL|P\(|expected bytes)", line)]
+    text = {re.split(r"\s{2,}", line)[0]: re.split(r"\s{2,}", line)[1:] for line in lines}
+    assert text["P(array loss in 5 y)"][0] == format_probability(answer["p_array_loss"])
+    assert text["P(any sector lost in 5 y)"][0] == format_probability(answer["p_sector_loss"])
+    assert float(text["MTTDL"][0].rstrip(" y")) == pytest.approx(answer["mttdl_years"], rel=1e-2)
+    # The report's results table: the text's rows, cell for cell (a dash is a dash).
+    html_rows = html_table(html.read_text(), "exact Markov chain (exponential)")
+    head = list(html_rows[0])
+    shown_html = {row[head[0]]: [row[h].replace("–", "-") for h in head[1:]] for row in html_rows}
+    for name, cells in text.items():
+        assert shown_html[name] == cells, name
+
+
+def test_compare_from_python_gives_the_headline_figures_as_a_dataframe():
+    from raidlab import frames
+    from raidlab.compare import classic, compare
+
+    designs, cases = classic()
+    rows = compare(designs, cases[1:2], ["optimal"], runtime_s=15)
+    frame = frames.comparison(rows)
+    assert len(frame) == 2
+    for row, record in zip(rows, frame.to_dict("records")):
+        h = row.document["raidlab"]["headline"]
+        assert STEADY.match(h["basis"]) and record["basis"] == h["basis"]
+        assert (record["design"], record["state"], record["workload"]) == (row.design, "optimal", "rndwr")
+        assert record["iops"] == h["iops"] and record["mib_s"] == h["mib_s"]
+        assert record["write_latency_ms_p99"] == h["write"]["p99_ms"] and record["read_latency_ms_p99"] is None

@@ -159,7 +159,8 @@ def compare(designs: Sequence[Design], cases: Sequence[Case], states: Sequence[s
             jobs: int = 1, ray: Optional[str] = None) -> List[Row]:
     """Every design × state × workload, in a fixed order (so output is deterministic), run by
     the sweep's executor (``jobs`` local processes, or Ray tasks with ``ray``): where a run
-    happens never changes its result."""
+    happens never changes its result. :func:`raidlab.frames.comparison` turns the rows into a
+    DataFrame of the figures ``raidlab compare`` prints."""
     from raidlab.sweep.executor import Executor
 
     tasks = [(design, case, state, seed, runtime_s) for design in designs for state in states for case in cases]

@@ -8,7 +8,7 @@ MiB/s (2^20 bytes), latencies in ns (``latency_ns_*``; the 1 s timeline keeps th
 from __future__ import annotations
 
 import html
-from typing import Any, Dict, List
+from typing import Any, Dict, List, Sequence
 
 from raidlab.sweep.metrics import PERCENTILES, latency_ns
 
@@ -55,6 +55,22 @@ def headline(document: Dict[str, Any]):
              **{f"latency_ns_p{p}": None if h[d][f"p{p}_ms"] is None else h[d][f"p{p}_ms"] * 1e6
                 for p in figures.PERCENTS}, "basis": h["basis"]} for d in figures.DIRECTIONS]
     return _pd().DataFrame(rows, columns=["direction", "iops", "mib_s", "latency_ns_p50", "latency_ns_p99", "basis"])
+
+
+def comparison(rows: Sequence[Any]):
+    """``raidlab.compare.compare``'s rows as one table: a row per design, state and workload
+    with the headline figures ``raidlab compare`` prints (its --csv's columns), and their basis."""
+    records = []
+    for row in rows:
+        totals = row.totals()
+        records.append({"design": row.design, "state": row.state, "workload": row.case, "iops": totals["iops"],
+                        "mib_s": totals["mib_s"],
+                        **{f"{d}_latency_ms_p{p}": totals[f"{d}_p{p}_ms"] for d in DIRECTIONS for p in (50, 99)},
+                        "capacity_bytes": row.capacity_bytes, "rebuild_hours": row.rebuild_hours(),
+                        "basis": totals["basis"]})
+    return _pd().DataFrame(records, columns=["design", "state", "workload", "iops", "mib_s",
+                                             *(f"{d}_latency_ms_p{p}" for d in DIRECTIONS for p in (50, 99)),
+                                             "capacity_bytes", "rebuild_hours", "basis"])
 
 
 def members(document: Dict[str, Any]):
