@@ -80,7 +80,11 @@ def _emit_notes(rows) -> None:
 
 @click.command("compare")
 @click.option("--designs", "designs_file", metavar="FILE.toml",
-              help="Designs (and optionally workloads) to compare; default: RAID5 vs RAID10 classic.")
+              help="Designs (and optionally workloads) to compare; default: RAID5 vs RAID10 classic. "
+                   "A TOML file: [defaults] (optional) settings every design starts from; [[design]] "
+                   "name = \"...\" and any raidlab sim setting by its setting name (chunk_kib = 64, "
+                   "level = \"5+0\", drive = \"nearline-7200\"); [[workload]] (optional) name and one "
+                   "of preset, sysbench or fio. Example: examples/designs.toml.")
 @click.option("--fio", "fio_job", metavar="JOB.fio", help="Compare on this fio job instead. " + FIO_FORMS)
 @click.option("--sysbench", metavar='"OPTIONS"', help="Compare on these sysbench fileio options instead.")
 @click.option("--preset", metavar="NAME", help="Compare on a workload preset instead.")
