@@ -92,7 +92,7 @@ def drive_cache_acknowledged(spec: Any, raw: Dict[str, Any]) -> List[str]:
     busiest = max(m["busy_ns"] for m in raw["members"]) / max(raw["end_ns"], 1)
     return [f"the HDD members' writes were acknowledged from their write cache (mean member write "
             f"{slowest_ns / 1e6:.2f} ms at up to {100 * min(busiest, 1):.0f} % utilisation): the write "
-            "latencies shown are the cache's acknowledgement, not the media's, and the model's cache "
+            "latencies shown count the cache's acknowledgement, not the media write, and the model's cache "
             "absorbs random writes more than real drives do; --drive-write-cache off shows the media's"]
 
 
