@@ -172,7 +172,8 @@ def _pareto(plt, points, directory: Path, written) -> None:
     figure, axes = plt.subplots(figsize=(7, 4.5))
     xs = [p["cost"] for p in points]
     ys = [p["iops"] for p in points]
-    risks = [p.get("risk") or 0 for p in points]
+    # P(loss) in %, as the plan's table and the HTML report write it (the points carry fractions).
+    risks = [(p.get("risk") or 0) * 100 for p in points]
     scatter = axes.scatter(xs, ys, c=risks, cmap="viridis_r", s=30)
     front = sorted((p for p in points if p.get("pareto")), key=lambda p: p["cost"])
     if front:
@@ -184,7 +185,7 @@ def _pareto(plt, points, directory: Path, written) -> None:
     axes.set_xlabel("cost")
     axes.set_ylabel("IOPS")
     axes.set_title("Planner: cost vs performance (colour: risk)")
-    figure.colorbar(scatter, ax=axes, label="P(loss)")
+    figure.colorbar(scatter, ax=axes, label="P(loss) over the mission (%)")
     _legend(axes, fontsize=7)
     _save(figure, directory, "pareto.png", written)
     plt.close(figure)
