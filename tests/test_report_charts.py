@@ -58,3 +58,33 @@ def test_png_pareto_colour_scale_is_p_loss_in_percent(tmp_path, monkeypatch):
     assert seen["label"] == "P(loss) over the mission (%)"
     assert seen["values"] == pytest.approx([p["risk"] * 100 for p in POINTS])
     assert (tmp_path / "charts" / "pareto.png").stat().st_size > 1000
+
+
+def test_png_latency_cdf_legend_says_colour_is_the_design_and_line_style_the_state(tmp_path, monkeypatch):
+    from conftest import run_cli
+
+    documents = {}
+    for level in ("5", "10"):
+        for state, extra in (("optimal", []), ("degraded", ["--failed", "0"])):
+            run = run_cli(["sim", "--level", level, "--devices", "4", "--preset", "oltp-postgres",
+                           "--runtime-s", "0.5", "--json", *extra])
+            assert run.status == 0, run.stderr
+            documents[(f"RAID{level}", state)] = run.json()
+    entries = [{"design": d, "state": s, "document": doc} for (d, s), doc in documents.items()]
+    seen = {}
+    original = matplotlib.figure.Figure.savefig
+
+    def savefig(self, *args, **kwargs):
+        axes = self.axes[0]
+        if axes.get_title().startswith("Latency CDF"):
+            seen["legend"] = [t.get_text() for t in axes.get_legend().get_texts()]
+            seen["yscale"] = axes.get_yscale()
+            seen["lines"] = {(line.get_color(), line.get_linestyle(), line.get_marker()) for line in axes.get_lines()}
+            seen["count"] = len(axes.get_lines())
+        return original(self, *args, **kwargs)
+
+    monkeypatch.setattr(matplotlib.figure.Figure, "savefig", savefig)
+    png.write_pngs(str(tmp_path / "charts"), entries)
+    assert seen["legend"] == ["RAID5", "RAID10", "optimal", "degraded", "read", "write"]
+    assert seen["yscale"] == "logit"
+    assert seen["count"] == 8 and len(seen["lines"]) == 8  # no two lines drawn alike

@@ -106,8 +106,23 @@ def _bars(plt, entries: Sequence[Dict[str, Any]], metric: str, label: str, direc
     plt.close(figure)
 
 
+#: Line style per array state, as the HTML report draws them (solid, dashed, dotted).
+STATE_STYLES = {"optimal": "-", "degraded": "--", "rebuilding": ":"}
+#: Point marker per direction.
+DIRECTION_MARKERS = {"read": "o", "write": "x"}
+
+
 def _cdf(plt, entries, directory: Path, written) -> None:
-    figure, axes = plt.subplots(figsize=(7, 4.5))
+    """One latency CDF chart: colour is the design, line style the state, marker the direction,
+    each said once in the legend; the percentile on a logit axis, so 1 %-50 % and the tail both
+    have room."""
+    from matplotlib.lines import Line2D
+
+    figure, axes = plt.subplots(figsize=(8, 5))
+    designs = list(dict.fromkeys(e["design"] for e in entries))
+    colours = {d: f"C{i % 10}" for i, d in enumerate(designs)}
+    states = list(dict.fromkeys(e["state"] for e in entries))
+    directions = []
     for entry in entries:
         for job in entry["document"]["jobs"]:
             for direction in ("read", "write"):
@@ -116,13 +131,25 @@ def _cdf(plt, entries, directory: Path, written) -> None:
                     continue
                 pct = stats["clat_ns"]["percentile"]
                 xs = [pct[k] / 1e6 for k in PERCENTILE_KEYS]
-                ys = [float(k) for k in PERCENTILE_KEYS]
-                axes.plot(xs, ys, marker=".", label=f"{entry['design']} {entry['state']} {direction}")
+                ys = [float(k) / 100 for k in PERCENTILE_KEYS]
+                axes.plot(xs, ys, color=colours[entry["design"]], linestyle=STATE_STYLES.get(entry["state"], "-"),
+                          marker=DIRECTION_MARKERS[direction], markersize=3, linewidth=1.4)
+                directions += [direction] if direction not in directions else []
+    handles = [Line2D([], [], color=colours[d], label=d) for d in designs]
+    handles += [Line2D([], [], color="#333333", linestyle=STATE_STYLES.get(s, "-"), label=s) for s in states]
+    handles += [Line2D([], [], color="#333333", linestyle="none", marker=DIRECTION_MARKERS[d], label=d)
+                for d in directions]
     axes.set_xscale("log")
+    axes.set_yscale("logit")
+    axes.set_ylim(0.01, 0.9999)
+    ticks = (0.01, 0.1, 0.5, 0.9, 0.99, 0.999, 0.9999)
+    axes.set_yticks(ticks, [f"{t * 100:g}%" for t in ticks])
+    axes.yaxis.set_minor_formatter(plt.NullFormatter())
     axes.set_xlabel("completion latency (ms, log scale)")
-    axes.set_ylabel("I/Os completed (percentile)")
-    axes.set_title("Latency CDF")
-    _legend(axes, fontsize=7)
+    axes.set_ylabel("I/Os completed (percentile, logit scale)")
+    axes.set_title("Latency CDF: colour is the design, line style the state, marker the direction")
+    if handles:
+        axes.legend(handles=handles, fontsize=7)
     _save(figure, directory, "latency_cdf.png", written)
     plt.close(figure)
 
