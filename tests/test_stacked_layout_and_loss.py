@@ -80,6 +80,8 @@ def test_layout_json_of_a_5_plus_0_holds_the_outer_map_and_each_inner_arrays_dri
     (["--level", "1+0", "--devices", "5"], "raid1+0 of 5 devices: the array is raid1 pairs"),
     (["--level", "5+0", "--member-kib-list", "1024,1024,1024,1024"], "a stack takes --devices and one --member-kib"),
     (["--level", "6+0", "--devices", "8", "--inner-devices", "3"], "an inner raid6 needs at least 4 drives"),
+    (["--level", "1+0", "--devices", "4", "--member-kib", "0"], "size 0 KiB is out of range"),
+    (["--level", "5+0", "--devices", "6", "--chunk-kib", "3"], "chunk must be a power of two"),
 ])
 def test_layout_refuses_a_stack_md_would_not_build_in_one_line(args, fragment):
     refused(run_cli(["layout", *args]), fragment)

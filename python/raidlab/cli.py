@@ -215,7 +215,8 @@ def _stacked_layout(level, devices, chunk_kib, layout, member_kib, member_kib_li
     """``raidlab layout`` of a stacked level (raidlab.layout.stacked_arrays)."""
     if member_kib_list is not None or devices is None:
         raise click.UsageError(f"--level {level}: a stack takes --devices and one --member-kib for every drive")
-    geo, inner, outer = stacked_arrays(level, devices, chunk_kib, layout, member_kib or DEFAULT_MEMBER_KIB,
+    size = DEFAULT_MEMBER_KIB if member_kib is None else member_kib
+    geo, inner, outer = stacked_arrays(level, devices, chunk_kib, layout, size,
                                        inner_devices, outer_chunk_kib)
     if as_json:
         click.echo(json.dumps(stacked_json(geo, inner, outer)))
