@@ -205,13 +205,15 @@ def test_rebuild_from_sim_uses_the_simulated_hours(monkeypatch):
     doc = cli_json("--level", "6", "--devices", "8", "--rebuild-from-sim", "--drive", "cheetah-10k7",
                    "--sim-opt", "workload=oltp", "--sim-opt", "iodepth=8", "--detect-hours", "2",
                    "--replace-hours", "4", "--trials", "0")
+    # Without --capacity-tb the members are the --drive's size (300 GB).
     assert calls == [{"level": "6", "devices": 8, "layout": None, "chunk_kib": 512,
-                      "capacity_bytes": 4_000_000_000_000, "drive": "cheetah-10k7",
+                      "capacity_bytes": 300_000_000_000, "drive": "cheetah-10k7",
                       "workload": "oltp", "iodepth": 8}]
     assert doc["inputs"]["repair"] == {"rebuild_hours": 30.0, "rebuild_source": "simulation",
+                                       "rebuild_how": "rebuild 30.0 h: simulated under the --sim-opt workload",
                                        "detect_hours": 2.0, "replace_hours": 4.0,
                                        "total_hours": 36.0}
-    direct = cli_json("--level", "6", "--devices", "8", "--mttr-hours", "36", "--trials", "0")
+    direct = cli_json("--level", "6", "--devices", "8", "--capacity-tb", "0.3", "--mttr-hours", "36", "--trials", "0")
     assert doc["mttdl_years"] == direct["mttdl_years"]
 
 

@@ -1,5 +1,13 @@
-"""Rebuild time from the simulator, for reliability models (``raidlab reliability
---rebuild-from-sim``): one member fails, a spare takes over at once, and the rebuild runs under
+"""Rebuild time from the simulator, for reliability models.
+
+:func:`repair_time` is the one repair time (MTTR) that ``raidlab reliability`` (when no
+--mttr-hours is given) and ``raidlab plan`` (its P(loss)) use: one member rebuilt onto a hot spare
+while the array is otherwise idle, as md does it (the lower of the drive's streaming rate and
+speed_limit_max). Under a saturating workload md yields down to speed_limit_min (1000 KiB/s per
+device: a 16 TB member takes half a year), which lasts as long as the load does; plan reports that
+figure beside it as a separate risk, and ``--rebuild-from-sim --sim-opt`` asks for it.
+
+:func:`simulated_rebuild_hours` (``raidlab reliability --rebuild-from-sim``): one member fails, a spare takes over at once, and the rebuild runs under
 the foreground workload with md's speed limits (or a controller's rebuild rate). When the run
 ends before the member does, the rebuild is sampled zone by zone (:func:`zoned_rebuild_s`): a
 drive's inner tracks stream at about half the rate of its outer ones, so the outer tracks' rate
@@ -12,11 +20,12 @@ with two defaults of its own, declared here: the drive and how long to simulate.
 
 from __future__ import annotations
 
-from typing import Any, Callable, Dict, Optional
+from typing import Any, Callable, Dict, Mapping, Optional
 
 from raidlab.drives import resolve_drive
-from raidlab.errors import ConfigError
-from raidlab.run import KNOWN_KEYS, build_run
+from raidlab.errors import ConfigError, RaidlabError
+from raidlab.run import DEFAULTS, KNOWN_KEYS, build_run
+from raidlab.units import human_bytes
 from raidlab.sim import run_spec
 
 #: The drive when --drive is not given: reliability asks about today's multi-TB arrays.
@@ -25,6 +34,17 @@ REBUILD_DRIVE = "nearline-7200"
 REBUILD_RUNTIME_S = 30.0
 #: Equal zones of the member whose rebuild rates are sampled (midpoint rule over the member).
 REBUILD_ZONES = 4
+#: The rate one member rebuilds at when no drive is named, MB/s: a 7200 rpm nearline drive's
+#: zone-averaged streaming rate. Seagate's Exos X16 data sheet (ST16000NM001G, the nearline-7200
+#: preset's source) gives 261 MB/s sustained at the outer zone; the preset estimates 125 MB/s at
+#: the inner one. A rebuild streams every zone once, and equal cylinders take equal time, so the
+#: average of the two.
+DEFAULT_REBUILD_RATE_MB_S = 193.0
+#: Simulated seconds of an idle rebuild by drive kind: enough for md's resync speed to settle
+#: (its 30 s window of marks, md_do_sync) on disks; SSDs and NVMe reach speed_limit_max at once.
+IDLE_REBUILD_SECONDS = {"hdd": 30.0, "ssd": 5.0, "nvme": 1.0, "null": 0.5}
+#: The seed of the idle rebuild: a property of the array and drive, not of the caller's run.
+REPAIR_SEED = 1
 #: Settings the array options (--level, --devices, ...) and the rebuild itself fix.
 _FIXED = ("level", "devices", "layout", "chunk_kib", "drive", "failed", "spare", "timeline", "rebuild_start_pct")
 #: Options accepted through ``--sim-opt KEY=VALUE``.
@@ -83,3 +103,68 @@ def _rebuild_of(spec: Any) -> Dict[str, Any]:
     if not rebuild or not rebuild["duration_s"] or not rebuild["rate_kib_s"]:
         raise ConfigError("the simulated rebuild made no progress; give it a longer runtime_s")
     return rebuild
+
+
+def repair_time(*, level: Any, devices: int, layout: Optional[str] = None, chunk_kib: Optional[int] = None,
+                drive: Any = None, capacity_bytes: Optional[int] = None,
+                speed_limit_min: int = DEFAULTS["speed_limit_min"], speed_limit_max: int = DEFAULTS["speed_limit_max"],
+                host: Optional[str] = None, stack: Optional[Mapping[str, Any]] = None) -> Dict[str, Any]:
+    """The array's repair time for reliability purposes: one member rebuilt onto a hot spare with
+    no other I/O, under md's speed limits (KiB/s per device).
+
+    With a ``drive`` (anything :func:`raidlab.drives.resolve_drive` takes; its own size unless
+    ``capacity_bytes`` is given) the rebuild is simulated on it, zone by zone, with the stripe cache
+    raidlab's runbook sets; without one, ``capacity_bytes`` at :data:`DEFAULT_REBUILD_RATE_MB_S`,
+    capped by speed_limit_max. Returns ``hours``, ``rate_kib_s``, ``source`` and ``how`` (a sentence
+    for the reader)."""
+    if drive is None:
+        if capacity_bytes is None:
+            raise ConfigError("the repair time needs a drive or a member size")
+        rate = min(DEFAULT_REBUILD_RATE_MB_S * 1e6 / 1024, float(speed_limit_max))
+        hours = capacity_bytes / 1024 / rate / 3600
+        how = (f"rebuild {hours_text(hours)}: {capacity_bytes / 1e12:g} TB at {rate * 1024 / 1e6:.0f} MB/s (a 7200 rpm "
+               f"nearline drive's zone-averaged rate, Exos X16 data sheet; md's speed_limit_max "
+               f"{speed_limit_max:,} KiB/s caps it), the array otherwise idle; --drive simulates the drive's own")
+        return {"hours": hours, "rate_kib_s": rate, "source": "member size at the default rate", "how": how,
+                "drive": None, "speed_limits": [speed_limit_min, speed_limit_max]}
+    model = resolve_drive(drive)
+    scale = 1.0
+    if capacity_bytes is not None and capacity_bytes != model.capacity_bytes:
+        scale = capacity_bytes / model.capacity_bytes if model.fixed_capacity else 1.0
+        try:
+            model = model if model.fixed_capacity else model.with_capacity(capacity_bytes)
+        except ConfigError as error:
+            raise ConfigError(f"--capacity-tb {capacity_bytes / 1e12:g} for --drive {model.name}: {error}") from None
+    try:
+        rebuild = zoned_rebuild(lambda start_pct: build_run(
+            _idle_settings(level, devices, layout, chunk_kib, model, speed_limit_min, speed_limit_max, host, stack,
+                           start_pct), allow_idle=True))
+    except RaidlabError as error:
+        if scale == 1.0 and model.capacity_bytes == capacity_bytes and "capacity_bytes" in str(error):
+            raise ConfigError(f"--capacity-tb {capacity_bytes / 1e12:g} for --drive {model.name}: {error}") from None
+        raise
+    hours = rebuild["duration_s"] * scale / 3600
+    how = (f"rebuild {hours_text(hours)}: an idle rebuild of one {model.name} member "
+           f"({human_bytes(int(model.capacity_bytes * scale))}) onto a hot spare, simulated at "
+           f"{rebuild['rate_kib_s']:,.0f} KiB/s under md's speed_limit_max {speed_limit_max:,} KiB/s")
+    return {"hours": hours, "rate_kib_s": rebuild["rate_kib_s"], "source": "drive idle rebuild", "how": how,
+            "drive": model.name, "speed_limits": [speed_limit_min, speed_limit_max]}
+
+
+def hours_text(hours: float) -> str:
+    """Hours for the reader: minutes below one hour."""
+    return f"{hours:,.1f} h" if hours >= 1 else f"{hours * 60:.2g} min"
+
+
+def _idle_settings(level: Any, devices: int, layout: Optional[str], chunk_kib: Optional[int], model: Any,
+                   low: int, high: int, host: Optional[str], stack: Optional[Mapping[str, Any]],
+                   start_pct: float) -> Dict[str, Any]:
+    """The idle rebuild's run: member 0 failed onto a spare, the runbook's stripe cache, a fixed
+    seed, and as many simulated seconds as the drive kind needs."""
+    from raidlab.planner.setup import stripe_cache_entries  # here: the planner imports this module
+
+    kind = "nvme" if model.kind == "ssd" and "nvme" in model.interface.lower() else model.kind
+    return {"level": level, "devices": devices, "layout": layout, "chunk_kib": chunk_kib, "drive": model,
+            "failed": (0,), "spare": True, "controller": "md", "stripe_cache_size": stripe_cache_entries(devices),
+            "speed_limit_min": low, "speed_limit_max": high, "seed": REPAIR_SEED, "host": host,
+            "runtime_s": IDLE_REBUILD_SECONDS.get(kind, 10.0), "rebuild_start_pct": start_pct, **(stack or {})}

@@ -37,8 +37,9 @@ DEFAULT_UBER: float = _DEFAULTS["uber"]
 DESKTOP_UBER: float = _DEFAULTS["uber_desktop"]
 #: Mission time in years.
 DEFAULT_MISSION_YEARS: float = _DEFAULTS["mission_years"]
-#: Rebuild hours when neither --mttr-hours nor --rebuild-from-sim is given (a 16 TB drive at
-#: 180 MB/s takes 24.7 h; the research's worked examples use 24 h).
+#: The core's worked-example rebuild (24 h). No longer the CLI's default: when neither
+#: --mttr-hours nor --rebuild-from-sim is given the repair time comes from the drive or the
+#: member size (raidlab.rebuild.repair_time, shared with plan).
 DEFAULT_REBUILD_HOURS: float = _DEFAULTS["repair_hours"]
 #: Days between scrubs: monthly, as Debian/Ubuntu's mdadm `checkarray` cron job.
 DEFAULT_SCRUB_DAYS: float = _DEFAULTS["scrub_days"]
@@ -60,6 +61,8 @@ DEFAULT_COMMAND_TIMEOUT_S: float = 30.0
 #: TB each drive reads a year: desktop drives' rated workload (Seagate BarraCuda and WD Blue
 #: product manuals: 55 TB/year of reads and writes [memory]); give your own.
 DEFAULT_READ_TB_PER_YEAR: float = 55.0
+#: The shortest repair the exact chain takes (raidlab-core reliability validate: 36 s).
+MIN_REPAIR_HOURS = 0.01
 REPAIR_POLICIES = ("md", "serial", "parallel")
 REPAIR_DISTRIBUTIONS = ("fixed", "exponential")
 
@@ -69,7 +72,9 @@ SOURCES = {
     "weibull_shape": "Elerath & Pecht, IEEE Trans. Computers 58(3), 2009: TTOp Weibull shape 1.12",
     "uber": "drive datasheets: < 1 in 10^15 bits (enterprise/NAS), 1 in 10^14 (desktop)",
     "mission_years": "raidlab default (the literature often uses 10 y)",
-    "rebuild_hours": "16 TB at 180 MB/s is 24.7 h; md speed_limit_max 200,000 KiB/s gives 21.7 h",
+    "rebuild_hours": ("the array's idle rebuild (raidlab.rebuild.repair_time, as plan): --drive's simulated on the "
+                      "drive under md's speed limits, else the member size at 193 MB/s (Exos X16 data sheet: "
+                      "261 MB/s outer, about 125 MB/s inner), capped by speed_limit_max 200,000 KiB/s"),
     "scrub_days": "Debian/Ubuntu mdadm packaging: monthly checkarray",
     "mttdl": "exact CTMC (Gibson 1990); approximation Patterson, Gibson & Katz 1988 / Chen et al. 1994",
     "ure": "P(URE) = 1 - (1 - UBER)^(8 x bytes read) (Harris 2007; Leventhal 2009)",
@@ -264,7 +269,7 @@ def analyze(
     devices: int,
     layout: Optional[str] = None,
     chunk_kib: int = DEFAULT_CHUNK_KIB,
-    capacity_tb: float = DEFAULT_CAPACITY_TB,
+    capacity_tb: Optional[float] = None,
     afr_pct: Optional[float] = None,
     mttf_hours: Optional[float] = None,
     weibull_shape: float = DEFAULT_WEIBULL_SHAPE,
@@ -295,8 +300,11 @@ def analyze(
     Drives: ``afr_pct`` (annualized failure rate, %) or ``mttf_hours``, not both [default AFR
     1.5 %; an MTTF means the AFR 1 - exp(-8760/MTTF)]; the Monte Carlo's Weibull lifetimes keep
     that AFR: a new drive fails within its first year with that probability, whatever the shape
-    (its scale is 8760 h / (-ln(1 - AFR))^(1/shape)). Repair: ``mttr_hours`` (the
-    rebuild) or ``rebuild_from_sim`` (the rebuild simulator), plus ``detect_hours`` and
+    (its scale is 8760 h / (-ln(1 - AFR))^(1/shape)). Members are ``capacity_tb`` [default: the
+    ``drive``'s size, else 4 TB]. Repair: ``mttr_hours`` (the rebuild) or ``rebuild_from_sim``
+    (the rebuild simulator under ``sim_options``' workload) or, by default, the array's idle
+    rebuild (:func:`raidlab.rebuild.repair_time`, as ``raidlab plan`` uses: simulated on
+    ``drive``, else the member size at a nearline drive's rate), plus ``detect_hours`` and
     ``replace_hours``. ``scrub_days`` 0 means never scrubbed. ``trials`` 0 skips the Monte Carlo,
     which calls ``progress(trials_done, trials)`` between batches of trials and stops with
     KeyboardInterrupt on Ctrl-C (the result does not depend on the batches).
@@ -312,6 +320,9 @@ def analyze(
         raise ConfigError("--mttr-hours and --rebuild-from-sim cannot be used together")
     devices = _whole("--devices", devices, 1)
     chunk_kib = _whole("--chunk-kib", chunk_kib, 1)
+    given_capacity = capacity_tb is not None
+    if capacity_tb is None:
+        capacity_tb = DEFAULT_CAPACITY_TB if drive is None else _drive_capacity_bytes(drive) / 1e12
     capacity_tb = _finite("--capacity-tb", capacity_tb, 0.0, strict=True)
     member_bytes = capacity_tb * 1e12
     if member_bytes / 1024 >= 1 << 50:
@@ -351,12 +362,16 @@ def analyze(
         rebuild_hours = simulated_rebuild_hours(level_text, devices, layout, chunk_kib,
                                                 int(member_bytes), drive, {**(sim_options or {}), **stack})
         rebuild_source = "simulation"
+        rebuild_how = f"rebuild {rebuild_hours:.1f} h: simulated under the --sim-opt workload"
     elif mttr_hours is not None:
         rebuild_hours = _finite("--mttr-hours", mttr_hours, 0.0, strict=True)
         rebuild_source = "input"
+        rebuild_how = f"rebuild {rebuild_hours:g} h: --mttr-hours"
     else:
-        rebuild_hours = DEFAULT_REBUILD_HOURS
-        rebuild_source = "default"
+        repair = _default_repair(level_text, devices, layout, chunk_kib, drive,
+                                 int(member_bytes) if given_capacity or drive is None else None,
+                                 inner_devices, outer_chunk_kib)
+        rebuild_hours, rebuild_source, rebuild_how = repair["hours"], repair["source"], repair["how"]
     repair_hours = rebuild_hours + detect_hours + replace_hours
     drops = timeout_drops(drive, erc_s, command_timeout_s, read_tb_per_year, uber)
 
@@ -396,6 +411,7 @@ def analyze(
         "repair": {
             "rebuild_hours": rebuild_hours,
             "rebuild_source": rebuild_source,
+            "rebuild_how": rebuild_how,
             "detect_hours": detect_hours,
             "replace_hours": replace_hours,
             "total_hours": repair_hours,
@@ -446,6 +462,26 @@ def timeout_drops(drive: Optional[Any], erc_s: Optional[float], command_timeout_
     }
 
 
+def _default_repair(level_text: str, devices: int, layout: Optional[str], chunk_kib: int, drive: Any,
+                    capacity_bytes: Optional[int], inner_devices: int, outer_chunk_kib: int) -> Dict[str, Any]:
+    """The repair time plan also uses (:func:`raidlab.rebuild.repair_time`), for this array; no
+    shorter than the chain's shortest repair (:data:`MIN_REPAIR_HOURS`), as plan takes it too."""
+    from raidlab.rebuild import repair_time
+    from raidlab.run import normalise_level
+
+    level_text = normalise_level(level_text)
+    if level_text == "0":  # nothing to rebuild: the first failure loses the array
+        return {"hours": MIN_REPAIR_HOURS, "source": "none (raid0)",
+                "how": "no rebuild: raid0 loses data with its first failure"}
+    stack = {"inner_devices": inner_devices, "outer_chunk_kib": outer_chunk_kib} if "+" in level_text else None
+    repair = repair_time(level=level_text, devices=devices, layout=layout, chunk_kib=chunk_kib, drive=drive,
+                         capacity_bytes=capacity_bytes, stack=stack)
+    if repair["hours"] < MIN_REPAIR_HOURS:
+        repair = dict(repair, hours=MIN_REPAIR_HOURS,
+                      how=repair["how"] + f"; taken as {MIN_REPAIR_HOURS * 3600:g} s, the model's shortest repair")
+    return repair
+
+
 def _drive_capacity_bytes(drive: Any) -> int:
     """A drive's capacity, from any way of naming it (:func:`raidlab.drives.resolve_drive`)."""
     from raidlab.drives import resolve_drive
@@ -469,8 +505,8 @@ def loss_probability(*, level: Any, devices: int, layout: Optional[str] = None,
     """P(array loss) over the mission from the exact chain: the durability hook of the planner.
 
     The member size is ``capacity_bytes`` or the drive preset's; ``rebuild_hours`` (e.g. the
-    simulated rebuild) is the rebuild time (None: the default). Other keyword arguments go to
-    :func:`analyze` (``afr_pct``, ``detect_hours``, ...).
+    simulated rebuild) is the rebuild time (None: the default, :func:`raidlab.rebuild.repair_time`).
+    Other keyword arguments go to :func:`analyze` (``afr_pct``, ``chunk_kib``, ``detect_hours``, ...).
     """
     if capacity_bytes is None:
         if drive is None:

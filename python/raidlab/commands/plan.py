@@ -1,5 +1,5 @@
-"""`raidlab plan`: the cheapest md array for a capacity, a workload and its targets, with the
-commands that build it."""
+"""`raidlab plan`: the md array for a capacity, a workload and its targets (fault tolerance
+included), best on an objective, with the commands that build it."""
 
 from __future__ import annotations
 
@@ -65,7 +65,8 @@ def _row(e: Evaluated, priced: bool, winner: Evaluated) -> List[str]:
     return [mark + e.design.name, money(e.cost, priced), f"{e.capacity_bytes / 1e12:.2f}",
             f"{e.iops:,.0f}", _ms(e.result['optimal']['p99_ms']),
             "-" if degraded is None else f"{degraded:,.0f}",
-            "-" if hours is None else ("never" if hours == float("inf") else f"{hours:.1f}"), risk]
+            "-" if hours is None else ("never" if hours == float("inf") else f"{hours:.1f}"),
+            "-" if e.result.get("repair") is None else f"{e.result['repair']['hours']:.1f}", risk]
 
 
 def render_text(result: PlanResult, top: int) -> str:
@@ -74,18 +75,24 @@ def render_text(result: PlanResult, top: int) -> str:
     priced = request["cost_unit"] == "price"
     labels = {"min_iops": "IOPS >= {:g}", "max_p99_ms": "p99 <= {:g} ms",
               "min_degraded_iops": "degraded IOPS >= {:g}", "max_rebuild_hours": "rebuild <= {:g} h",
-              "max_loss_probability": "P(loss) <= {}"}
+              "max_loss_probability": "P(loss) <= {}", "min_survive": "survives {:g} failure(s)"}
     targets = ", ".join(labels[k].format(format_probability(v) if k == "max_loss_probability" else v)
-                        for k, v in request["targets"].items()) or "none"
+                        for k, v in request["targets"].items() if (k, v) != ("min_survive", 0)) or "none"
+    if request["survive"] is None and "min_survive" in request["targets"] and request["targets"]["min_survive"]:
+        targets += " (2 where a rebuild under the workload lasts over a week)"
     lines = [f"raidlab plan: {request['capacity_tb']:g} TB usable | {request['workload']['describe']}",
              f"targets: {targets}"
              + (f"; budget {request['budget']:g}" if request["budget"] is not None else "")
-             + f"; at most {request['max_drives']} drives; seed {doc['raidlab']['seed']}",
+             + f"; at most {request['max_drives']} drives; objective {request['objective']}; "
+               f"seed {doc['raidlab']['seed']}",
              f"searched {found['considered']} candidates: {found['pruned']['capacity']} too small, "
-             f"{found['pruned']['budget']} over budget; simulated {found['simulated']} "
+             f"{found['pruned']['budget']} over budget"
+             + (f", {found['pruned']['survive']} survive too few failures" if found["pruned"].get("survive") else "")
+             + f"; simulated {found['simulated']} "
              f"(optimal, one member failed, rebuilding onto a spare); {found['feasible']} meet every target"]
     risk_header = "P(loss)" if result.winner.loss_probability is not None else "survives"
-    headers = ["design", "cost", "TB", "IOPS", "p99 ms", "degraded IOPS", "rebuild h", risk_header]
+    # Two rebuild times: under the workload (the plan's estimate) and idle (P(loss)'s repair time).
+    headers = ["design", "cost", "TB", "IOPS", "p99 ms", "degraded IOPS", "rebuild h", "idle h", risk_header]
     front = result.front[:top]
     lines += ["", f"Pareto front (cost vs performance vs risk), {len(result.front)} design(s), best first"
               + (f", first {top} shown" if len(result.front) > top else "") + ":",
@@ -131,6 +138,13 @@ def render_text(result: PlanResult, top: int) -> str:
               help="Chunk sizes to consider, KiB.")
 @click.option("--raid10-layouts", default=",".join(DEFAULT_RAID10_LAYOUTS), show_default=True,
               help="md raid10 layouts to consider.")
+@click.option("--survive", type=whole(0, 8), default=None, metavar="N",
+              help="Target: every design survives any N drive failures (raid5 and raid10 n2 survive 1; raid6 and "
+                   "raid10 n3 survive 2). [default: 1, and 2 for a design whose rebuild under the workload lasts "
+                   "over a week; 0 when --levels includes 0]")
+@click.option("--objective", type=click.Choice(["cost", "iops", "p99", "loss"]), default="cost", show_default=True,
+              help="What ranks the designs that meet every target: cost (cheapest), iops (most IOPS), p99 (lowest "
+                   "p99 latency) or loss (lowest P(loss) over --mission-years).")
 @click.option("--durability", type=finite(0, 1, low_open=True, high_open=True), metavar="P",
               help="Target: most acceptable probability of data loss over --mission-years.")
 @click.option("--mission-years", type=finite(0, 100, low_open=True), default=5.0, show_default=True,
@@ -161,8 +175,10 @@ def render_text(result: PlanResult, top: int) -> str:
 def plan_command(capacity_tb, fio_job, sysbench, preset, min_iops, max_p99_ms, min_degraded_iops,
                  max_rebuild_hours, max_drives, drives, budget, spares, levels, chunks_kib,
                  raid10_layouts, durability, mission_years, speed_limit_min, speed_limit_max, sim_seconds,
-                 extra, seed, jobs, ray, top, host, html_out, png_dir, json_out) -> None:
-    """Plan an md array: the cheapest design that holds --capacity-tb and meets the targets.
+                 extra, seed, jobs, ray, top, host, html_out, png_dir, json_out, survive=None,
+                 objective="cost") -> None:
+    """Plan an md array: the design that holds --capacity-tb, meets the targets and survives
+    --survive failures, best on --objective (by default the cheapest).
 
     Enumerates levels, device counts, chunk sizes and drive models, drops what is too small or
     over budget, simulates the rest under the workload (optimal, one member failed, rebuilding),
@@ -182,7 +198,7 @@ def plan_command(capacity_tb, fio_job, sysbench, preset, min_iops, max_p99_ms, m
                       mission_years=mission_years, seed=seed, jobs=jobs or os.cpu_count() or 1,
                       sim_seconds=sim_seconds, extra=extra, progress=factory,
                       speed_limit_min_kib_s=speed_limit_min, speed_limit_max_kib_s=speed_limit_max,
-                      ray=ray, host=host)
+                      ray=ray, host=host, survive=survive, objective=objective)
     finally:
         for bar in bars:
             bar.close()

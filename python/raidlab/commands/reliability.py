@@ -17,6 +17,7 @@ from raidlab.outputs import writes_files
 from raidlab.commands.numbers import finite, real_text, whole, whole_text
 from raidlab.commands.progress import ProgressBar
 from raidlab import reliability as rel
+from raidlab.rebuild import DEFAULT_REBUILD_RATE_MB_S, hours_text
 from raidlab.run import cli_type
 from raidlab.stacked import options as stacked_options
 from raidlab.report import html as html_report
@@ -82,10 +83,9 @@ def render_text(doc: Dict[str, Any]) -> str:
         f"raidlab reliability: {name}, {layout['devices']} x {inputs['capacity_tb']:g} TB "
         f"({_bytes(layout['capacity_bytes'])} usable), mission {mission:g} y",
         f"drives: {drives} (MTTF {inputs['mttf_hours']:,.0f} h), Weibull shape "
-        f"{inputs['weibull_shape']:g}; repair {repair['total_hours']:g} h (rebuild "
-        f"{repair['rebuild_hours']:g} h from {repair['rebuild_source']}, detect "
-        f"{repair['detect_hours']:g} h, replace {repair['replace_hours']:g} h), "
-        f"{inputs['repair_policy']} policy",
+        f"{inputs['weibull_shape']:g}; {inputs['repair_policy']} repair policy",
+        f"repair {hours_text(repair['total_hours'])} = {repair['rebuild_how']}; + detect "
+        f"{repair['detect_hours']:g} h + replace {repair['replace_hours']:g} h",
         f"sector errors: UBER {inputs['uber']:g} per bit read; latent errors "
         + (f"{inputs['lse_per_disk_year']:g} per disk-year, scrub every "
            + (f"{inputs['scrub_days']:g} days" if inputs["scrub_days"] else "never")
@@ -150,9 +150,9 @@ def render_text(doc: Dict[str, Any]) -> str:
 @click.option("--layout", metavar="NAME", help="mdadm layout name [default: mdadm's].")
 @click.option("--chunk-kib", type=cli_type("chunk_kib"), default=rel.DEFAULT_CHUNK_KIB, show_default=True,
               help="Chunk size in KiB (power of two).")
-@click.option("--capacity-tb", type=finite(0, 1e6, low_open=True),
-              default=rel.DEFAULT_CAPACITY_TB, show_default=True,
-              help="Size of each member in decimal TB.")
+@click.option("--capacity-tb", type=finite(0, 1e6, low_open=True), default=None,
+              help=f"Size of each member in decimal TB. [default: the --drive's size, else "
+                   f"{rel.DEFAULT_CAPACITY_TB:g}]")
 @click.option("--afr-pct", type=finite(0, 100, low_open=True, high_open=True),
               help=f"Annualized failure rate of one drive, %. [default: {rel.DEFAULT_AFR_PCT:g}, "
                    "Backblaze fleet 2023-2025]")
@@ -164,10 +164,14 @@ def render_text(doc: Dict[str, Any]) -> str:
                    "Elerath & Pecht 2009 fit 1.12). The scale keeps the AFR: a new drive fails "
                    "within its first year with that probability whatever the shape.")
 @click.option("--mttr-hours", type=finite(0, 1e6, low_open=True),
-              help=f"Rebuild time in hours. [default: {rel.DEFAULT_REBUILD_HOURS:g}]")
+              help="Rebuild time in hours. [default: the array's idle rebuild, as plan uses: simulated on "
+                   f"--drive under md's speed limits, else the member size at "
+                   f"{DEFAULT_REBUILD_RATE_MB_S:g} MB/s (a 7200 rpm nearline drive, Exos X16 data sheet)]")
 @click.option("--rebuild-from-sim", is_flag=True,
-              help="Take the rebuild time from the rebuild simulator (with --drive and --sim-opt).")
-@click.option("--drive", metavar="PRESET|FILE.toml", help="Drive model for --rebuild-from-sim.")
+              help="Take the rebuild time from the rebuild simulator under a foreground workload "
+                   "(--sim-opt; idle without one), on --drive.")
+@click.option("--drive", metavar="NAME", help="Drive model (preset, FILE.toml, DiskSim model): the members' size, "
+                                              "their idle rebuild time and read error recovery.")
 @click.option("--sim-opt", "sim_opts", multiple=True, metavar="KEY=VALUE",
               help="Foreground workload / md option for --rebuild-from-sim (repeatable).")
 @click.option("--detect-hours", type=finite(0, 1e6), default=0.0, show_default=True,
@@ -209,7 +213,7 @@ def render_text(doc: Dict[str, Any]) -> str:
 @stacked_options
 @writes_files(html_out="file")
 def reliability_command(level: str, devices: int, layout: Optional[str], chunk_kib: int,
-                        capacity_tb: float, afr_pct: Optional[float], mttf_hours: Optional[float],
+                        capacity_tb: Optional[float], afr_pct: Optional[float], mttf_hours: Optional[float],
                         weibull_shape: float, mttr_hours: Optional[float], rebuild_from_sim: bool,
                         drive: Optional[str], sim_opts: Tuple[str, ...], detect_hours: float,
                         replace_hours: float, uber: float, lse_per_disk_year: float,
@@ -252,7 +256,7 @@ def reliability_command(level: str, devices: int, layout: Optional[str], chunk_k
         layout_doc = document["layout"]
         title = (f"raidlab reliability: raid{layout_doc['level']}"
                  + (f" {layout_doc['layout']}" if layout_doc["layout"] else "")
-                 + f", {layout_doc['devices']} x {capacity_tb:g} TB")
+                 + f", {layout_doc['devices']} x {document['inputs']['capacity_tb']:g} TB")
         write_output(html_out, html_report.render_html(title, [], reliability=document))
     if as_json:
         click.echo(json.dumps(document, indent=2))

@@ -1,5 +1,6 @@
-"""``raidlab plan``: find the cheapest md array that meets a capacity, a workload's targets and
-a budget, show the alternatives worth knowing, and print the commands that build it.
+"""``raidlab plan``: find the md array that meets a capacity, a workload's targets, a fault
+tolerance (``survive``) and a budget and is best on an objective (by default the cheapest), show
+the alternatives worth knowing, and print the commands that build it.
 
 >>> from raidlab.planner import plan
 >>> from raidlab.workload import preset
@@ -33,7 +34,8 @@ from raidlab.planner.candidates import (DEFAULT_CHUNKS_KIB, DEFAULT_LEVELS, DEFA
                                         fault_tolerance, parse_drive)
 from raidlab.planner.rank import Evaluated
 from raidlab.planner.runbook import MD_SPEED_LIMIT_MAX_KIB_S, MD_SPEED_LIMIT_MIN_KIB_S
-from raidlab.planner.search import search
+from raidlab.planner.search import SCALING_SLACK, search
+from raidlab.units import format_probability
 from raidlab.workload import Workload
 
 __all__ = ["plan", "PlanResult", "Design", "DriveModel"]
@@ -102,8 +104,14 @@ def plan(*, capacity_tb: float, workload: Workload,
          progress: Optional[Callable[[int, int], Callable[[int], None]]] = None,
          speed_limit_min_kib_s: int = MD_SPEED_LIMIT_MIN_KIB_S,
          speed_limit_max_kib_s: int = MD_SPEED_LIMIT_MAX_KIB_S,
-         ray: Optional[str] = None, host: Optional[str] = None) -> PlanResult:
+         ray: Optional[str] = None, host: Optional[str] = None,
+         survive: Optional[int] = None, objective: str = "cost") -> PlanResult:
     """Plans an array. Raises ConfigError (one line) when the request cannot be met.
+
+    ``survive``: drive failures every design must survive (None: 1, and 2 for a design whose
+    rebuild under the workload lasts over a week, :data:`rank.DEFAULT_EXPOSURE_HOURS`; 0 when
+    ``levels`` holds raid0). ``objective`` ranks the designs that meet every target: "cost"
+    (cheapest), "iops", "p99" or "loss" (lowest P(loss)); :data:`rank.OBJECTIVES`.
 
     ``progress(total)`` may return a callback that receives the number of designs settled.
     The speed limits are md's resync limits (KiB/s per device) every simulated rebuild runs
@@ -137,6 +145,8 @@ def plan(*, capacity_tb: float, workload: Workload,
     if jobs < 1:
         raise ConfigError("--jobs must be at least 1")
     levels = _planner_levels(levels)
+    if objective not in ranking.OBJECTIVES:
+        raise ConfigError(f"--objective {objective!r}: expected one of {', '.join(ranking.OBJECTIVES)}")
     for chunk in chunks_kib:
         if chunk < 4 or chunk & (chunk - 1):
             raise ConfigError(f"chunk {chunk} KiB: md needs a power of two of at least 4 KiB")
@@ -149,17 +159,21 @@ def plan(*, capacity_tb: float, workload: Workload,
     check_models(models, budget)
     priced = all(model.price is not None for model in models)
     by_name = {model.name: model for model in models}
+    _check_survive(survive, levels, raid10_layouts)
     targets = {"min_iops": min_iops, "max_p99_ms": max_p99_ms, "min_degraded_iops": min_degraded_iops,
                "max_rebuild_hours": max_rebuild_hours,
-               "max_loss_probability": durability}
+               "max_loss_probability": durability, **_survive_targets(survive, levels)}
 
     found = enumerate_designs(models, levels, sorted(set(chunks_kib)), list(dict.fromkeys(raid10_layouts)),
                               max_drives, spares, capacity_bytes, budget)
+    _prune_survive(found, by_name, targets["min_survive"])
     if not found.families:
         raise ConfigError(
             f"no design holds {capacity_tb:g} TB within {max_drives} drives"
             + (f" and a budget of {budget:g}" if budget is not None else "")
-            + f" ({found.pruned['capacity']} too small, {found.pruned['budget']} over budget)")
+            + (f" surviving {survive} failures" if survive else "")
+            + f" ({found.pruned['capacity']} too small, {found.pruned['budget']} over budget"
+            + (f", {found.pruned['survive']} survive too few failures" if found.pruned.get("survive") else "") + ")")
 
     if durability is not None:
         _check_durability_reachable(reliability, found.families, by_name, durability, mission_years)
@@ -178,8 +192,8 @@ def plan(*, capacity_tb: float, workload: Workload,
         array = array_for(design, model)
         evaluated = Evaluated(design, model, found.capacity[design], array.copies,
                               fault_tolerance(design, array.copies), result)
-        if reliability is not None and result.get("rebuild") is not None:
-            evaluated.loss_probability = _loss_probability(reliability, design, model, evaluated,
+        if reliability is not None and result.get("repair") is not None:
+            evaluated.loss_probability = _loss_probability(reliability, design, model, result["repair"]["hours"],
                                                            mission_years)
         ranking.check(evaluated, targets)
         return evaluated
@@ -187,35 +201,42 @@ def plan(*, capacity_tb: float, workload: Workload,
     total = sum(len(family) for family in found.families)
     tick = progress(total) if progress is not None else None
     results = search(found.families, make_task, lambda d, r: judge(d, r).feasible, targets, extra,
-                     jobs, tick, ray=ray)
+                     jobs, tick, ray=ray, closes=lambda d, r, growth: _exposure_hopeless(judge(d, r), targets, growth))
     order = {design: index for index, design in
              enumerate(d for family in found.families for d in family)}
     simulated = [judge(design, results[design]) for design in sorted(results, key=order.__getitem__)]
-    ranked = sorted((e for e in simulated if e.feasible), key=Evaluated.rank_key)
+    ranked = sorted((e for e in simulated if e.feasible), key=lambda e: e.rank_key(objective))
     if not ranked:
         raise ConfigError(ranking.closest_miss(simulated, targets))
     winner = ranked[0]
-    front = ranking.pareto(ranked)
+    front = ranking.pareto(ranked, objective)
     on_front = {id(e) for e in front}
-    explanation = ranking.explain(winner, ranked, simulated, targets, priced, capacity_bytes, found.pruned)
+    under_load = {id(e): _loss_under_load(reliability, e, mission_years) for e in simulated}
+    explanation = ranking.explain(winner, ranked, simulated, targets, priced, capacity_bytes, found.pruned,
+                                  objective, survive)
+    if winner.loss_probability is not None:
+        explanation.append(_loss_sentence(winner, under_load[id(winner)], mission_years))
     array = array_for(winner.design, winner.model)
     plan_setup = setup_mod.setup(winner.design, winner.model, array, workload, limits=limits,
-                                 rebuild=_rebuild_estimate(winner, array, make_task(winner.design),
-                                                           max_rebuild_hours))
+                                 rebuild=_rebuild_estimate(winner, array, max_rebuild_hours,
+                                                           under_load[id(winner)], mission_years))
     calculator = _calculator_check(winner, workload, seed, _seconds_for(winner.model, sim_seconds))
     explanation.append(calculator["sentence"])
     if plan_setup["geometry"]["note"]:
         explanation.append("Stripe geometry: " + plan_setup["geometry"]["note"])
 
-    others = sorted((e for e in simulated if not e.feasible), key=lambda e: (e.cost, e.design.name))
+    others = others_of(simulated)
     document = {
         "raidlab": {"version": _core.__version__, "seed": seed},
         "request": {
             "capacity_tb": capacity_tb,
             "workload": {"describe": workload.with_runtime_ns(0).describe(), "source": workload.to_dict()["source"]},
-            "targets": {k: v for k, v in targets.items() if v is not None},
+            "targets": {k: v for k, v in targets.items() if v is not None and k != "exposure_hours"},
+            "survive": survive, "objective": objective,
+            "survive_rule": ranking.survive_line(survive, targets),
             "mission_years": mission_years if reliability is not None else None,
-            "risk": "P(loss) over the mission (raidlab.reliability, simulated rebuild time)"
+            "risk": "P(loss) over the mission (raidlab.reliability; repair time: the idle rebuild simulated on "
+                    "the drive, raidlab.rebuild.repair_time, as raidlab reliability --drive takes it)"
                     if reliability is not None else "failures survived, then rebuild hours",
             "drives": [model.to_dict() for model in models], "budget": budget,
             "max_drives": max_drives, "spares": spares, "levels": levels,
@@ -226,7 +247,7 @@ def plan(*, capacity_tb: float, workload: Workload,
         },
         "search": {"considered": found.considered, "pruned": dict(found.pruned),
                    "candidates": total, "simulated": len(simulated), "feasible": len(ranked)},
-        "designs": [_design_doc(e, id(e) in on_front) for e in ranked + others],
+        "designs": [_design_doc(e, id(e) in on_front, under_load[id(e)]) for e in ranked + others],
         "pareto": [e.design.name for e in front],
         "winner": winner.design.name,
         "explanation": explanation,
@@ -234,6 +255,7 @@ def plan(*, capacity_tb: float, workload: Workload,
         "setup": plan_setup,
         "points": [{"label": e.design.name, "cost": e.cost, "iops": e.iops,
                     "p99_ms": e.result["optimal"]["p99_ms"], "risk": e.loss_probability,
+                    "survives_failures": e.tolerance,
                     "pareto": id(e) in on_front, "chosen": e is winner,
                     "feasible": e.feasible} for e in ranked + others],
     }
@@ -266,15 +288,102 @@ def _speed_limits(low: int, high: int) -> Dict[str, int]:
     return {"speed_limit_min_kib_s": low, "speed_limit_max_kib_s": high}
 
 
-def _rebuild_estimate(winner: Evaluated, array, task: Dict[str, Any],
-                      target_hours: Optional[float]) -> Optional[Dict[str, Any]]:
-    """The winner's rebuild time idle (simulated here) and under the workload (from the search),
-    both under the plan's speed limits; None for raid0."""
+def _rebuild_estimate(winner: Evaluated, array, target_hours: Optional[float], loss_under_load: Optional[float],
+                      mission_years: float) -> Optional[Dict[str, Any]]:
+    """The winner's rebuild time idle (its repair time) and under the workload (from the search),
+    both under the plan's speed limits, with P(loss) from each; None for raid0."""
     if winner.design.level == 0:
         return None
     return {"member_bytes": min(array.member_kib_list) * 1024,
-            "idle": evaluate_mod.idle_rebuild(task), "loaded": winner.result.get("rebuild"),
-            "target_hours": target_hours}
+            "idle": winner.result.get("repair"), "loaded": winner.result.get("rebuild"),
+            "target_hours": target_hours, "mission_years": mission_years,
+            "loss_probability": winner.loss_probability, "loss_probability_under_load": loss_under_load}
+
+
+def _exposure_hopeless(evaluated: Evaluated, targets: Dict[str, Any], growth: float) -> bool:
+    """The design misses the survive target because its rebuild under the workload is too long,
+    and the family's largest count would still miss it were its rebuild ``growth`` times faster
+    (the load per drive falls no faster than the drives are added) with the search's 50 % slack."""
+    if not any(c["target"] == "min_survive" for c in evaluated.failed()):
+        return False
+    hours, limit = evaluated.rebuild_hours, targets.get("exposure_hours")
+    if hours is None or limit is None:
+        return True  # an explicit --survive: more drives of the same level survive no more failures
+    return hours / (growth * SCALING_SLACK) > limit
+
+
+def _check_survive(survive: Optional[int], levels: Sequence[Any], raid10_layouts: Sequence[str]) -> None:
+    """Refuses a --survive no allowed level reaches, before anything is simulated."""
+    if survive is None:
+        return
+    if isinstance(survive, bool) or not isinstance(survive, int) or survive < 0:
+        raise ConfigError(f"--survive must be a whole number of drive failures, got {survive!r}")
+    best = {level: _most_failures(level, raid10_layouts) for level in levels}
+    top = max(best.values())
+    if survive > top:
+        holders = ", ".join(f"raid{level}" for level, n in best.items() if n == top) or "none"
+        hint = "; raid6 and raid10 with 3 copies (--raid10-layouts n3) survive 2" if top < 2 else ""
+        raise ConfigError(f"--survive {survive}: the levels allowed survive at most {top} drive failure(s) "
+                          f"({holders}){hint}")
+
+
+def _most_failures(level: Any, raid10_layouts: Sequence[str]) -> int:
+    """The most drive failures any design of ``level`` the planner builds survives."""
+    if level == 10:
+        return max((Array(level=10, devices=MAX_DEVICES, layout=layout, chunk_kib=64, member_kib=1024).copies - 1
+                    for layout in raid10_layouts), default=0)
+    if isinstance(level, str):
+        from raidlab.stacked import FAULT_TOLERANCE
+
+        return FAULT_TOLERANCE[level]
+    return {0: 0, 1: 1, 5: 1, 6: 2}[level]
+
+
+def _survive_targets(survive: Optional[int], levels: Sequence[Any]) -> Dict[str, Any]:
+    """The fault-tolerance target: --survive as given; by default 1, raised to 2 where the
+    rebuild under the workload outlasts rank.DEFAULT_EXPOSURE_HOURS (none when raid0 is asked for)."""
+    if survive is not None:
+        return {"min_survive": survive, "exposure_hours": None}
+    if 0 in levels:
+        return {"min_survive": 0, "exposure_hours": None}
+    return {"min_survive": 1, "exposure_hours": ranking.DEFAULT_EXPOSURE_HOURS}
+
+
+def _prune_survive(found, by_name: Dict[str, DriveModel], need: int) -> None:
+    """Drops the designs that survive fewer than ``need`` failures before they are simulated."""
+    kept = []
+    for family in found.families:
+        family = [d for d in family if fault_tolerance(d, array_for(d, by_name[d.drive]).copies) >= need]
+        if family:
+            kept.append(family)
+    found.pruned["survive"] = sum(map(len, found.families)) - sum(map(len, kept))
+    found.families = kept
+
+
+def others_of(simulated: Sequence[Evaluated]) -> List[Evaluated]:
+    """The designs that miss a target, cheapest first."""
+    return sorted((e for e in simulated if not e.feasible), key=lambda e: (e.cost, e.design.name))
+
+
+def _loss_under_load(reliability, evaluated: Evaluated, mission_years: float) -> Optional[float]:
+    """P(loss) if every rebuild ran under the workload for its whole length (the plan's
+    rebuild-under-load estimate as the repair time): the risk beside the default one."""
+    if reliability is None or evaluated.loss_probability is None or evaluated.rebuild_hours is None:
+        return None
+    return _loss_probability(reliability, evaluated.design, evaluated.model, evaluated.rebuild_hours, mission_years)
+
+
+def _loss_sentence(winner: Evaluated, under_load: Optional[float], mission_years: float) -> str:
+    """Which repair time the winner's P(loss) used, and what the rebuild under load would make it."""
+    repair = winner.result["repair"]
+    line = (f"P(loss) over {mission_years:g} y: {format_probability(winner.loss_probability)}, with the repair "
+            f"time raidlab reliability --drive uses ({repair['how']}).")
+    if under_load is not None:
+        hours = winner.rebuild_hours
+        length = "never ends" if hours == math.inf else f"takes {hours:,.0f} h"
+        line += (f" A rebuild under the workload {length} (md yields down to speed_limit_min); if the load "
+                 f"ran through every rebuild, P(loss) would be {format_probability(under_load)}.")
+    return line
 
 
 def _calculator_check(winner: Evaluated, workload: Workload, seed: int, seconds: float) -> Dict[str, Any]:
@@ -313,23 +422,24 @@ def _calculator_check(winner: Evaluated, workload: Workload, seed: int, seconds:
 
 
 #: The shortest repair the reliability model takes (raidlab-core `reliability`: 36 s); a mission
-#: shorter than that caps the repair here, not at the mission.
+#: shorter than that caps the repair here, not at the mission. reliability clamps its default to it too.
 _MIN_REPAIR_HOURS = 0.01
 
 
-def _loss_probability(reliability, design: Design, model: DriveModel, evaluated: Evaluated,
+def _loss_probability(reliability, design: Design, model: DriveModel, hours: Optional[float],
                       mission_years: float) -> float:
-    """P(array loss) over the mission from raidlab.reliability's exact chain, with the simulated
-    rebuild time as the repair time (a hot spare or a prompt replacement: no waiting time added).
-    A rebuild that makes no progress counts as lasting the whole mission."""
-    hours = evaluated.rebuild_hours
+    """P(array loss) over the mission from raidlab.reliability's exact chain, with ``hours`` as
+    the repair time (a hot spare or a prompt replacement: no waiting time added), the chunk and
+    the drive as ``raidlab reliability`` takes them. A rebuild that makes no progress counts as
+    lasting the whole mission."""
     mission_hours = mission_years * 8766.0
     if hours is None or not math.isfinite(hours) or hours > mission_hours:
         hours = mission_hours
+    chunk = {"chunk_kib": design.chunk_kib} if design.chunk_kib else {}
     return float(reliability.loss_probability(
-        level=design.level, devices=design.devices, layout=design.layout, drive=model.name,
+        level=design.level, devices=design.devices, layout=design.layout, drive=model.choice,
         capacity_bytes=model.capacity_bytes, rebuild_hours=max(hours, _MIN_REPAIR_HOURS),
-        mission_years=mission_years))
+        mission_years=mission_years, **chunk))
 
 
 def _check_durability_reachable(reliability, families, by_name: Dict[str, DriveModel], durability: float,
@@ -348,7 +458,7 @@ def _check_durability_reachable(reliability, families, by_name: Dict[str, DriveM
         seen.add(key)
         model = by_name[design.drive]
         p = float(reliability.loss_probability(
-            level=design.level, devices=design.devices, layout=design.layout, drive=model.name,
+            level=design.level, devices=design.devices, layout=design.layout, drive=model.choice,
             capacity_bytes=model.capacity_bytes, rebuild_hours=_MIN_REPAIR_HOURS, mission_years=mission_years))
         if best is None or p < best[0]:
             best = (p, design)
@@ -362,14 +472,16 @@ def _check_durability_reachable(reliability, families, by_name: Dict[str, DriveM
                           f"{best[0]:.3g} or more, or allow more drives or levels")
 
 
-def _design_doc(evaluated: Evaluated, on_front: bool) -> Dict[str, Any]:
+def _design_doc(evaluated: Evaluated, on_front: bool, loss_under_load: Optional[float]) -> Dict[str, Any]:
     doc = evaluated.design.to_dict()
     doc.update({
         "cost": evaluated.cost, "capacity_bytes": evaluated.capacity_bytes,
         "survives_failures": evaluated.tolerance,
         "optimal": evaluated.result["optimal"], "degraded": evaluated.result.get("degraded"),
         "rebuild": evaluated.result.get("rebuild"),
+        "repair": evaluated.result.get("repair"),
         "loss_probability": evaluated.loss_probability,
+        "loss_probability_under_load": loss_under_load,
         "feasible": evaluated.feasible,
         "failed_targets": [c["target"] for c in evaluated.failed()],
         "pareto": on_front,

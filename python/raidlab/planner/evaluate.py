@@ -9,6 +9,8 @@ stream — common random numbers):
 
 - optimal: the workload as given (closed loop at its own concurrency): IOPS and p99 latency.
 - degraded: member 0 failed, no spare: the IOPS the array keeps serving until someone acts.
+- repair: the same rebuild with the array otherwise idle (:func:`repair`), the repair time of
+  the design's P(loss), as ``raidlab reliability`` takes it.
 - rebuilding: member 0 failed with a hot spare, so md rebuilds from the start of the run, while
   the array serves the load it must carry: the workload throttled to the --min-iops target when
   one is given (a DBA's "rebuild while serving the required load"), else at full speed. md's
@@ -28,7 +30,7 @@ import dataclasses
 import math
 from typing import Any, Dict, Optional
 
-from raidlab.rebuild import zoned_rebuild
+from raidlab.rebuild import repair_time
 from raidlab.run import DEFAULTS, build_run
 from raidlab.sim import run_spec
 from raidlab.workload import Workload
@@ -93,15 +95,17 @@ def _run(task: Dict[str, Any], workload: Optional[Workload], failed, spare: bool
     return run_spec(_spec(task, workload, failed, spare)).to_dict()
 
 
-def idle_rebuild(task: Dict[str, Any]) -> Dict[str, Any]:
-    """Member 0 rebuilt onto a hot spare with no other I/O, for ``rebuild_s`` simulated seconds:
-    md runs at the lower of the drive's streaming rate and speed_limit_max (md_do_sync never
-    finds the array busy). A rebuild the run does not finish is sampled zone by zone
-    (:func:`raidlab.rebuild.zoned_rebuild`): inner zones stream slower."""
-    idle = dict(task, max_time_s=task["rebuild_s"])
-    rebuild = zoned_rebuild(lambda start_pct: _spec(idle, None, (0,), True, start_pct))
-    return {"rate_kib_s": rebuild["rate_kib_s"], "hours": round(rebuild["duration_s"] / 3600, 3),
-            "extrapolated": rebuild["extrapolated"]}
+def repair(task: Dict[str, Any]) -> Dict[str, Any]:
+    """The design's repair time for P(loss): member 0 rebuilt onto a hot spare with no other I/O
+    (md runs at the lower of the drive's streaming rate and speed_limit_max), by the function
+    ``raidlab reliability`` uses (:func:`raidlab.rebuild.repair_time`), so both give one P(loss)."""
+    design = task["design"]
+    stack = {"outer_chunk_kib": design["chunk_kib"]} if "+" in str(design["level"]) else None
+    return repair_time(level=design["level"], devices=design["devices"], layout=design["layout"],
+                       chunk_kib=design["chunk_kib"], drive=task["drive_choice"],
+                       speed_limit_min=task.get("speed_limit_min_kib_s", DEFAULTS["speed_limit_min"]),
+                       speed_limit_max=task.get("speed_limit_max_kib_s", DEFAULTS["speed_limit_max"]),
+                       host=task.get("host"), stack=stack)
 
 
 def evaluate(task: Dict[str, Any]) -> Dict[str, Any]:
@@ -134,4 +138,5 @@ def evaluate(task: Dict[str, Any]) -> Dict[str, Any]:
             "served_iops": served["iops"], "p99_ms": served["p99_ms"],
             "load": "min-iops" if targets.get("min_iops") is not None else "full",
         }
+        out["repair"] = repair(task)
     return out

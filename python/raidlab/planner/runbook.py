@@ -30,7 +30,7 @@ from __future__ import annotations
 from typing import Any, Callable, Dict, List, Optional, Sequence
 
 from raidlab.run import DEFAULTS
-from raidlab.units import human_bytes
+from raidlab.units import format_probability, human_bytes
 
 #: md's resync speed limits by default, KiB/s per device (drivers/md/md.c), declared once in run.py.
 MD_SPEED_LIMIT_MIN_KIB_S = DEFAULTS["speed_limit_min"]
@@ -114,14 +114,18 @@ def rebuild_sentence(rebuild: Dict[str, Any], low: int) -> str:
     member = human_bytes(rebuild["member_bytes"])
     parts = []
     idle = rebuild.get("idle")
+    loss, loaded_loss = rebuild.get("loss_probability"), rebuild.get("loss_probability_under_load")
+    years = rebuild.get("mission_years")
     if idle and idle.get("rate_kib_s"):
         parts.append(f"Simulated for this design: an idle rebuild of a {member} member runs at "
-                     f"{idle['rate_kib_s']:,.0f} KiB/s, {_hours(idle.get('hours'))}")
+                     f"{idle['rate_kib_s']:,.0f} KiB/s, {_hours(idle.get('hours'))}, the repair time of its "
+                     f"P(loss)" + (f" ({format_probability(loss)} over {years:g} y)" if loss is not None else ""))
     loaded = rebuild.get("loaded")
     if loaded and loaded.get("rate_kib_s"):
         parts.append(f"under the workload ({'the --min-iops load' if loaded.get('load') == 'min-iops' else 'full load'}) "
                      f"{loaded['rate_kib_s']:,.0f} KiB/s, {_hours(loaded.get('hours'))}, the plan's rebuild "
-                     f"estimate")
+                     f"estimate" + (f" (P(loss) {format_probability(loaded_loss)} if every rebuild ran that long)"
+                                    if loaded_loss is not None else ""))
     sentence = "; ".join(parts) + "." if parts else ""
     target = rebuild.get("target_hours")
     if target:

@@ -5,7 +5,9 @@ a family's smallest design meets every target, larger members of that family can
 cheapest answer; the search simulates ``extra`` more counts past that point (to show on the
 Pareto front what more money buys) and closes the family. A family also closes when even its
 largest count could not reach the IOPS targets at linear scaling with 50 % slack (a design's
-IOPS at n drives times max_n / n times 1.5 — adding drives never scales better than linearly).
+IOPS at n drives times max_n / n times 1.5 — adding drives never scales better than linearly),
+or when the caller's ``closes(design, result, growth)`` says no larger count can meet the
+targets even if the family's largest design (``growth`` times as many drives) did that much better.
 
 Each round simulates the next count of every open family, in parallel (``jobs`` processes, or
 Ray tasks: :class:`raidlab.sweep.Executor`).
@@ -41,7 +43,8 @@ def _hopeless(family: List[Design], index: int, result: Dict[str, Any], targets:
 def search(families: Sequence[List[Design]], make_task: Callable[[Design], Dict[str, Any]],
            passes: Callable[[Design, Dict[str, Any]], bool], targets: Dict[str, Any], extra: int,
            jobs: int, progress: Optional[Callable[[int], None]] = None,
-           ray: Optional[str] = None) -> Dict[Design, Dict[str, Any]]:
+           ray: Optional[str] = None,
+           closes: Optional[Callable[[Design, Dict[str, Any], float], bool]] = None) -> Dict[Design, Dict[str, Any]]:
     """Simulates designs family by family; returns every simulated design's scenario metrics.
 
     ``passes(design, result)`` says whether a design meets every target; ``progress(n)`` is
@@ -68,7 +71,9 @@ def search(families: Sequence[List[Design]], make_task: Callable[[Design], Dict[
                 elif remaining[f] is not None:
                     remaining[f] -= 1
                 done = (index + 1 >= len(family) or remaining[f] == 0
-                        or (remaining[f] is None and _hopeless(family, index, outcome, targets)))
+                        or (remaining[f] is None and (_hopeless(family, index, outcome, targets)
+                                                      or (closes is not None and closes(
+                                                          design, outcome, family[-1].devices / design.devices)))))
                 if done:
                     settled += len(family) - index - 1
                 else:
