@@ -141,6 +141,8 @@ pub struct Hdd {
     outstanding: u32,
     queue: CommandQueue,
     parked: Vec<Parked>,
+    /// Scratch for commands leaving `parked` together (empty between calls).
+    unparked: Vec<Parked>,
     /// Commands with a known completion time, kept sorted by (time, seq) descending so the
     /// earliest is last: `next_event` reads it and `advance` pops from the end.
     done: Vec<Done>,
@@ -235,6 +237,7 @@ impl Hdd {
             outstanding: 0,
             queue: CommandQueue::with_capacity(spec.queue_depth as usize),
             parked: Vec::with_capacity(spec.queue_depth as usize),
+            unparked: Vec::new(),
             done: Vec::with_capacity(spec.queue_depth as usize),
             pos: HeadPos::default(),
             free_at: 0,
@@ -491,14 +494,7 @@ impl Hdd {
             time >= arrival,
             "command {id} would complete at {time} before its arrival {arrival}"
         );
-        // Usually a handful, and the newest last in time: swapping it into place costs less
-        // than the library call a `Vec::insert` makes to move them.
-        self.done.push(Done { time, seq, id });
-        let mut at = self.done.len() - 1;
-        while at > 0 && (self.done[at - 1].time, self.done[at - 1].seq) < (time, seq) {
-            self.done.swap(at - 1, at);
-            at -= 1;
-        }
+        queue::insert_done(&mut self.done, Done { time, seq, id });
     }
 
     // ---- arm work ---------------------------------------------------------------------------
@@ -734,16 +730,20 @@ impl Hdd {
         if !self.dirty.is_clean() {
             return;
         }
-        while let Some(i) = self.parked.iter().position(|p| p.wait == Wait::Flush) {
-            let p = self.parked.remove(i);
+        // The flushes complete, then the writes held behind them may enter the cache, each in
+        // arrival order. (`unparked` is kept only to reuse its allocation.)
+        let mut unparked = std::mem::take(&mut self.unparked);
+        queue::unpark(&mut self.parked, Wait::Flush, &mut unparked);
+        for p in unparked.drain(..) {
             let time = (p.arrival + self.timing.overhead_write).max(t);
             self.finish_at(time, p.seq, p.command.id, p.arrival);
         }
-        // Writes held behind the flush may now enter the cache, in arrival order.
-        while let Some(i) = self.parked.iter().position(|p| p.wait == Wait::BehindFlush) {
-            let p = self.parked.remove(i);
+        // `cached_write` parks a write that finds no room at the end of `parked`, as before.
+        queue::unpark(&mut self.parked, Wait::BehindFlush, &mut unparked);
+        for p in unparked.drain(..) {
             self.cached_write(t, p.command, p.seq, p.arrival);
         }
+        self.unparked = unparked;
     }
 
     fn admit_space_waiters(&mut self, t: Nanos) {

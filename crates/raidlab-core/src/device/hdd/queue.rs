@@ -56,6 +56,43 @@ pub struct Done {
     pub id: u64,
 }
 
+impl Done {
+    /// Completion order: by time, then arrival (`seq` is unique, so no two keys are equal).
+    #[inline(always)]
+    fn key(&self) -> (Nanos, u64) {
+        (self.time, self.seq)
+    }
+}
+
+/// Adds `entry` to `done`, kept sorted by (time, seq) descending so the earliest is last.
+/// Usually the new completion is the earliest and is pushed. Otherwise its place is found by
+/// binary search: a flush that drains the write cache completes the parked flushes and admits
+/// the writes held behind them at one instant, each later than all before it, which a
+/// swap-by-swap walk from the end paid for with a pass over the whole list each.
+#[inline]
+pub fn insert_done(done: &mut Vec<Done>, entry: Done) {
+    let key = entry.key();
+    if done.last().is_none_or(|last| last.key() > key) {
+        done.push(entry);
+    } else {
+        let at = done.partition_point(|d| d.key() > key);
+        done.insert(at, entry);
+    }
+}
+
+/// Moves the parked commands waiting for `wait` to the end of `into`, in the order they were
+/// parked, leaving the others in theirs: one pass, where finding and removing them one at a
+/// time moved the rest of the list once for each.
+pub fn unpark(parked: &mut Vec<Parked>, wait: Wait, into: &mut Vec<Parked>) {
+    parked.retain(|p| {
+        let keep = p.wait != wait;
+        if !keep {
+            into.push(*p);
+        }
+        keep
+    });
+}
+
 /// Commands waiting for the mechanism, with the earliest eligibility time cached because the
 /// event loop asks for it several times per command. Commands stay in their slot while queued;
 /// `order` lists the slots by their first sector's angle on the platter (packed `angle << 32 |
@@ -355,4 +392,60 @@ fn best_by(queue: &CommandQueue, t: Nanos, cost: impl Fn(&Pending) -> Nanos) -> 
         }
     }
     best.index()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::device::Op;
+    use crate::rng::Prng;
+
+    /// The swap-by-swap insertion `insert_done` replaces: the reference order.
+    fn insert_by_swaps(done: &mut Vec<Done>, entry: Done) {
+        done.push(entry);
+        let mut at = done.len() - 1;
+        while at > 0 && done[at - 1].key() < entry.key() {
+            done.swap(at - 1, at);
+            at -= 1;
+        }
+    }
+
+    #[test]
+    fn completions_come_out_earliest_first_as_the_swap_walk_ordered_them() {
+        let mut rng = Prng::derive(7, "insert_done", 0);
+        for round in 0..200u64 {
+            let (mut fast, mut reference) = (Vec::new(), Vec::new());
+            for seq in 0..(round % 64) {
+                // Few distinct times, so equal times (ordered by seq) are common, as when a
+                // drained cache completes many commands at one instant.
+                let entry = Done { time: rng.below(8) * 1000, seq, id: seq + 100 };
+                insert_done(&mut fast, entry);
+                insert_by_swaps(&mut reference, entry);
+                if rng.below(4) == 0 {
+                    assert_eq!(fast.pop(), reference.pop());
+                }
+            }
+            assert_eq!(fast, reference, "round {round}");
+            assert!(fast.windows(2).all(|w| w[0].key() > w[1].key()), "descending: {fast:?}");
+        }
+    }
+
+    fn parked(seq: u64, wait: Wait) -> Parked {
+        let command = Command { id: seq, op: Op::Write, sector: seq * 8, sectors: 8 };
+        Parked { command, seq, arrival: seq, wait }
+    }
+
+    #[test]
+    fn unparking_takes_one_kind_in_parked_order_and_keeps_the_rest_in_theirs() {
+        let waits = [Wait::Flush, Wait::BehindFlush, Wait::Space, Wait::Flush, Wait::BehindFlush, Wait::Flush];
+        let mut list: Vec<Parked> = waits.iter().enumerate().map(|(i, &w)| parked(i as u64, w)).collect();
+        let mut taken = vec![parked(99, Wait::ReadAhead)];
+        unpark(&mut list, Wait::Flush, &mut taken);
+        assert_eq!(taken.iter().map(|p| p.seq).collect::<Vec<_>>(), [99, 0, 3, 5]);
+        assert_eq!(list.iter().map(|p| p.seq).collect::<Vec<_>>(), [1, 2, 4]);
+        taken.clear();
+        unpark(&mut list, Wait::ReadAhead, &mut taken);
+        assert!(taken.is_empty());
+        assert_eq!(list.len(), 3);
+    }
 }

@@ -30,7 +30,10 @@
 //! queue nearly every request is dispatched before the next one arrives, and then it never
 //! touches those structures: `dispatch_lone` makes the decisions of the full path for a queue
 //! of one. When another request arrives first, the lone one is queued as it would have been
-//! on arrival (its expiry counting from then), and the new one after it.
+//! on arrival (its expiry counting from then), and the new one after it. A flush may be the
+//! lone request too: it would go out first from the flush list and leaves the batch state
+//! alone, so dispatching it lone is just handing it over (sysbench's fsync rounds send a flush
+//! to every member of an otherwise idle queue millions of times).
 
 use super::pool::{data_end, dir_index, Inserted, List, Pool, SortList};
 use super::{BlockRequest, Dispatch, QueueLimits, Scheduler, SchedulerKind};
@@ -61,7 +64,7 @@ pub struct MqDeadline {
     batching: u32,
     /// Read batches started while writes waited (`dd->starved`).
     starved: u32,
-    /// A read or write that arrived at an empty queue, with its insert time (module comment).
+    /// A request that arrived at an empty queue, with its insert time (module comment).
     /// While it is here, nothing else is queued.
     lone: Option<(Nanos, BlockRequest)>,
     last_now: Nanos,
@@ -105,9 +108,8 @@ impl MqDeadline {
             total += dir.sorted.len();
         }
         assert_eq!(total, self.pool.len(), "queued count");
-        if let Some((_, request)) = &self.lone {
+        if self.lone.is_some() {
             assert_eq!(self.pool.len(), 0, "a lone request with others queued");
-            assert_ne!(request.op, Op::Flush, "a lone flush");
         }
     }
 
@@ -195,6 +197,12 @@ impl MqDeadline {
     /// lies at or after the position (what `next_ahead` finds); otherwise it starts a batch in its
     /// direction, being the FIFO head and the only request ahead or to wrap to.
     fn dispatch_lone(&mut self, request: BlockRequest, merged_ids: &mut Vec<u64>) -> Dispatch {
+        if request.op == Op::Flush {
+            // As the flush list's head leaves: no sort tree, no batch, no position.
+            assert_eq!(request.sectors, 0, "a flush carries no sectors (request {})", request.id);
+            merged_ids.push(request.id);
+            return Dispatch { op: request.op, sector: request.sector, sectors: 0 };
+        }
         // The checks queueing it would have made: here rather than in `insert`, which the
         // engine inlines into its hottest loops.
         let end = data_end(&request);
@@ -264,7 +272,7 @@ impl Scheduler for MqDeadline {
         self.tick(now);
         if let Some((inserted, lone)) = self.lone.take() {
             self.enqueue(inserted, lone);
-        } else if self.pool.len() == 0 && request.op != Op::Flush {
+        } else if self.pool.len() == 0 {
             self.lone = Some((now, request));
             return;
         }
@@ -295,5 +303,63 @@ impl Scheduler for MqDeadline {
     /// Queued scheduler requests after merging (the kernel's `nr_requests` counts these).
     fn queued(&self) -> usize {
         self.pool.len() + self.lone.is_some() as usize
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn request(id: u64, op: Op, sector: u64, sectors: u32) -> BlockRequest {
+        BlockRequest { id, op, sector, sectors, thread: 0, sync: true, inserted: 0 }
+    }
+
+    fn scheduler() -> MqDeadline {
+        MqDeadline::new(SchedulerKind::mq_deadline_default(), QueueLimits { nr_requests: 64, max_sectors: 256 })
+    }
+
+    fn next(s: &mut MqDeadline, now: Nanos) -> Option<(Dispatch, Vec<u64>)> {
+        let mut ids = Vec::new();
+        s.dispatch(now, &mut ids).map(|d| (d, ids))
+    }
+
+    /// What the batch logic remembers between dispatches.
+    fn batch_state(s: &MqDeadline) -> (Option<usize>, u32, u32, [u64; 2]) {
+        (s.batch_dir, s.batching, s.starved, [s.dirs[READ].position, s.dirs[WRITE].position])
+    }
+
+    #[test]
+    fn a_flush_into_an_idle_queue_goes_out_at_once_and_leaves_the_read_batch_as_it_was() {
+        let (mut plain, mut flushed) = (scheduler(), scheduler());
+        for s in [&mut plain, &mut flushed] {
+            s.insert(0, request(1, Op::Read, 800, 8));
+            assert_eq!(next(s, 0), Some((Dispatch { op: Op::Read, sector: 800, sectors: 8 }, vec![1])));
+        }
+        flushed.insert(10, request(2, Op::Flush, 0, 0));
+        assert_eq!(flushed.queued(), 1);
+        assert_eq!(next(&mut flushed, 10), Some((Dispatch { op: Op::Flush, sector: 0, sectors: 0 }, vec![2])));
+        assert_eq!(flushed.queued(), 0);
+        assert_eq!(batch_state(&flushed), batch_state(&plain));
+        // The next read continues the batch in both (it lies ahead of the position).
+        for s in [&mut plain, &mut flushed] {
+            s.insert(20, request(3, Op::Read, 900, 8));
+            assert_eq!(next(s, 20).map(|(_, ids)| ids), Some(vec![3]));
+        }
+        assert_eq!(batch_state(&flushed), batch_state(&plain));
+        assert_eq!(batch_state(&plain), (Some(READ), 2, 0, [908, 0]));
+        flushed.check_invariants();
+    }
+
+    #[test]
+    fn a_lone_flush_joined_by_a_read_is_queued_and_still_goes_first() {
+        let mut s = scheduler();
+        s.insert(0, request(1, Op::Flush, 0, 0));
+        s.insert(5, request(2, Op::Read, 64, 8));
+        s.insert(6, request(3, Op::Flush, 0, 0));
+        assert_eq!(s.queued(), 3);
+        s.check_invariants();
+        let order: Vec<Vec<u64>> = std::iter::from_fn(|| next(&mut s, 10).map(|(_, ids)| ids)).collect();
+        assert_eq!(order, [vec![1], vec![3], vec![2]], "flushes in arrival order, then the read");
+        assert_eq!(s.queued(), 0);
     }
 }
