@@ -437,30 +437,32 @@ def _check_spare_timeline(options: "Options") -> None:
 
 
 def check_timeline_played(options: "Options", raw: Mapping[str, Any]) -> None:
-    """After a run: every scripted replace started its rebuild, and no scripted fail hit a member
-    whose rebuild was running. The simulator rebuilds one member at a time and skips both
-    (md would queue the new disk as a spare until the running recovery ends, and a replacement
-    failing mid-rebuild aborts that recovery), so a run where either happened is refused
-    rather than reported as if the event had played. Events after the run's end are notes
+    """After a run: every scripted replace started its rebuild. The simulator rebuilds one
+    member at a time and skips a replace while another rebuild runs (md would keep the new disk
+    as a spare until the running recovery ends), so a run where that happened is refused rather
+    than reported as if the event had played. A fail of the member being rebuilt is modelled
+    (the recovery is aborted, ``rebuilds[i].aborted_ns``); events after the run's end are notes
     (:func:`raidlab.notes.events_after_the_end`)."""
     rebuilds = raw.get("rebuilds") or []
-    end_ns = raw["end_ns"]
     for event in sorted(options.timeline, key=lambda e: e["at_s"]):
-        member, at_ns, action = event["member"], round(event["at_s"] * 1e9), event["action"]
-        if at_ns > end_ns or action == "latent_error":
+        member, at_ns = event["member"], round(event["at_s"] * 1e9)
+        if at_ns > raw["end_ns"] or event["action"] != "replace":
             continue
-        running = [r for r in rebuilds if r["start_ns"] <= at_ns and (r["end_ns"] is None or r["end_ns"] >= at_ns)
-                   and not (r["member"] == member and r["start_ns"] == at_ns)]  # the rebuild it started
-        busy = [r for r in running if action == "replace" or r["member"] == member]
+        busy = [r for r in rebuilds if r["start_ns"] <= at_ns and _ends_after(r, at_ns)
+                and not (r["member"] == member and r["start_ns"] == at_ns)]  # not the rebuild it started
         if busy:
             r = busy[0]
-            what = ("a second replacement queued behind it" if action == "replace"
-                    else "a replacement failing mid-rebuild")
             ended = (f"it ended at {r['end_ns'] / 1e9:g}s" if r["end_ns"] is not None
                      else "it had not ended when the run did")
-            raise ConfigError(f"--{action} {member}@{event['at_s']:g}s: member {r['member']}'s rebuild (from "
+            raise ConfigError(f"--replace {member}@{event['at_s']:g}s: member {r['member']}'s rebuild (from "
                               f"{r['start_ns'] / 1e9:g}s) was still running then; raidlab rebuilds one member "
-                              f"at a time and does not model {what} ({ended})")
+                              f"at a time and does not model a second replacement queued behind it ({ended})")
+
+
+def _ends_after(rebuild: Mapping[str, Any], at_ns: int) -> bool:
+    """Whether a rebuild of the core's result was still running at ``at_ns``."""
+    end = rebuild["aborted_ns"] if rebuild.get("aborted_ns") is not None else rebuild["end_ns"]
+    return end is None or end >= at_ns
 
 
 def _boolean(name: str, value: Any, where: str) -> bool:

@@ -597,6 +597,7 @@ fn timeline_dicts<'py>(py: Python<'py>, result: &SimResult, dict: &Bound<'py, Py
         entry.set_item("member", rebuild.member)?;
         entry.set_item("start_ns", rebuild.start_ns)?;
         entry.set_item("end_ns", rebuild.end_ns)?;
+        entry.set_item("aborted_ns", rebuild.aborted_ns)?;
         entry.set_item("done_sectors", rebuild.done_sectors)?;
         entry.set_item("total_sectors", rebuild.total_sectors)?;
         entry.set_item("start_sector", rebuild.start_sector)?;

@@ -157,7 +157,9 @@ def bad_days(document: Dict[str, Any]) -> List[str]:
     if rebuild:
         if rebuild["extrapolated"]:
             hours = rebuild["duration_s"] / 3600 if rebuild["duration_s"] else float("inf")
-            state = (f"{rebuild['progress_pct']:.1f}% done when the run ended; full rebuild of "
+            when = (f"aborted at {rebuild['aborted_s']:.3f} s (the replacement failed)"
+                    if rebuild.get("aborted_s") is not None else "when the run ended")
+            state = (f"{rebuild['progress_pct']:.1f}% done {when}; full rebuild of "
                      f"{rebuild['member_bytes'] / 1e9:.0f} GB extrapolated "
                      f"{'over the zones at their rates' if rebuild.get('extrapolated_by') == 'zone rates' else 'at this rate'}"
                      f": {hours:.2f} h")

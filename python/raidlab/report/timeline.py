@@ -65,12 +65,15 @@ def phases(result: Dict[str, Any]) -> List[Dict[str, Any]]:
 
 
 def rebuild(result: Dict[str, Any]) -> Optional[Dict[str, Any]]:
-    """The first rebuild: start, end, duration and average rate (KiB/s per device); when the
-    run ended first, the duration is extrapolated from the average rate and labelled so."""
+    """The first rebuild that was not aborted (else the first): start, end, duration and average
+    rate (KiB/s per device); when the run ended first, or the replacement failed mid-rebuild
+    (``aborted_s``), the duration is extrapolated from the average rate and labelled so."""
     if not result["rebuilds"]:
         return None
-    first = result["rebuilds"][0]
-    end_ns = first["end_ns"] if first["end_ns"] is not None else result["end_ns"]
+    first = next((r for r in result["rebuilds"] if r.get("aborted_ns") is None), result["rebuilds"][0])
+    aborted_ns = first.get("aborted_ns")
+    end_ns = first["end_ns"] if first["end_ns"] is not None else aborted_ns if aborted_ns is not None \
+        else result["end_ns"]
     elapsed_s = max(end_ns - first["start_ns"], 1) / 1e9
     rate_kib_s = first["done_sectors"] * SECTOR_BYTES / 1024 / elapsed_s
     start_sector = first.get("start_sector", 0)
@@ -92,6 +95,7 @@ def rebuild(result: Dict[str, Any]) -> Optional[Dict[str, Any]]:
         "member_bytes": first["total_sectors"] * SECTOR_BYTES,
         "extrapolated": not finished,
         "extrapolated_by": None if finished else ("zone rates" if by_zones else "average rate"),
+        "aborted_s": aborted_ns / 1e9 if aborted_ns is not None else None,
     }
 
 

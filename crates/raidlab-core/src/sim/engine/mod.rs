@@ -60,8 +60,8 @@ enum Owner {
     Destage(u64),
     /// A controller read-ahead.
     Prefetch,
-    /// A rebuild window: first member sector and length.
-    Rebuild(u64, u64),
+    /// A rebuild window: first member sector, length, and which rebuild (its result's index).
+    Rebuild(u64, u32, u32),
     /// A batch of md stripe heads handled alike (raid4/5/6 writes).
     Stripes(u32),
     /// A batch of stripe heads of inner array `.0` of a stack (issue 24 §2).
@@ -765,7 +765,7 @@ impl Simulation {
             Owner::Host(host_io) => self.host_complete(host_io),
             Owner::Destage(destage) => self.cache_destaged(destage),
             Owner::Prefetch => {}
-            Owner::Rebuild(start, sectors) => self.rebuild_window_done(start, sectors),
+            Owner::Rebuild(start, sectors, rebuild) => self.rebuild_window_done(start, sectors as u64, rebuild),
             Owner::Stripes(batch) => self.stripes_done(batch),
             Owner::InnerStripes(set, batch) => self.inner_stripes_done(set, batch),
             Owner::ReadFix(fix) => self.read_fixed(fix),
@@ -967,7 +967,7 @@ impl Simulation {
         let md = matches!(self.config.controller, ControllerConfig::Md(_));
         for index in 0..self.results.rebuilds.len() {
             let rebuild = &self.results.rebuilds[index];
-            if rebuild.end_ns.is_some() || rebuild.done_sectors == 0 {
+            if rebuild.end_ns.is_some() || rebuild.aborted_ns.is_some() || rebuild.done_sectors == 0 {
                 continue;
             }
             let elapsed = end.saturating_sub(rebuild.start_ns) as f64;

@@ -130,11 +130,15 @@ impl Simulation {
     }
 
     fn fail_member(&mut self, member: u32) {
-        if self.failed.contains(&member) || self.recorder_data_loss() {
+        if self.recorder_data_loss() {
             return;
         }
         if self.rebuild.as_ref().is_some_and(|r| r.target == member) {
-            self.rebuild = None; // the replacement itself failed: its recovery is lost
+            self.abort_rebuild();
+            return;
+        }
+        if self.failed.contains(&member) {
+            return;
         }
         self.failed.push(member);
         let array = self.planner.array().clone();
@@ -148,6 +152,16 @@ impl Simulation {
         if self.config.rebuild.hot_spare && self.rebuild.is_none() {
             self.replace_member(member);
         }
+    }
+
+    /// The replacement being rebuilt failed: md's recovery of it is lost and its slot is failed
+    /// again (it never left `failed`), so the array serves degraded until another replace. The
+    /// windows still in flight complete as stale I/O (`rebuild_window_done` tells them by index).
+    fn abort_rebuild(&mut self) {
+        let state = self.rebuild.take().expect("rebuilding");
+        self.results.rebuilds[state.result_index].aborted_ns = Some(self.now);
+        self.planner.set_recovering(None);
+        self.replan();
     }
 
     fn replace_member(&mut self, member: u32) {
@@ -168,6 +182,7 @@ impl Simulation {
             total_sectors: end_sector,
             start_sector,
             estimated_duration_ns: None,
+            aborted_ns: None,
         });
         self.planner.set_recovering(Some((member, start_sector)));
         self.rebuild = Some(RebuildState {
@@ -445,12 +460,15 @@ impl Simulation {
         self.planner
             .plan_rebuild(target, sector, sectors, &mut self.plan_scratch)
             .expect("rebuild windows lie within the member");
-        self.submit_planned(Owner::Rebuild(sector, sectors), super::RESYNC_THREAD, false);
+        let rebuild = state.result_index as u32;
+        let length = u32::try_from(sectors).expect("a sync window is far below 2 TiB");
+        self.submit_planned(Owner::Rebuild(sector, length, rebuild), super::RESYNC_THREAD, false);
     }
 
     #[inline(never)]
-    pub(super) fn rebuild_window_done(&mut self, start: u64, sectors: u64) {
-        let Some(state) = self.rebuild.as_mut() else { return };
+    pub(super) fn rebuild_window_done(&mut self, start: u64, sectors: u64, rebuild: u32) {
+        // A window of an aborted rebuild completes for nothing (another may be running now).
+        let Some(state) = self.rebuild.as_mut().filter(|s| s.result_index == rebuild as usize) else { return };
         state.in_flight -= 1;
         state.done_sectors += sectors;
         if let Some(heads) = state.heads.as_mut() {

@@ -92,8 +92,11 @@ pub struct SeriesPoint {
 pub struct RebuildResult {
     pub member: u32,
     pub start_ns: Nanos,
-    /// `None` if the run ended first.
+    /// `None` if the run ended first or the rebuild was aborted.
     pub end_ns: Option<Nanos>,
+    /// When the replacement failed mid-rebuild and md dropped its recovery (md_error on the
+    /// rebuilding disk: the recovery is interrupted and the slot is failed again).
+    pub aborted_ns: Option<Nanos>,
     /// Member sectors rebuilt by this run, from `start_sector`.
     pub done_sectors: u64,
     pub total_sectors: u64,
