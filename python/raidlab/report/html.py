@@ -408,7 +408,7 @@ def timeline_chart(document: Dict[str, Any], title: str) -> Optional[str]:
         events.append((loss["at_s"], "data loss", "#b91c1c"))
     note = f"1 s windows; phases shaded; {len(points)} window{'s' if len(points) != 1 else ''}"
     if rebuild and rebuild.get("extrapolated"):
-        note += f"; rebuild {rebuild.get('progress_pct', 0):.0f} % done when the run ended"
+        note += f"; rebuild {rebuild.get('progress_pct', 0):.0f} % done {_rebuild_stop(rebuild)}"
     return svg.line_chart(title, Axis("simulated time (s)", lo=0.0), panels, bands=bands, events=events, note=note,
                           width=WIDE)
 
@@ -459,6 +459,13 @@ def _phase_table(document: Dict[str, Any]) -> str:
                   caption="Per phase")
 
 
+def _rebuild_stop(rebuild: Dict[str, Any]) -> str:
+    """Why an unfinished rebuild stopped: the run ended, or its replacement failed."""
+    aborted = rebuild.get("aborted_s")
+    return f"when it was aborted at {_seconds(aborted)} (the replacement failed)" if finite(aborted) \
+        else "when the run ended"
+
+
 def _rebuild_text(document: Dict[str, Any]) -> str:
     rebuild = document.get("rebuild")
     out = []
@@ -467,7 +474,7 @@ def _rebuild_text(document: Dict[str, Any]) -> str:
         if rebuild.get("extrapolated"):
             how = ("over the zones at their rates" if rebuild.get("extrapolated_by") == "zone rates"
                    else "at this rate")
-            state = (f"{rebuild.get('progress_pct', 0):.1f} % done when the run ended; the whole "
+            state = (f"{rebuild.get('progress_pct', 0):.1f} % done {_rebuild_stop(rebuild)}; the whole "
                      f"{human_bytes(int(rebuild.get('member_bytes') or 0))} member would take "
                      f"{_seconds(rebuild.get('duration_s'))} (extrapolated {how})")
         else:
@@ -686,13 +693,13 @@ def _comparison_table(entries: Sequence[Dict[str, Any]], anchors: List[str], sev
                      *([entry.get("workload") or "–"] if several else []), entry["state"],
                      f"{capacity / 1e9:.0f}" if finite(capacity) else "–",
                      _num(_iops(doc)), f"{_mib_s(doc):,.1f}",
-                     _ms(percentile_ms(doc, "read", 50.0)), _ms(percentile_ms(doc, "read", 99.0)),
-                     _ms(percentile_ms(doc, "write", 50.0)), _ms(percentile_ms(doc, "write", 99.0)),
-                     rebuild_text, "yes" if doc.get("data_loss") else "no"])
+                     _ms(_headline_ms(doc, "read", 50)), _ms(_headline_ms(doc, "read", 99)),
+                     _ms(_headline_ms(doc, "write", 50)), _ms(_headline_ms(doc, "write", 99)),
+                     rebuild_text, "yes" if doc.get("data_loss") else "no", _basis(doc)])
     first = 3 if several else 2
     return _table(["design", *(["workload"] if several else []), "state", "usable GB", "IOPS", "MiB/s",
-                   "read p50 ms", "read p99 ms", "write p50 ms", "write p99 ms", "rebuild time", "data loss"],
-                  rows, numeric_from=first)
+                   "read p50 ms", "read p99 ms", "write p50 ms", "write p99 ms", "rebuild time", "data loss",
+                   "basis"], rows, numeric_from=first)
 
 
 def comparison_section(entries: Sequence[Dict[str, Any]], anchors: List[str],
@@ -720,8 +727,8 @@ def comparison_section(entries: Sequence[Dict[str, Any]], anchors: List[str],
                                      unit="IOPS", tips=tips),
                        "Higher is better. Hover a bar for the read/write split.")]
     for direction in DIRECTIONS:
-        p99 = {k: percentile_ms(doc, direction, 99.0) for k, doc in by_key.items()}
-        p50 = {k: percentile_ms(doc, direction, 50.0) for k, doc in by_key.items()}
+        p99 = {k: _headline_ms(doc, direction, 99) for k, doc in by_key.items()}
+        p50 = {k: _headline_ms(doc, direction, 50) for k, doc in by_key.items()}
         if not any(finite(v) for v in p99.values()):
             continue
         figures.append(_figure(svg.bar_chart(
