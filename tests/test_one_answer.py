@@ -327,18 +327,22 @@ def test_plan_shows_one_set_of_figures_in_its_table_json_and_html(tmp_path):
     shown = run_cli([*PLAN, "--html", str(html)])
     assert shown.status == 0, shown.stderr
     assert run_cli([*PLAN, "--json", str(out)]).status == 0  # the same seed: the same plan
-    points = {p["label"]: p for p in json.loads(out.read_text())["points"]}
+    document = json.loads(out.read_text())
+    points = {p["label"]: p for p in document["points"]}
+    basis = {d["name"]: d["optimal"]["basis"] for d in document["designs"]}
     rows = terminal_table(shown.stdout, "design")
     assert len(rows) >= 2
     for row in rows:
-        point = points[row["design"].lstrip("* ").strip()]
-        assert_shows(row["IOPS"], point["iops"], f"plan terminal {row['design']}")
-        assert_shows(row["p99 ms"], point["p99_ms"], f"plan terminal {row['design']}")
+        name = row["design"].lstrip("* ").strip()
+        assert_shows(row["IOPS"], points[name]["iops"], f"plan terminal {row['design']}")
+        assert_shows(row["p99 ms"], points[name]["p99_ms"], f"plan terminal {row['design']}")
+        assert row["basis"] == basis[name], (row, basis[name])
     html_rows = html_table(html.read_text(), "design", "IOPS", "p99 ms", "Pareto")
     assert len(html_rows) == len(points)
     for row in html_rows:
         assert_shows(row["IOPS"], points[row["design"]]["iops"], f"plan html {row['design']}")
         assert_shows(row["p99 ms"], points[row["design"]]["p99_ms"], f"plan html {row['design']}")
+        assert row["basis"] == basis[row["design"]]
 
 
 RELIABILITY = ["reliability", "--level", "6", "--devices", "6", "--capacity-tb", "4", "--trials", "2000"]

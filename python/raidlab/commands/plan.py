@@ -66,7 +66,8 @@ def _row(e: Evaluated, priced: bool, winner: Evaluated) -> List[str]:
             f"{e.iops:,.0f}", _ms(e.result['optimal']['p99_ms']),
             "-" if degraded is None else f"{degraded:,.0f}",
             "-" if hours is None else ("never" if hours == float("inf") else f"{hours:.1f}"),
-            "-" if e.result.get("repair") is None else f"{e.result['repair']['hours']:.1f}", risk]
+            "-" if e.result.get("repair") is None else f"{e.result['repair']['hours']:.1f}", risk,
+            e.result["optimal"].get("basis", "-")]
 
 
 def render_text(result: PlanResult, top: int) -> str:
@@ -92,7 +93,7 @@ def render_text(result: PlanResult, top: int) -> str:
              f"(optimal, one member failed, rebuilding onto a spare); {found['feasible']} meet every target"]
     risk_header = "P(loss)" if result.winner.loss_probability is not None else "survives"
     # Two rebuild times: under the workload (the plan's estimate) and idle (P(loss)'s repair time).
-    headers = ["design", "cost", "TB", "IOPS", "p99 ms", "degraded IOPS", "rebuild h", "idle h", risk_header]
+    headers = ["design", "cost", "TB", "IOPS", "p99 ms", "degraded IOPS", "rebuild h", "idle h", risk_header, "basis"]
     front = result.front[:top]
     lines += ["", f"Pareto front (cost vs performance vs risk), {len(result.front)} design(s), best first"
               + (f", first {top} shown" if len(result.front) > top else "") + ":",

@@ -73,7 +73,18 @@ def metrics(document: Dict[str, Any]) -> Dict[str, Any]:
         p99s = [direction["p99"] * 1e6 for job in figures["latency_ms_by_job"] if job
                 for direction in (job["read"], job["write"]) if direction]
     return {"iops": round(figures["iops"], 1), "mib_s": round(figures["mib_s"], 2),
-            "p99_ms": round(max(p99s) / 1e6, 3) if p99s else None, "steady_from_s": figures["steady_from_s"]}
+            "p99_ms": round(max(p99s) / 1e6, 3) if p99s else None, "steady_from_s": figures["steady_from_s"],
+            "basis": _basis(document, figures["steady_from_s"])}
+
+
+def _basis(document: Dict[str, Any], steady_from_s: Optional[float]) -> str:
+    """What the figures cover, in the words every output uses (:mod:`raidlab.report.headline`)."""
+    from raidlab.report import headline
+
+    to_s = (document.get("steady_state") or {}).get("to_s")
+    if steady_from_s is None or to_s is None:
+        return headline.WHOLE_RUN
+    return headline.steady_basis(steady_from_s, to_s)
 
 
 def _spec(task: Dict[str, Any], workload: Optional[Workload], failed, spare: bool, rebuild_start_pct: float = 0.0):

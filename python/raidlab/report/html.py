@@ -761,7 +761,7 @@ def _plan_rows(points: Sequence[Dict[str, Any]], designs: Dict[str, Dict[str, An
     if designs:
         headers[2:2] = ["TB"]
         headers += ["degraded IOPS", "rebuild h"] + (["idle h"] if idle else [])
-    headers += ["P(loss)" if risk_known else "survives", "Pareto", ""]
+    headers += ["P(loss)" if risk_known else "survives"] + (["basis"] if designs else []) + ["Pareto", ""]
     rows = []
     for point in ordered:
         design = designs.get(point.get("label"), {})
@@ -774,6 +774,8 @@ def _plan_rows(points: Sequence[Dict[str, Any]], designs: Dict[str, Dict[str, An
             if idle:
                 row.append(_hours((design.get("repair") or {}).get("hours")) if design.get("repair") else "–")
         row.append(_prob(point.get("risk")) if risk_known else str(design.get("survives_failures", "–")))
+        if designs:
+            row.append((design.get("optimal") or {}).get("basis", "–"))
         missed = ", ".join(design.get("failed_targets") or [])
         row += ["yes" if point.get("pareto") else "",
                 "chosen" if point.get("chosen") else (f"misses {missed}" if missed else "")]
