@@ -154,6 +154,16 @@ class ReliabilityResult:
     inputs: Dict[str, Any]
     core: Dict[str, Any]
 
+    def __repr__(self) -> str:
+        """One line: the array, the mission and its headline odds (the full analysis is in
+        ``inputs`` and ``core``; ``print(result)`` used to dump every state of the chain)."""
+        i = self.inputs
+        mttdl = self.mttdl_years
+        return (f"ReliabilityResult(raid{i['level']} of {i['devices']} x {i['capacity_tb']:g} TB, AFR "
+                f"{i['afr_pct']:g} %; P(array loss in {i['mission_years']:g} y) {self.p_array_loss:.3g}, "
+                f"P(sector loss) {self.p_sector_loss:.3g}, MTTDL "
+                f"{'inf' if mttdl is None else f'{mttdl:.3g}'} y (exact chain))")
+
     @property
     def mttdl_years(self) -> Optional[float]:
         """Exact CTMC MTTDL (exponential failures and repairs); pessimistic if truncated."""

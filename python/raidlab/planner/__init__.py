@@ -64,6 +64,14 @@ class PlanResult:
     front: List[Evaluated]
     ranked: List[Evaluated]
 
+    def __repr__(self) -> str:
+        """One line: the winner and its figures, and how many designs were ranked (the whole
+        answer is ``document``; ``print(result)`` used to dump every candidate's runs)."""
+        w = self.winner
+        return (f"PlanResult(winner {w.design.name}: {w.iops:,.0f} IOPS, {w.capacity_bytes / 1e12:.2f} TB, "
+                f"objective {self.document['request'].get('objective', 'cost')}; {len(self.ranked)} design(s) "
+                f"ranked, {len(self.front)} on the Pareto front)")
+
 
 def _seconds_for(model: DriveModel, sim_seconds: Optional[float]) -> float:
     if sim_seconds is not None:
