@@ -105,3 +105,18 @@ def test_ext4_options_are_spelled_stripe_width_in_layout_plan_and_stack_setup():
     steps = [s["command"] for s in mdadm_commands(geo, [f"d{i}" for i in range(6)])]
     assert "mkfs.ext4 -b 4096 -E stride=64,stripe_width=128 /dev/md0" in steps
     assert not any("stripe-width" in step for step in steps)
+
+
+def test_a_stack_lost_during_the_run_names_the_inner_array_in_every_output(tmp_path):
+    args = ["sim", "--level", "5+0", "--devices", "6", "--preset", "wal", "--runtime-s", "0.3",
+            "--fail", "0@0.1s", "--fail", "1@0.15s"]
+    table = run_cli(args)
+    assert table.status == 0, table.stderr
+    line = next(line for line in table.stdout.splitlines() if line.startswith("DATA LOSS"))
+    assert "inner array md1 (raid5 of drives 0, 1, 2) has drives 0, 1 failed" in line
+    document = run_cli(args + ["--json", "-"]).json()
+    assert document["data_loss"]["failed_members"] == [0, 1]
+    assert document["data_loss"]["why"] in line
+    html = tmp_path / "loss.html"
+    assert run_cli(args + ["--html", str(html)]).status == 0
+    assert "inner array md1 (raid5 of drives 0, 1, 2)" in html.read_text()

@@ -370,7 +370,7 @@ _DOCUMENT = {
     "phases": [{"name": _STR, "start_s": _NUM, "end_s": _NUM, "read": _STATS, "write": _STATS}],
     "rebuild": {"member": _INDEX, "extrapolated": _BOOL, "extrapolated_by": _STR, **{key: _NUM for key in (
         "start_s", "end_s", "duration_s", "rate_kib_s", "progress_pct", "member_bytes", "aborted_s")}},
-    "data_loss": {"at_s": _NUM, "failed_members": [_INDEX]},
+    "data_loss": {"at_s": _NUM, "failed_members": [_INDEX], "why": _STR},
     "drive_events": [_Object({"at_s": _NUM, "member": _INDEX, "event": _STR}, needed=("at_s", "member", "event"))],
     "timeline": [_Object({key: _NUM for key in ("t_s", "read_iops", "write_iops", "latency_ms_p50",
                                                 "latency_ms_p99", "rebuild_pct")}, needed=("t_s",))],

@@ -335,7 +335,7 @@ def document(result: Dict[str, Any], raidlab_block: Dict[str, Any], workload: An
                                      timeline.measured_ns(timeline.measured_windows(result))),
         "phases": timeline.phases(result),
         "rebuild": timeline.rebuild(result),
-        "data_loss": timeline.data_loss(result),
+        "data_loss": timeline.data_loss(result, (raidlab_block.get("config") or {}).get("array")),
         "timeline": timeline.series(result),
         "steady_state": _steady_state(result, raidlab_block,
                                       grouping.entry_members(workload, len(result["jobs"]), per_job)),

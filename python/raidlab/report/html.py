@@ -484,8 +484,9 @@ def _rebuild_text(document: Dict[str, Any]) -> str:
     loss = document.get("data_loss")
     if loss:
         members = ", ".join(f"member{m}" for m in loss.get("failed_members") or [])
+        why = f" {esc(loss['why'])}." if isinstance(loss.get("why"), str) else ""
         out.append(f'<p class="callout danger"><strong>Data loss</strong> at {esc(_seconds(loss.get("at_s")))}: '
-                   f"{esc(members)} failed.</p>")
+                   f"{esc(members)} failed.{why}</p>")
     truncated = _block(document).get("truncated")
     if truncated:
         out.append(f'<p class="callout warn"><strong>Truncated:</strong> {esc(truncated)}</p>')

@@ -173,7 +173,8 @@ def bad_days(document: Dict[str, Any]) -> List[str]:
             f"{e['at_s']:.3f} s member{e['member']} {e['event']}" for e in events))]
     loss = document.get("data_loss")
     if loss:
-        lines += ["", f"DATA LOSS at {loss['at_s']:.3f} s: members {loss['failed_members']} failed"]
+        lines += ["", f"DATA LOSS at {loss['at_s']:.3f} s: members {loss['failed_members']} failed"
+                  + (f": {printable(loss['why'])}" if loss.get("why") else "")]
     return lines
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Tuple
 
+from raidlab import stacked
 from raidlab.report import fio_json
 
 SECTOR_BYTES = 512
@@ -111,11 +112,18 @@ def series(result: Dict[str, Any]) -> List[Dict[str, Any]]:
     } for point in result["series"]]
 
 
-def data_loss(result: Dict[str, Any]) -> Optional[Dict[str, Any]]:
+def data_loss(result: Dict[str, Any], array: Optional[Dict[str, Any]] = None) -> Optional[Dict[str, Any]]:
+    """When the array lost data and the physical members failed then; for a stacked array
+    (``array``: the run's array configuration) also ``why``: the inner array that died."""
     loss = result["data_loss"]
     if loss is None:
         return None
-    return {"at_s": loss["at_ns"] / 1e9, "failed_members": loss["failed"]}
+    out = {"at_s": loss["at_ns"] / 1e9, "failed_members": loss["failed"]}
+    if array and stacked.is_stacked(array.get("level")):
+        why = stacked.loss_message(array, list(loss["failed"]))
+        if why is not None:
+            out["why"] = why
+    return out
 
 
 def drive_events(result: Dict[str, Any]) -> List[Dict[str, Any]]:
