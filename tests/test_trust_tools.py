@@ -206,7 +206,7 @@ def test_html_and_plan_tables_use_the_same_probability_format():
         degraded_iops, rebuild_hours, loss_probability, tolerance = 900.0, 10.0, 5.5e-03, 2
 
     row = _row(Evaluated(), False, None)
-    assert row[-1] == "0.55 %"  # was "5.5e-03"
+    assert row[-2] == "0.55 %"  # was "5.5e-03" (the basis follows it)
 
 
 # -- 5. plan's progress: the shared bar, on a terminal only, never with --json -----------------

@@ -496,7 +496,7 @@ def _drive_capacity_bytes(drive: Any) -> int:
     """A drive's capacity, from any way of naming it (:func:`raidlab.drives.resolve_drive`)."""
     from raidlab.drives import resolve_drive
 
-    return resolve_drive(drive, "drive").capacity_bytes
+    return resolve_drive(drive, "--drive").capacity_bytes
 
 
 def _check_stack_counts(level_text: str, devices: int, inner_devices: int) -> None:
