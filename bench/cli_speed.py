@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Simulator speed as users see it: host I/Os per wall second of ``raidlab sim`` itself.
 
-Runs issue 38's run (raid5 of 6 × cheetah-10k7, 64 KiB chunk, 16 KiB random 60/40 O_DIRECT,
+Runs the user's benchmark run (raid5 of 6 × cheetah-10k7, 64 KiB chunk, 16 KiB random 60/40 O_DIRECT,
 128 threads, 1 M host I/Os) through the ``raidlab`` command as a subprocess, in its two
 spellings:
 
@@ -35,7 +35,7 @@ import time
 from pathlib import Path
 from typing import Dict, List, Optional, Sequence
 
-#: The array of the run (issue 38 point 8; the criterion benchmark's raid5 array).
+#: The array of the run (the criterion benchmark's raid5 array).
 ARRAY = ["--level", "5", "--devices", "6", "--drive", "cheetah-10k7", "--chunk-kib", "64"]
 
 THREADS = 128
@@ -134,7 +134,7 @@ def main(argv: Sequence[str] = ()) -> int:
     parser.add_argument("--form", choices=["fio", "sysbench", "both"], default="both")
     parser.add_argument("--runs", type=int, default=5, help="timed runs per form (default 5)")
     parser.add_argument("--requests", type=int, default=1_000_000,
-                        help="host reads and writes of the run (default 1,000,000: issue 38's)")
+                        help="host reads and writes of the run (default 1,000,000)")
     parser.add_argument("--python", help="run PYTHON -m raidlab instead of the raidlab script")
     args = parser.parse_args(list(argv))
     if args.runs < 1 or args.requests < THREADS:

@@ -1,4 +1,4 @@
-"""bench/cli_speed.py times the user's own command: ``raidlab sim`` as a process, in issue 38's
+"""bench/cli_speed.py times the user's own command: ``raidlab sim`` as a process, in the benchmark's
 run's two spellings, counting host reads and writes (fsyncs apart). Run here scaled down to a
 few hundred I/Os, once: this checks what it runs and counts, never how fast."""
 
