@@ -42,8 +42,8 @@ mod common;
 
 use common::md_io::{Range, VM_COMMAND_NS, VM_PER_SECTOR_NS};
 use raidlab_core::device::{Command, Completion, Drive, DriveInfo, Op};
-use raidlab_core::layout::{ArraySpec, Layout, Level};
-use raidlab_core::sim::engine::{ControllerConfig, MdConfig, SimConfig, SimResult, Simulation};
+use raidlab_core::layout::{ArraySpec, Layout, Level, StackSpec};
+use raidlab_core::sim::engine::{ControllerConfig, HwConfig, MdConfig, SimConfig, SimResult, Simulation};
 use raidlab_core::sim::sched::{QueueLimits, SchedulerKind};
 use raidlab_core::sim::workload::{FsyncScope, Job, Workload};
 use raidlab_core::time::Nanos;
@@ -137,6 +137,11 @@ fn job_of(case: &Value, region_bytes: u64) -> Job {
     }
 }
 
+fn virtio_disks(count: usize, capacity_bytes: u64) -> Vec<Box<dyn Drive>> {
+    let info = DriveInfo { kind: "vm", capacity_bytes, rpm: 0, interface: "virtio".into(), rotational: true };
+    (0..count).map(|_| Box::new(VirtioDisk { info: info.clone(), queue: VecDeque::new(), busy_ns: 0 }) as Box<dyn Drive>).collect()
+}
+
 fn simulate(case: &Value) -> SimResult {
     let array = array_of(case);
     let capacity_bytes = (array.member_kib[0] + 4096) * 1024;
@@ -152,10 +157,7 @@ fn simulate(case: &Value) -> SimResult {
         max_events: 200_000_000,
         ..SimConfig::new(array, Workload { jobs: vec![job] })
     };
-    let info = DriveInfo { kind: "vm", capacity_bytes, rpm: 0, interface: "virtio".into(), rotational: true };
-    let drives: Vec<Box<dyn Drive>> = (0..config.array.member_kib.len())
-        .map(|_| Box::new(VirtioDisk { info: info.clone(), queue: VecDeque::new(), busy_ns: 0 }) as Box<dyn Drive>)
-        .collect();
+    let drives = virtio_disks(config.array.member_kib.len(), capacity_bytes);
     let result = Simulation::new(config, drives).expect("a valid case").run();
     assert!(result.truncated.is_none(), "run truncated: {:?}", result.truncated);
     result
@@ -205,4 +207,58 @@ fn member_flushes_and_writes_per_host_fsync_match_md() {
         }
     }
     assert!(misses.is_empty(), "{}", misses.join("\n"));
+}
+
+/// 8 threads writing 16 KiB at random, each fsyncing after every write, 100 writes each.
+fn fsync_every_write(controller: ControllerConfig, stack: Option<StackSpec>, devices: usize) -> SimResult {
+    let member_kib = 64 * 1024;
+    let array = ArraySpec { level: Level::Raid1, layout: None, chunk_kib: 64, member_kib: vec![member_kib; devices] };
+    let job = Job {
+        name: "fsync".into(),
+        threads: 8,
+        iodepth: 1,
+        read_fraction: 0.0,
+        random_fraction: 1.0,
+        block_sizes: vec![(16384, 1)],
+        size_bytes: 32 << 20,
+        block_align_bytes: 16384,
+        number_ios: 100,
+        fsync_every: 1,
+        fsync_scope: FsyncScope::Thread,
+        ..Job::default()
+    };
+    let config = SimConfig { seed: 1, controller, stack, ..SimConfig::new(array, Workload { jobs: vec![job] }) };
+    let drives = virtio_disks(devices, (member_kib + 4096) * 1024);
+    let result = Simulation::new(config, drives).expect("a valid run").run();
+    assert!(result.truncated.is_none());
+    assert_eq!(result.jobs[0].flush.ios, 800, "every fsync completed");
+    result
+}
+
+/// Every md flush reaches every member once, and md's flushes are fewer than the fsyncs but at
+/// least one per round of the 8 threads.
+fn assert_coalesced(result: &SimResult) {
+    let flushes = result.members[0].flush_ios;
+    assert!(result.members.iter().all(|m| m.flush_ios == flushes), "one flush to every member per md flush");
+    assert!(flushes < 800 && flushes >= 100, "{flushes} md flushes for 800 fsyncs of 8 threads");
+}
+
+#[test]
+fn md_sends_concurrent_fsyncs_to_the_members_as_fewer_flushes() {
+    assert_coalesced(&fsync_every_write(ControllerConfig::Md(MdConfig::default()), None, 2));
+}
+
+#[test]
+fn a_stack_flushes_every_physical_member_once_per_outer_flush() {
+    // raid1+0 of 2 mirrors: the outer raid0's flush reaches both inner arrays one at a time, so
+    // they have nothing to join and every physical member sees the outer array's count.
+    let stack = StackSpec::from_counts("1+0", 4, 2, None, 64, 64, 64 * 1024).unwrap();
+    assert_coalesced(&fsync_every_write(ControllerConfig::Md(MdConfig::default()), Some(stack), 4));
+}
+
+#[test]
+fn a_controller_without_a_write_back_cache_flushes_the_members_for_every_fsync() {
+    let hw = ControllerConfig::Hardware(HwConfig { bbu: false, ..HwConfig::default() });
+    let result = fsync_every_write(hw, None, 2);
+    assert!(result.members.iter().all(|m| m.flush_ios == 800), "{:?}", result.members.iter().map(|m| m.flush_ios).collect::<Vec<_>>());
 }
