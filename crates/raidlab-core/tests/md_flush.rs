@@ -32,7 +32,7 @@ const KNOWN_GAPS: &[(&str, &str, &str)] = &[
     // raid5's writes cost the guest's vCPU most (raid5d's rmw and xor; 470 µs a write and fsync
     // at 8 threads against 175 µs on raid1), so its fsyncs arrive spread out and meet less
     // often than the simulator's, whose disks alone set the pace (0.19-0.50 recorded at 32
-    // threads, 0.66-0.99 at 8; simulated 0.08 and 0.34; 0.36 against 0.78-1.15 at K = 100).
+    // threads, 0.66-0.99 at 8; simulated 0.08 and 0.33; 0.36 against 0.78-1.15 at K = 100).
     ("raid5-4-t32-k1", "flushes", "the guest's vCPU paces raid5's writes"),
     ("raid5-4-t8-k1", "flushes", "the guest's vCPU paces raid5's writes"),
     ("raid5-4-t32-k100", "flushes", "the guest's vCPU paces raid5's writes"),

@@ -43,14 +43,14 @@ pub(super) struct MdFlushState {
 
 impl MdFlushState {
     /// A host flush arrives at `now` (`md_flush_request`): whether it starts a flush now.
-    /// One arriving in the nanosecond a flush started is covered by it: md compares the times
-    /// (`ktime_after(req_start, prev_flush_start)` is false for equal ones).
+    /// One arriving while a flush is in flight waits for the next, even in the nanosecond the
+    /// flush started: it came after it (md's `req_start` would be the later time), and a flush
+    /// sent before a write completed does not make that write durable.
     fn arrive(&mut self, host_io: u32, now: Nanos) -> bool {
         if self.in_flight {
             assert!(!self.covered.is_empty(), "a flush in flight covers its own request");
             assert!(now >= self.started_at, "arrivals come in time order");
-            let queue = if now == self.started_at { &mut self.covered } else { &mut self.waiting };
-            queue.push(host_io);
+            self.waiting.push(host_io);
             return false;
         }
         assert!(self.covered.is_empty() && self.waiting.is_empty(), "nobody waits on an idle array");
@@ -65,6 +65,7 @@ impl MdFlushState {
     /// flushes it covered go to `done`; returns whether the next flush starts for the waiters.
     fn complete(&mut self, now: Nanos, done: &mut Vec<u32>) -> bool {
         assert!(self.in_flight, "a flush completed that was not in flight");
+        assert!(now >= self.started_at, "a flush completes after it started");
         assert!(!self.covered.is_empty(), "a flush covers at least the request that started it");
         done.clear();
         done.append(&mut self.covered);
@@ -106,7 +107,8 @@ impl Simulation {
 
     /// Every member finished the flush (`md_end_flush` → `md_submit_flush_data`): the next
     /// flush starts for the waiters, then the covered host flushes complete (a host thread
-    /// that flushes again at once arrives after the next flush started, so it waits for it).
+    /// that flushes again at once arrives after the next flush started, so it waits for the
+    /// one after).
     pub(super) fn md_flush_done(&mut self) {
         let mut done = std::mem::take(&mut self.md_flush_done_scratch);
         if self.md_flush.complete(self.now, &mut done) {
@@ -125,19 +127,21 @@ impl Simulation {
 mod tests {
     use super::MdFlushState;
 
-    /// The rule as a slow reference: flushes as (start, end) times in order; a request at time
-    /// `a` is completed by the first flush that starts at or after `a` (md's test on the two
-    /// times), and a flush starts when one is due and none is in flight.
+    /// The rule as a slow reference, over (start, end) times of md's flushes in order: a
+    /// request at time `a` is covered by the first flush that starts after `a`; with none, it
+    /// starts one when the last ends if that is still in flight at `a`, else at `a` itself.
     fn reference(arrivals: &[u64], duration: u64) -> (u64, Vec<u64>) {
         let mut flushes: Vec<(u64, u64)> = Vec::new();
         let mut completions = Vec::new();
         for &a in arrivals {
-            let covering = flushes.iter().find(|&&(start, _)| start >= a).copied();
-            let (_, end) = covering.unwrap_or_else(|| {
-                let start = flushes.last().map_or(a, |&(_, end)| end.max(a));
-                flushes.push((start, start + duration));
-                (start, start + duration)
-            });
+            let end = match flushes.iter().find(|&&(start, _)| start > a) {
+                Some(&(_, end)) => end,
+                None => {
+                    let start = flushes.last().map_or(a, |&(_, end)| if end > a { end } else { a });
+                    flushes.push((start, start + duration));
+                    start + duration
+                }
+            };
             completions.push(end);
         }
         (flushes.len() as u64, completions)
@@ -152,8 +156,7 @@ mod tests {
         let mut next = 0;
         loop {
             // Arrivals before the in-flight flush's end go first; one at its end comes after
-            // the completion (the engine runs events in time order, and an arrival tied with a
-            // start joins that flush either way).
+            // the completion, as a thread the completion woke would.
             if next < arrivals.len() && end_at.map_or(true, |end| arrivals[next] < end) {
                 let now = arrivals[next];
                 if state.arrive(next as u32, now) {
