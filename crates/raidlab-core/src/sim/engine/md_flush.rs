@@ -13,7 +13,10 @@
 //!   arrived before it started.
 //! So a flush covers the request that started it and every request that waited for the one
 //! before it. raid1, raid10 and raid5 all send a REQ_PREFLUSH bio through `md_flush_request`
-//! (raid1_make_request, raid10_make_request, raid5_make_request without a journal).
+//! (raid1_make_request, raid10_make_request; raid5_make_request when `log_handle_flush_request`
+//! has no journal or PPL to take it). A data bio with REQ_PREFLUSH waits the same way and then
+//! goes on without the flag (`md_submit_flush_data` → `md_handle_request`, or at once when a
+//! later-started flush covered it); the simulator's hosts send empty flushes only (fsync).
 //!
 //! A stack: the outer array's flush reaches each inner array as one flush at a time (the outer
 //! waits for all of them before its next), so an inner array's coalescing never has two to
