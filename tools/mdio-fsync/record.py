@@ -36,10 +36,10 @@ def writes_per_thread(threads, every):
     return every * 8 if every > 1 else max(25, 800 // threads)
 
 
-def grid(runs):
+def grid(runs, thread_counts=THREADS):
     cases = []
     for level, devices, chunk, layout in ARRAYS:
-        for threads in THREADS:
+        for threads in thread_counts:
             for every in EVERY:
                 for run in range(1, (1 if threads == 1 else runs) + 1):
                     cid = f"{level}-{devices}-t{threads}-k{every}-run{run}"
@@ -185,11 +185,12 @@ def main():
     ap.add_argument("--smp", type=int, default=1)
     ap.add_argument("--batch", type=int, default=8)
     ap.add_argument("--skip-done", action="store_true")
+    ap.add_argument("--threads", default="", help="thread counts instead of the grid's, e.g. 16")
     a = ap.parse_args()
     binary = build()
     out = os.path.abspath(a.out)
     results = {r["id"]: r for r in json.load(open(out))} if os.path.exists(out) else {}
-    cases = grid(a.runs)
+    cases = grid(a.runs, [int(t) for t in a.threads.split(",")] if a.threads else THREADS)
     if a.only:
         cases = [c for c in cases if any(c["id"].startswith(p) for p in a.only.split(","))]
     if a.skip_done:
