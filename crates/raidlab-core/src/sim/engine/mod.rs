@@ -12,6 +12,7 @@ mod host;
 mod hw;
 // issue 24 §2: the stripe caches of a stack's inner raid4/5/6 arrays.
 mod inner_stripes;
+mod md_flush;
 mod members;
 mod raid5d_plug;
 mod rebuild;
@@ -73,6 +74,8 @@ enum Owner {
     Rewrite(u32),
     /// Reading it back.
     ReadBack(u32),
+    /// md's one flush in flight to the members (md_flush.rs), for the host flushes it covers.
+    MdFlush,
 }
 
 struct HostIo {
@@ -177,6 +180,9 @@ pub struct Simulation {
     inner_stripes: Option<inner_stripes::InnerStripes>,
     /// Issue 24 §3: md's read-error corrections in progress, and what the drives did.
     faults: faults::FaultState,
+    /// md's flush in flight and the host flushes waiting for the next (md_flush.rs).
+    md_flush: md_flush::MdFlushState,
+    md_flush_done_scratch: Vec<u32>,
 }
 
 impl Simulation {
@@ -317,6 +323,8 @@ impl Simulation {
             host_meter,
             inner_stripes: inner_stripes::InnerStripes::for_array(&array, config.controller, config.queue_limits.largest_request_sectors()),
             faults: faults::FaultState::default(),
+            md_flush: md_flush::MdFlushState::default(),
+            md_flush_done_scratch: Vec::new(),
             config,
         })
     }
@@ -577,6 +585,8 @@ impl Simulation {
             self.md_write(id);
         } else if op == HostOp::Write && self.inner_stripes.is_some() {
             self.inner_md_write(id);
+        } else if op == HostOp::Flush {
+            self.md_flush_request(id);
         } else {
             self.submit_array(Owner::Host(id), op, sector, sectors, thread);
         }
@@ -771,6 +781,7 @@ impl Simulation {
             Owner::ReadFix(fix) => self.read_fixed(fix),
             Owner::Rewrite(fix) => self.rewritten(fix),
             Owner::ReadBack(fix) => self.read_back(fix),
+            Owner::MdFlush => self.md_flush_done(),
         }
     }
 
@@ -920,6 +931,7 @@ impl Simulation {
         }
         assert!(!self.plug_flushing, "a plug flush left open");
         self.raid5d.check();
+        self.md_flush.check();
     }
 
     /// Ends the run and returns the results.
