@@ -155,7 +155,7 @@ def read_bytes(path: Union[str, "os.PathLike[str]"], kind: str, error: type = Co
     if len(data) > limit:
         raise refuse(f"it is larger than the {limit // _MIB} MiB limit for a {kind}")
     if record:
-        from raidlab.outputs import note_input  # outputs never replace an input (issue 21 section 1)
+        from raidlab.outputs import note_input  # outputs never replace an input
 
         note_input(path, f"the {kind} {show_path(path)}")
     return data

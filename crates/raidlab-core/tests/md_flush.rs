@@ -48,52 +48,14 @@ const KNOWN_GAPS: &[(&str, &str, &str)] = &[
 mod common;
 
 use common::md_io::{Range, VM_COMMAND_NS, VM_PER_SECTOR_NS};
-use raidlab_core::device::{Command, Completion, Drive, DriveInfo, Op};
+use common::serial::SerialDisk;
+use raidlab_core::device::{Drive, DriveInfo};
 use raidlab_core::layout::{ArraySpec, Layout, Level, StackSpec};
 use raidlab_core::sim::engine::{ControllerConfig, HwConfig, MdConfig, SimConfig, SimResult, Simulation};
 use raidlab_core::sim::sched::{QueueLimits, SchedulerKind};
 use raidlab_core::sim::workload::{FsyncScope, Job, Workload};
-use raidlab_core::time::Nanos;
 use serde_json::Value;
-use std::collections::{BTreeMap, VecDeque};
-
-/// The md-io machine's virtio disk, with a flush costing a command (see the module comment).
-struct VirtioDisk {
-    info: DriveInfo,
-    queue: VecDeque<(u64, Nanos)>,
-    busy_ns: Nanos,
-}
-
-impl Drive for VirtioDisk {
-    fn info(&self) -> &DriveInfo {
-        &self.info
-    }
-    fn queue_depth(&self) -> u32 {
-        32
-    }
-    fn submit(&mut self, now: Nanos, command: Command) {
-        let sectors = if command.op == Op::Flush { 0 } else { command.sectors as u64 };
-        let cost = VM_COMMAND_NS + VM_PER_SECTOR_NS * sectors;
-        let start = self.queue.back().map_or(now, |&(_, end)| end.max(now));
-        self.queue.push_back((command.id, start + cost));
-        self.busy_ns += cost;
-    }
-    fn next_event(&self) -> Option<Nanos> {
-        self.queue.front().map(|&(_, end)| end)
-    }
-    fn advance(&mut self, now: Nanos, completed: &mut Vec<Completion>) {
-        while let Some(&(id, end)) = self.queue.front() {
-            if end > now {
-                break;
-            }
-            self.queue.pop_front();
-            completed.push(Completion { id, time: end });
-        }
-    }
-    fn busy_nanos(&self) -> Nanos {
-        self.busy_ns
-    }
-}
+use std::collections::BTreeMap;
 
 fn load_cases() -> Vec<Value> {
     let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../data/md-flush/cases.json");
@@ -146,7 +108,8 @@ fn job_of(case: &Value, region_bytes: u64) -> Job {
 
 fn virtio_disks(count: usize, capacity_bytes: u64) -> Vec<Box<dyn Drive>> {
     let info = DriveInfo { kind: "vm", capacity_bytes, rpm: 0, interface: "virtio".into(), rotational: true };
-    (0..count).map(|_| Box::new(VirtioDisk { info: info.clone(), queue: VecDeque::new(), busy_ns: 0 }) as Box<dyn Drive>).collect()
+    // The md-io machine's virtio disk, with a flush costing a command (see the module comment).
+    (0..count).map(|_| SerialDisk::with_flush(info.clone(), VM_COMMAND_NS, VM_PER_SECTOR_NS, VM_COMMAND_NS)).collect()
 }
 
 fn simulate(case: &Value) -> SimResult {

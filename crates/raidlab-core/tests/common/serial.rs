@@ -6,18 +6,24 @@ use raidlab_core::sim::engine::SimResult;
 use raidlab_core::time::Nanos;
 use std::collections::VecDeque;
 
-/// Serves one command at a time, FCFS, in `command_ns + per_sector_ns × sectors` (a flush: 1 µs).
+/// Serves one command at a time, FCFS, in `command_ns + per_sector_ns × sectors` (a flush:
+/// `flush_ns`, 1 µs unless given).
 pub struct SerialDisk {
     info: DriveInfo,
     command_ns: Nanos,
     per_sector_ns: Nanos,
+    flush_ns: Nanos,
     queue: VecDeque<(u64, Nanos)>,
     busy_ns: Nanos,
 }
 
 impl SerialDisk {
     pub fn boxed(info: DriveInfo, command_ns: Nanos, per_sector_ns: Nanos) -> Box<dyn Drive> {
-        Box::new(SerialDisk { info, command_ns, per_sector_ns, queue: VecDeque::new(), busy_ns: 0 })
+        SerialDisk::with_flush(info, command_ns, per_sector_ns, 1_000)
+    }
+
+    pub fn with_flush(info: DriveInfo, command_ns: Nanos, per_sector_ns: Nanos, flush_ns: Nanos) -> Box<dyn Drive> {
+        Box::new(SerialDisk { info, command_ns, per_sector_ns, flush_ns, queue: VecDeque::new(), busy_ns: 0 })
     }
 }
 
@@ -29,7 +35,7 @@ impl Drive for SerialDisk {
         32
     }
     fn submit(&mut self, now: Nanos, command: Command) {
-        let cost = if command.op == Op::Flush { 1_000 } else { self.command_ns + self.per_sector_ns * command.sectors as u64 };
+        let cost = if command.op == Op::Flush { self.flush_ns } else { self.command_ns + self.per_sector_ns * command.sectors as u64 };
         let start = self.queue.back().map_or(now, |&(_, end)| end.max(now));
         self.queue.push_back((command.id, start + cost));
         self.busy_ns += cost;
