@@ -37,3 +37,11 @@ def test_a_log_prefix_inside_a_directory_still_writes_there(tmp_path):
     run = run_cli([*SIM, "--log-prefix", str(tmp_path / "logs") + "/"])
     assert run.status == 0, run.stderr
     assert "_iops.1.log" in os.listdir(tmp_path / "logs")
+
+
+def test_two_outputs_to_standard_output_are_refused():
+    # They used to run together on stdout (the JSON, then the CSV) where neither could be read.
+    run = run_cli(["compare", "--runtime-s", "1", "--states", "optimal", "--csv", "-", "--json", "-"])
+    assert run.status == 2 and run.stdout == ""
+    assert run.stderr_lines == ["raidlab: error: --json and --csv both write to standard output ('-'), "
+                                "where they would run together; give all but one of them a file"]

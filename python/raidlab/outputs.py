@@ -413,7 +413,12 @@ def _option_name(context: click.Context, name: str) -> str:
 
 
 def _declared(context: click.Context, values: Dict[str, object], kinds: Dict[str, str]):
-    """(option, path, kind) of every output the user gave, with --log-prefix expanded."""
+    """(option, path, kind) of every output the user gave, with --log-prefix expanded. Two
+    outputs to standard output would interleave there: refused."""
+    to_stdout = [_option_name(context, name) for name in kinds if values.get(name) == STDOUT]
+    if len(to_stdout) > 1:
+        raise ConfigError(f"{' and '.join(to_stdout)} both write to standard output ('-'), where they "
+                          "would run together; give all but one of them a file")
     for name, kind in kinds.items():
         value = values.get(name)
         if value is None or value == STDOUT:
