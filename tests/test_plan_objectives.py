@@ -100,3 +100,14 @@ def test_the_default_does_not_pick_a_one_failure_design_with_a_weeks_long_rebuil
     # Asking for one failure explicitly accepts the cheaper, riskier design.
     _, accepted, _ = _plan([*NEARLINE, "--survive", "1"])
     assert accepted["survives_failures"] == 1 and accepted["cost"] < winner["cost"]
+
+
+def test_the_reasoning_gives_the_rebuild_under_load_as_the_table_does():
+    # A short SSD rebuild (0.2 h) was written "takes 0 h" in the Why lines.
+    from conftest import run_cli
+
+    run = run_cli(["plan", "--capacity-tb", "0.2", "--drive", "x25e-slc", "--preset", "oltp-innodb",
+                   "--levels", "10", "--chunks-kib", "64", "--raid10-layouts", "n2", "--extra", "0", "--jobs", "1"])
+    assert run.status == 0, run.stderr
+    line = next(line for line in run.stdout.splitlines() if "A rebuild under the workload takes" in line)
+    assert "takes 0 h" not in line and "takes 0." in line, line

@@ -388,7 +388,7 @@ def _loss_sentence(winner: Evaluated, under_load: Optional[float], mission_years
             f"time raidlab reliability --drive uses ({repair['how']}).")
     if under_load is not None:
         hours = winner.rebuild_hours
-        length = "never ends" if hours == math.inf else f"takes {hours:,.0f} h"
+        length = "never ends" if hours == math.inf else f"takes {hours:,.1f} h"  # as the table shows it
         line += (f" A rebuild under the workload {length} (md yields down to speed_limit_min); if the load "
                  f"ran through every rebuild, P(loss) would be {format_probability(under_load)}.")
     return line
