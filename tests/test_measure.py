@@ -291,6 +291,8 @@ def test_import_round_trips_every_field_raidlab_shows(tmp_path, capsys):
             assert mine[key] == fios[key]
 
     # The table shows those numbers, formatted as `raidlab sim` formats them.
+    from raidlab.report.table import _ms_value
+
     status, text, err = run_cli(["import", path], capsys)
     assert status == 0, err
     rows = table_rows(text)
@@ -299,8 +301,8 @@ def test_import_round_trips_every_field_raidlab_shows(tmp_path, capsys):
         cells = rows[("imported", direction)]
         assert cells[2] == f"{stats['iops']:.0f}"
         assert cells[3] == f"{stats['bw_bytes'] / 2**20:.1f}"
-        assert cells[4] == f"{stats['clat_ns']['mean'] / 1e6:.2f}"
-        assert cells[6] == f"{stats['clat_ns']['percentile']['99.000000'] / 1e6:.2f}"
+        assert cells[4] == _ms_value(stats['clat_ns']['mean'] / 1e6)
+        assert cells[6] == _ms_value(stats['clat_ns']['percentile']['99.000000'] / 1e6)
     assert ("imported", "fsync") in rows
 
     # Again as a document raidlab wrote: nothing changes but where it came from.

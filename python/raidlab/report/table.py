@@ -29,10 +29,8 @@ JOB_HEADERS = ["job", "dir", "IOPS", "MiB/s", "clat ms mean", "p50", "p99", "p99
 
 
 def _ms(nanos: Any) -> str:
-    """Milliseconds with two decimals; ``-`` for a value the document does not hold."""
-    if nanos is None:
-        return "-"
-    return f"{nanos / 1e6:.2f}"
+    """Milliseconds as the job table shows them; ``-`` for a value the document does not hold."""
+    return "-" if nanos is None else _ms_value(nanos / 1e6)
 
 
 def _pct(latency: Dict[str, Any], key: str) -> Any:
@@ -97,8 +95,11 @@ def headline_line(document: Dict[str, Any]) -> str:
 
 
 def _ms_value(ms: Any) -> str:
-    """Milliseconds as the job table shows them (two decimals; ``-`` for none)."""
-    return "-" if ms is None else f"{ms:.2f}"
+    """Milliseconds with two decimals, or two significant digits below 0.01 ms (an SSD's or a
+    cache's 2.6 µs read "0.0026", not "0.00"); ``-`` for none."""
+    if ms is None:
+        return "-"
+    return f"{ms:.2g}" if 0 < ms < 0.005 else f"{ms:.2f}"
 
 
 def host_line(host: Dict[str, Any]) -> str:
