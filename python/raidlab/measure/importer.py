@@ -309,11 +309,14 @@ def to_document(raw: Dict[str, Any], block: Optional[Dict[str, Any]] = None) -> 
         # What a measured run's table does not show (a failed job, no I/O, trims) goes with it.
         notes = list(merged.get("notes") or [])
         merged["notes"] = notes + [note for note in run_notes(document, missing) if note not in notes]
-    # The headline every output shows, recomputed over the whole run (fio's own runs and
-    # raidlab's sim documents are whole-run figures; a stored one is not trusted).
+    # The headline every output shows, recomputed from the document's own data (a stored one
+    # is not trusted): over the whole run, or, for a run raidlab simulated whose headline was
+    # its steady state (compare's, plan's), over the steady state its document records.
     from raidlab.report import headline
 
-    merged["headline"] = headline.compute(document, steady=False)
+    stored = existing.get("headline") if isinstance(existing, dict) else None
+    steady = is_simulated(document) and isinstance(stored, dict) and str(stored.get("basis", "")).startswith("steady")
+    merged["headline"] = headline.compute(document, steady=steady)
     return document
 
 
