@@ -549,9 +549,10 @@ def run_card(document: Dict[str, Any], heading: str, anchor: str) -> str:
                        "Share of the run each member was busy; hover a bar for reads, writes and queue depth.")]
     if lines:
         figures.append(_figure(cdf_chart(f"Latency CDF — {heading}", lines,
-                                         note="fio percentile points 1 %–99.99 %"),
+                                         note="whole run: fio percentile points 1 %–99.99 %"),
                                "Colour is the direction (read, write). Read right to see the slow tail: "
-                               "where a line reaches 99 % is the p99 latency."))
+                               "where a line reaches 99 % is the whole run's p99 latency (fio's jobs[]; "
+                               "the headline figures cover their stated basis)."))
     timeline = timeline_chart(document, f"{'Rebuild timeline' if document.get('rebuild') else 'Timeline'} — {heading}")
     if timeline:
         figures.append(_figure(timeline, "Per 1 s window: IOPS, latency p50/p99 and rebuild progress; "
@@ -662,7 +663,9 @@ def _comparison_cdfs(entries: Sequence[Dict[str, Any]], states: Sequence[str]) -
                        f"({styles}).")
             if len(workloads) > 1:
                 caption += " One chart per workload."
-            figures.append(_figure(cdf_chart(title, lines, note="fio percentile points 1 %–99.99 %",
+            caption += (" The curves cover the whole run (fio's jobs[]); the tables' and bars' figures "
+                        "cover each run's basis (a steady state leaves out a cache fill).")
+            figures.append(_figure(cdf_chart(title, lines, note="whole run: fio percentile points 1 %–99.99 %",
                                              legend=legend), caption))
     return figures
 

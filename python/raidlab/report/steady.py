@@ -125,9 +125,8 @@ def scale(document: Dict[str, Any], iops: float, mib_s: float) -> Dict[str, Any]
             "latency_ms": found.get("latency_ms"), "latency_ms_by_job": found.get("latency_ms_by_job")}
 
 
-NOTE = (f"IOPS and MiB/s are steady-state figures: from the first {DEFAULT_WINDOW_S} s window whose IOPS "
-        f"slope is within {DEFAULT_SLOPE_PCT:g}%/s of its mean (fio ss=iops_slope:{DEFAULT_SLOPE_PCT:g}%, "
-        f"ss_dur={DEFAULT_WINDOW_S}) and whose mean the rest of the run stays within {DEFAULT_REST_PCT:g}% of, "
-        f"to the end of the run; runs that never settle, or whose jobs run one after another "
-        "(stonewall, startdelay), show whole-run averages. "
-        "Latency percentiles cover the same steady state (the whole run when there is none)")
+NOTE = (f"IOPS, MiB/s and latency percentiles cover each row's basis: the steady state, from the first "
+        f"{DEFAULT_WINDOW_S} s window whose IOPS slope is within {DEFAULT_SLOPE_PCT:g}%/s of its mean (fio "
+        f"ss=iops_slope:{DEFAULT_SLOPE_PCT:g}%, ss_dur={DEFAULT_WINDOW_S}) and whose mean the rest of the run "
+        f"stays within {DEFAULT_REST_PCT:g}% of, to the end of the run; or the whole run, for runs that never "
+        "settle or whose jobs run one after another (stonewall, startdelay)")
