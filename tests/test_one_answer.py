@@ -396,3 +396,17 @@ def test_a_compare_runs_document_imported_again_keeps_its_steady_state_headline(
     assert imported.status == 0, imported.stderr
     assert imported.json()["raidlab"]["headline"] == run["document"]["raidlab"]["headline"]
     assert STEADY.match(run["document"]["raidlab"]["headline"]["basis"])
+
+
+def test_import_loads_every_run_of_a_compare_json_with_its_headline(tmp_path):
+    # import refused compare's own --json ("no document with jobs").
+    out = tmp_path / "c.json"
+    assert run_cli(["compare", "--states", "optimal", "--jobs", "1", "--json", str(out)]).status == 0
+    runs = json.loads(out.read_text())["runs"]
+    imported = run_cli(["import", str(out), "--json"])
+    assert imported.status == 0, imported.stderr
+    documents = imported.json()
+    assert len(documents) == len(runs) == 6
+    assert [d["raidlab"]["headline"] for d in documents] == [r["document"]["raidlab"]["headline"] for r in runs]
+    table = run_cli(["import", str(out)])
+    assert f"imported {out} [RAID10 optimal rndrw]" in table.stdout

@@ -107,28 +107,30 @@ def import_command(json_files, json_out: Optional[str], html_out: Optional[str])
 
     Text fio printed before the JSON (error lines, a shell prompt) is skipped. The table is the
     one `raidlab sim` and `raidlab measure` print; documents raidlab wrote (simulated or
-    measured) load too, so measured and simulated runs can share one HTML report.
+    measured, and each run of `raidlab compare --json`) load too, so measured and simulated runs
+    can share one HTML report.
     """
-    documents = []
+    documents, labels = [], []
     for json_file in json_files:
         block: Dict[str, Any] = {"source": "measured", "tool": "fio", "imported_from": json_file}
-        document = importer.load(json_file, block)
-        if not importer.is_simulated(document):
-            document["raidlab"].setdefault("tool_version", document["fio version"])
-            if json_out is not None:  # the summary lists them otherwise
-                emit_notes(document["raidlab"]["notes"], json_file)
-        documents.append(document)
+        for label, document in importer.load_all(json_file, block):
+            if not importer.is_simulated(document):
+                document["raidlab"].setdefault("tool_version", document["fio version"])
+                if json_out is not None:  # the summary lists them otherwise
+                    emit_notes(document["raidlab"]["notes"], label)
+            documents.append(document)
+            labels.append(label)
     if html_out:
         write_html(documents, f"raidlab import: {', '.join(json_files)}", html_out)
     if json_out is not None:
         write_json(documents[0] if len(documents) == 1 else documents, json_out)
         return
     texts = []
-    for json_file, document in zip(json_files, documents):
+    for label, document in zip(labels, documents):
         if importer.is_simulated(document):
             from raidlab.report import table
 
-            texts.append(table.summary(document, f"imported {json_file}"))
+            texts.append(table.summary(document, f"imported {label}"))
         else:
-            texts.append(summary(document, f"imported {json_file}"))
+            texts.append(summary(document, f"imported {label}"))
     click.echo("\n\n".join(texts))

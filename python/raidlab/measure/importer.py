@@ -40,10 +40,10 @@ import json
 import math
 import os
 import re
-from typing import Any, Dict, List, Optional, Sequence
+from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from raidlab.errors import ConfigError
-from raidlab.inputs import MAX_NESTING, nesting, read_bytes, read_stdin, show_path
+from raidlab.inputs import MAX_NESTING, nesting, parse_json, read_bytes, read_stdin, show_path
 
 __all__ = ["parse_fio_json", "to_document", "load", "RAIDLAB_KEYS"]
 
@@ -490,11 +490,44 @@ def _check_simulated(document: Dict[str, Any]) -> None:
         _fields(document["data_loss"], "data_loss", ("at_s",), ("failed_members",))
 
 
+def _read(path: str) -> str:
+    if path == "-":
+        return read_stdin("fio JSON")
+    # fio writes job names and file names as raw bytes: keep the rest of such a document.
+    return read_bytes(path, "fio JSON").decode("utf-8", "replace")
+
+
 def load(path: str, block: Optional[Dict[str, Any]] = None) -> Dict[str, Any]:
     """Reads a fio JSON file (``-`` is stdin) into raidlab's document."""
-    if path == "-":
-        text = read_stdin("fio JSON")
-    else:
-        # fio writes job names and file names as raw bytes: keep the rest of such a document.
-        text = read_bytes(path, "fio JSON").decode("utf-8", "replace")
-    return to_document(parse_fio_json(text, show_path(path)), block)
+    return to_document(parse_fio_json(_read(path), show_path(path)), block)
+
+
+def load_all(path: str, block: Optional[Dict[str, Any]] = None) -> List[Tuple[str, Dict[str, Any]]]:
+    """Every document in a file, each with its label: one for fio's JSON (or a document raidlab
+    wrote), one per run for ``raidlab compare --json``'s ``{"runs": [{"document": ...}]}``."""
+    text = _read(path)
+    runs = _compare_runs(text, show_path(path))
+    if runs is None:
+        return [(path, to_document(parse_fio_json(text, show_path(path)), block))]
+    return [(f"{path} [{label}]", to_document(document, block)) for label, document in runs]
+
+
+def _compare_runs(text: str, what: str) -> Optional[List[Tuple[str, Dict[str, Any]]]]:
+    """The runs of a ``raidlab compare --json`` document, or None when ``text`` is not one."""
+    stripped = text.lstrip()
+    if not stripped.startswith("{") or '"runs"' not in stripped:
+        return None
+    try:
+        value = parse_json(stripped, what)
+    except ConfigError:
+        return None
+    runs = value.get("runs") if isinstance(value, dict) and "jobs" not in value else None
+    if not isinstance(runs, list) or not runs:
+        return None
+    found = []
+    for index, run in enumerate(runs):
+        if not isinstance(run, dict) or not isinstance(run.get("document"), dict):
+            raise ConfigError(f"{what}: runs[{index}] holds no document (a raidlab compare run has one)")
+        label = " ".join(str(run.get(key, "?")) for key in ("design", "state", "workload"))
+        found.append((label, run["document"]))
+    return found
