@@ -461,3 +461,14 @@ def test_summary_rates_of_jobs_run_one_after_another_are_not_added(tmp_path):
     assert _iops(doc, "read") == pytest.approx((a["total_ios"] + b["total_ios"]) / 4)
     assert _iops(doc, "read") == pytest.approx((a["iops"] + b["iops"]) / 2, rel=1e-3)
     assert _mib_s(doc) == pytest.approx((a["io_bytes"] + b["io_bytes"]) / 4 / 2**20)
+
+
+def test_the_reliability_report_names_the_drive_and_only_the_models_it_ran(tmp_path):
+    # The footer said "Markov chain and Monte Carlo" with --trials 0; the inputs never named the drive.
+    path = tmp_path / "r.html"
+    run = run_cli(["reliability", "--level", "6", "--devices", "6", "--drive", "nearline-7200", "--trials", "0",
+                   "--html", str(path)])
+    assert run.status == 0, run.stderr
+    page = path.read_text()
+    assert "from the reliability model (Markov chain):" in page and "Monte Carlo)" not in page
+    assert "× 6 nearline-7200 drives of" in page

@@ -858,9 +858,10 @@ def _reliability_inputs(inputs: Dict[str, Any], layout: Dict[str, Any]) -> str:
               + (f"{_g(inputs.get('scrub_days'))} days" if inputs.get("scrub_days") else "never")
               if lse else "off")
     level = f"raid{layout.get('level', inputs.get('level', '?'))}"
+    drive = f" {inputs['drive']}" if isinstance(inputs.get("drive"), str) else ""
     rows = [
-        ["array", f"{level} {layout.get('layout') or ''} × {layout.get('devices', inputs.get('devices', '?'))} "
-                  f"drives of {_g(inputs.get('capacity_tb'))} TB".replace("  ", " ")],
+        ["array", f"{level} {layout.get('layout') or ''} × {layout.get('devices', inputs.get('devices', '?'))}"
+                  f"{drive} drives of {_g(inputs.get('capacity_tb'))} TB".replace("  ", " ")],
         ["AFR", afr],
         ["Weibull shape", f"{_g(inputs.get('weibull_shape'))} (Monte Carlo lifetimes)"],
         ["MTTR (repair time)", mttr],
@@ -1077,7 +1078,7 @@ footer{margin-top:40px;color:var(--muted);font-size:.85rem;border-top:1px solid 
 """
 
 
-def _provenance(docs: Sequence[Dict[str, Any]], planned: bool, reliability: bool, replays: bool) -> str:
+def _provenance(docs: Sequence[Dict[str, Any]], planned: bool, reliability: Optional[dict], replays: bool) -> str:
     """Where the report's numbers come from, for its footer: simulated runs, measured runs (and
     by which fio), the planner's simulations, the reliability model, trace replays."""
     measured = [d for d in docs if is_measured(d)]
@@ -1091,7 +1092,8 @@ def _provenance(docs: Sequence[Dict[str, Any]], planned: bool, reliability: bool
         tools = sorted({str(_block(d).get("tool_version") or d.get("fio version") or "fio") for d in measured})
         sources.append(f"{len(measured)} measured run{'s' if len(measured) != 1 else ''} ({', '.join(tools)})")
     if reliability:
-        sources.append("the reliability model (Markov chain and Monte Carlo)")
+        monte_carlo = reliability.get("monte_carlo") if isinstance(reliability, dict) else None
+        sources.append("the reliability model (Markov chain" + (" and Monte Carlo)" if monte_carlo else ")"))
     if replays:
         sources.append("DiskSim trace replays")
     said = ", ".join(sources[:-1]) + (" and " if len(sources) > 1 else "") + (sources[-1] if sources else "")
@@ -1186,6 +1188,6 @@ def render_html(title: str, runs: list, comparison: Optional[list] = None, paret
         f'<p class="muted">{esc(" · ".join(meta))}</p>'
         + (f'<p class="desc">{esc(meta_line)}</p>' if meta_line else "")
         + f'<nav class="toc">{toc}</nav></header>{body}'
-        f"<footer>{esc(_provenance(docs, bool(pareto), bool(reliability), bool(replays)))}</footer>"
+        f"<footer>{esc(_provenance(docs, bool(pareto), reliability, bool(replays)))}</footer>"
         "</main></body></html>\n"
     )
