@@ -187,3 +187,17 @@ def test_real_fio_writes_exactly_the_escaped_path(tmp_path, monkeypatch):
     assert done.returncode == 0, done.stderr
     assert sorted(p.name for p in tmp_path.iterdir()) == [name]
     assert (tmp_path / name).stat().st_size == 64 * 1024
+
+
+def test_a_target_through_a_missing_directory_and_dotdot_is_refused(tmp_path):
+    # Checked as a new file (nx does not exist), then fio created nx/ and opened nx/../victim:
+    # the existing victim was overwritten without --destroy-data.
+    victim = tmp_path / "victim"
+    victim.write_bytes(b"precious" * 1000)
+    refused(_measure(f"{tmp_path}/nx/../victim", "--dry-run"), "goes up a directory ('..')")
+    assert victim.read_bytes() == b"precious" * 1000 and not (tmp_path / "nx").exists()
+
+
+def test_a_target_ending_in_a_slash_is_refused_before_fio_runs(tmp_path):
+    refused(_measure(f"{tmp_path}/d/", "--dry-run"), "it names a directory")
+    assert not (tmp_path / "d").exists()

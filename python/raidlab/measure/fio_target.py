@@ -80,6 +80,12 @@ def _absolute(target: str, what: str) -> str:
 
 def _why_fio_rewrites(path: str) -> Optional[str]:
     """Why fio would not open ``path`` as written, or None."""
+    if path.endswith("/"):
+        return "it names a directory (it ends in '/'); give a file or a block device"
+    if ".." in path.split("/"):
+        # raidlab inspects the path as written, but fio creates missing directories before it
+        # opens it: `missing/../file` was checked as a new file and then opened as `file`.
+        return "it goes up a directory ('..'): give the path without it"
     if "\n" in path:
         return "a newline would start a new option line in fio's job file"
     for mark in (";", "#"):
