@@ -39,3 +39,10 @@ def test_plain_digits_and_the_kernels_minus_one_alignment_offset_still_read(tmp_
     report = run.json()
     assert report["partitions"][0]["start_bytes"] == 2048 * 512
     assert any("alignment_offset -1" in note for note in report["topology"]["notes"])
+
+
+def test_a_device_name_too_long_for_the_system_is_a_one_line_error():
+    # Path.is_dir raised OSError (ENAMETOOLONG): an internal error, exit 70.
+    from conftest import refused, run_cli
+
+    refused(run_cli(["align", "--device", "a" * 5000]), "cannot read sysfs for", "File name too long")

@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any, Dict, List, Optional, Tuple
 
 from raidlab.errors import ConfigError
-from raidlab.inputs import parse_json, read_text
+from raidlab.inputs import parse_json, read_text, show_path
 from raidlab.terminal import printable
 from raidlab.workload.units import is_decimal
 
@@ -208,7 +208,16 @@ def _read_int(path: Path) -> int:
 
 def read_sysfs(device: str, root: str = "/sys") -> Tuple[Table, Topology]:
     """A device's partitions and topology from ``ROOT/block/DEV`` (sysfs starts are 512-byte
-    units, block/partitions/core.c). md arrays also give their level, disks and chunk."""
+    units, block/partitions/core.c). md arrays also give their level, disks and chunk. A path
+    the system cannot even look up (a name over NAME_MAX) is a one-line error."""
+    try:
+        return _read_sysfs(device, root)
+    except OSError as error:
+        raise ConfigError(f"cannot read sysfs for {show_path(device)} under {show_path(root)}: "
+                          f"{error.strerror or error}") from None
+
+
+def _read_sysfs(device: str, root: str) -> Tuple[Table, Topology]:
     name = os.path.basename(device.rstrip("/"))
     if not name or name in (".", ".."):
         raise ConfigError(f"{device!r} is not a device name")
