@@ -111,3 +111,20 @@ def test_the_reasoning_gives_the_rebuild_under_load_as_the_table_does():
     assert run.status == 0, run.stderr
     line = next(line for line in run.stdout.splitlines() if "A rebuild under the workload takes" in line)
     assert "takes 0 h" not in line and "takes 0." in line, line
+
+
+def test_an_empty_level_list_and_a_wrong_workload_are_config_errors():
+    # `--levels , --survive 0` was max() of an empty list (exit 70); plan(workload=None) an AttributeError.
+    import pytest
+
+    import raidlab
+    from conftest import refused, run_cli
+    from raidlab.planner import plan
+    from raidlab.workload import preset
+
+    refused(run_cli(["plan", "--capacity-tb", "1", "--preset", "wal", "--drive", "nvme-tlc", "--levels", ",",
+                     "--survive", "0"]), "--levels names no RAID level")
+    with pytest.raises(raidlab.ConfigError, match="workload must be a raidlab Workload"):
+        plan(capacity_tb=1, workload=None)
+    with pytest.raises(raidlab.ConfigError, match="--objective"):
+        plan(capacity_tb=1, workload=preset("wal"), objective=[])

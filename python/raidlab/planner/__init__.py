@@ -153,7 +153,10 @@ def plan(*, capacity_tb: float, workload: Workload,
     if jobs < 1:
         raise ConfigError("--jobs must be at least 1")
     levels = _planner_levels(levels)
-    if objective not in ranking.OBJECTIVES:
+    if not isinstance(workload, Workload):
+        raise ConfigError(f"workload must be a raidlab Workload (raidlab.workload.preset(...), "
+                          f"parse_fio, parse_sysbench), got {type(workload).__name__}")
+    if not isinstance(objective, str) or objective not in ranking.OBJECTIVES:
         raise ConfigError(f"--objective {objective!r}: expected one of {', '.join(ranking.OBJECTIVES)}")
     for chunk in chunks_kib:
         if chunk < 4 or chunk & (chunk - 1):
@@ -276,7 +279,11 @@ def _planner_levels(levels: Sequence[Any]) -> List[Any]:
     from raidlab.stacked import PLANNER_MIN_DEVICES
     from raidlab.workload.units import is_decimal
 
+    if isinstance(levels, (str, bytes)) or not isinstance(levels, Sequence):
+        raise ConfigError(f"levels must be a list of RAID levels, got {type(levels).__name__}")
     named = {normalise_level(level) for level in levels}
+    if not named:
+        raise ConfigError("--levels names no RAID level: give at least one (e.g. 5,6,10)")
     found = sorted((int(level) for level in named if is_decimal(level)))
     unknown = [level for level in found if level not in (0, 1, 5, 6, 10)]
     unknown += [level for level in sorted(named) if not is_decimal(level) and level not in PLANNER_MIN_DEVICES]
