@@ -34,3 +34,11 @@ def test_simulate_with_a_wrongly_typed_setting_is_a_raidlab_error(key):
             raidlab.simulate(**{"level": 5, "devices": 4, "drive": "null", "fio": FIO, key: value})
         except raidlab.RaidlabError:
             pass
+
+
+def test_a_level_that_is_not_text_the_core_can_read_is_an_array_error():
+    # A lone surrogate (an undecodable byte) was a raw UnicodeEncodeError from the glue.
+    with pytest.raises(raidlab.ArrayError, match="unknown RAID level"):
+        raidlab.simulate(preset="wal", drive="null", level="\udcff")
+    with pytest.raises(raidlab.ArrayError, match="unknown RAID level"):
+        raidlab.reliability.analyze(level="\udcff", devices=4)

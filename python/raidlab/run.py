@@ -19,7 +19,7 @@ from typing import Any, Dict, Mapping, Optional, Tuple
 
 from raidlab import _core
 from raidlab.drives import DriveSpec, resolve_drive
-from raidlab.errors import ConfigError
+from raidlab.errors import ArrayError, ConfigError
 from raidlab.stacked import check_counts, is_stacked
 from raidlab.workload import Workload
 from raidlab.workload.units import is_decimal
@@ -480,8 +480,11 @@ def normalise_level(level: Any) -> str:
     """The level's number as text ("raid6", "6" and 6 all give "6"): the one place level names
     are read (the core's parser, which knows mdadm's names). A stacked level gives its name
     ("raid50" and "5+0" give "5+0"; "10" stays md's raid10)."""
-    stacked = _core.parse_stacked_level(str(level))
-    return stacked if stacked else str(_core.parse_level(str(level)))
+    text = str(level)
+    if any(0xD800 <= ord(ch) <= 0xDFFF for ch in text):  # not text the core can take (bytes undecoded)
+        raise ArrayError(f"unknown RAID level {text.encode('utf-8', 'backslashreplace').decode()!r}")
+    stacked = _core.parse_stacked_level(text)
+    return stacked if stacked else str(_core.parse_level(text))
 
 
 @dataclass(frozen=True)

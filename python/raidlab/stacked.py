@@ -25,7 +25,10 @@ STACKED_LEVELS = ("1+0", "5+0", "6+0", "0+1")
 
 def is_stacked(level: Any) -> bool:
     """Whether ``level`` (a normalised level text) names a stack."""
-    return _core.parse_stacked_level(str(level)) is not None
+    text = str(level)
+    if any(0xD800 <= ord(ch) <= 0xDFFF for ch in text):
+        return False  # not a name the core can read: normalise_level refuses it
+    return _core.parse_stacked_level(text) is not None
 
 
 def options(command: Callable) -> Callable:
