@@ -42,3 +42,16 @@ def test_a_level_that_is_not_text_the_core_can_read_is_an_array_error():
         raidlab.simulate(preset="wal", drive="null", level="\udcff")
     with pytest.raises(raidlab.ArrayError, match="unknown RAID level"):
         raidlab.reliability.analyze(level="\udcff", devices=4)
+
+
+@pytest.mark.parametrize("argument", [
+    {"sim_seconds": float("nan")}, {"sim_seconds": "x"}, {"chunks_kib": [2**70]}, {"chunks_kib": [float("nan")]},
+    {"drives": [("nvme-tlc", 1)]}, {"drives": 0}, {"durability": ""}, {"mission_years": None},
+    {"max_drives": None}, {"min_iops": "x"}, {"progress": 0},
+], ids=repr)
+def test_plan_with_a_wrongly_typed_argument_is_a_config_error_naming_it(argument):
+    from raidlab.planner import plan
+    from raidlab.workload import preset
+
+    with pytest.raises(raidlab.ConfigError, match=f"plan\\({next(iter(argument))}="):
+        plan(capacity_tb=0.1, workload=preset("wal"), **argument)

@@ -127,6 +127,7 @@ def plan(*, capacity_tb: float, workload: Workload,
     cluster address), run the simulations; neither changes the answer. ``host``: a host preset
     (raidlab hosts) whose EBS limits cap cloud volume members in every simulation (issue 24).
     """
+    _check_types(locals())
     limits = _speed_limits(speed_limit_min_kib_s, speed_limit_max_kib_s)
     if not (isinstance(capacity_tb, (int, float)) and math.isfinite(capacity_tb)
             and 0 < capacity_tb <= MAX_CAPACITY_TB):
@@ -271,6 +272,37 @@ def plan(*, capacity_tb: float, workload: Workload,
                     "feasible": e.feasible} for e in ranked + others],
     }
     return PlanResult(document, winner, front, ranked)
+
+
+#: plan()'s numeric arguments: whole numbers, and reals (finite; None where it means "not given").
+_WHOLE_ARGS = ("max_drives", "spares", "seed", "jobs", "extra", "speed_limit_min_kib_s", "speed_limit_max_kib_s")
+_REAL_ARGS = ("capacity_tb", "min_iops", "max_p99_ms", "min_degraded_iops", "max_rebuild_hours", "budget",
+              "durability", "mission_years", "sim_seconds")
+
+
+def _check_types(given: Dict[str, Any]) -> None:
+    """plan()'s arguments have the types they are used as, so a Python caller's mistake is a
+    ConfigError naming the argument, not a TypeError or OverflowError from deep inside."""
+    def real(value: Any) -> bool:
+        return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+
+    for name in _WHOLE_ARGS:
+        value = given[name]
+        if not (isinstance(value, int) and not isinstance(value, bool) and abs(value) < 2**63):
+            raise ConfigError(f"plan({name}=...) must be a whole number, got {value!r:.40}")
+    for name in _REAL_ARGS:
+        if (given[name] is not None or name in ("capacity_tb", "mission_years")) and not real(given[name]):
+            raise ConfigError(f"plan({name}=...) must be a finite number, got {given[name]!r:.40}")
+    chunks = given["chunks_kib"]
+    for chunk in chunks if isinstance(chunks, (list, tuple, set, frozenset)) else [None]:
+        if not (isinstance(chunk, int) and not isinstance(chunk, bool) and 0 < chunk <= 1 << 20):
+            raise ConfigError(f"plan(chunks_kib=...) must be a list of chunk sizes in KiB, got {chunk!r:.40}")
+    drives = given["drives"]
+    if drives is not None and (not isinstance(drives, (list, tuple))
+                               or not all(isinstance(d, (str, DriveModel)) for d in drives)):
+        raise ConfigError(f"plan(drives=...) must be a list of drive names or DriveModels, got {drives!r:.60}")
+    if given["progress"] is not None and not callable(given["progress"]):
+        raise ConfigError("plan(progress=...) must be a callable (or None)")
 
 
 def _planner_levels(levels: Sequence[Any]) -> List[Any]:
