@@ -55,3 +55,16 @@ def test_plan_with_a_wrongly_typed_argument_is_a_config_error_naming_it(argument
 
     with pytest.raises(raidlab.ConfigError, match=f"plan\\({next(iter(argument))}="):
         plan(capacity_tb=0.1, workload=preset("wal"), **argument)
+
+
+def test_other_wrongly_typed_api_arguments_are_raidlab_errors():
+    # Each was a raw TypeError or ValueError.
+    with pytest.raises(raidlab.ConfigError, match="simulate\\(progress="):
+        raidlab.simulate(preset="wal", drive="null", runtime_s=0.01, progress=0)
+    with pytest.raises(raidlab.ConfigError, match="analyze\\(progress="):
+        raidlab.reliability.analyze(level=5, devices=4, progress=0)
+    for options in ("x", 1):
+        with pytest.raises(raidlab.ConfigError, match="analyze\\(sim_options="):
+            raidlab.reliability.analyze(level=5, devices=4, sim_options=options)
+    with pytest.raises(raidlab.ArrayError, match="member_kib_list must be a list"):
+        raidlab.Array(level=5, devices=4, member_kib_list=0)

@@ -7,7 +7,7 @@ normalises arguments (device count versus member sizes, plain integers) and docu
 from __future__ import annotations
 
 import operator
-from typing import List, Optional, Sequence, Tuple, Union
+from typing import Iterable, List, Optional, Sequence, Tuple, Union
 
 from raidlab import _core
 from raidlab.errors import ArrayError, LayoutError
@@ -49,7 +49,7 @@ def _member_sizes_kib(
     if devices is not None:
         devices = _whole_number("devices", devices)
     if member_kib_list is not None:
-        if isinstance(member_kib_list, (str, bytes)):
+        if isinstance(member_kib_list, (str, bytes)) or not isinstance(member_kib_list, Iterable):
             raise ArrayError("member_kib_list must be a list of sizes in KiB")
         sizes = [_whole_number("member size", size) for size in member_kib_list]
         if devices is not None and devices != len(sizes):

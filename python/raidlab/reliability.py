@@ -324,6 +324,10 @@ def analyze(
     ERC (0: none); without a drive, the declared defaults (ERC 7 s: no drops).
     Bad input raises a :class:`raidlab.RaidlabError` with a one-line message.
     """
+    if sim_options is not None and not isinstance(sim_options, Mapping):
+        raise ConfigError("analyze(sim_options=...) must be a mapping of simulator options (or None)")
+    if progress is not None and not callable(progress):
+        raise ConfigError("analyze(progress=...) must be a callable (or None)")
     if afr_pct is not None and mttf_hours is not None:
         raise ConfigError("--afr-pct and --mttf-hours cannot be used together")
     if mttr_hours is not None and rebuild_from_sim:

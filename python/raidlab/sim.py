@@ -301,6 +301,8 @@ def simulate(*, fio: Optional[str] = None, sysbench: Optional[str] = None, prese
     """
     from raidlab.run import build_run
 
+    if progress is not None and not callable(progress):
+        raise ConfigError("simulate(progress=...) must be a callable (or None)")
     # issue 23: --fail/--replace as raidlab sim takes them (K@T texts), beside timeline= events
     events = [e for action in ("fail", "replace", "latent_error")
               for e in parse_events(_texts(settings.pop(action, ()), action), action)]
