@@ -16,7 +16,7 @@ import re
 import shutil
 import subprocess
 from html.parser import HTMLParser
-from typing import Dict, List, Optional
+from typing import Any, Dict, List, Optional
 
 import pytest
 
@@ -97,6 +97,22 @@ def assert_shows(text: str, value: Optional[float], where: str) -> None:
     assert shows(text, value), f"{where}: shows {text!r}, the headline is {value!r}"
 
 
+#: The headline's latency figures: (direction, percentile).
+LATENCY = (("read", "p50"), ("read", "p99"), ("write", "p50"), ("write", "p99"))
+#: Column names of a headline row: the terminal table's and the HTML's, then --csv's.
+TABLE_COLUMNS = {"iops": "IOPS", "mib_s": "MiB/s", **{(d, p): f"{d} {p} ms" for d, p in LATENCY}}
+CSV_COLUMNS = {"iops": "iops", "mib_s": "mib_s", **{(d, p): f"{d}_latency_ms_{p}" for d, p in LATENCY}}
+
+
+def assert_row_shows(row: Dict[str, str], h: Dict[str, Any], columns: Dict[Any, str], where: str) -> None:
+    """One output's row shows a run's headline: its basis, IOPS, MiB/s and each latency."""
+    assert row["basis"] == h["basis"], where
+    assert_shows(row[columns["iops"]], h["iops"], where)
+    assert_shows(row[columns["mib_s"]], h["mib_s"], where)
+    for direction, percent in LATENCY:
+        assert_shows(row[columns[(direction, percent)]], h[direction][f"{percent}_ms"], f"{where} {direction} {percent}")
+
+
 def _key(keys, *labels: str):
     """The one (design, state, workload) key whose parts are the words of ``labels`` (an HTML
     report writes them as "RAID5 · rndrw" and "optimal", or "RAID5 · rndrw · optimal")."""
@@ -125,35 +141,19 @@ def test_compare_shows_one_set_of_figures_in_its_table_csv_json_and_html(tmp_pat
                              .index(("RAID5", "optimal", "rndwr"))]["document"]
     assert rndwr["jobs"][0]["write"]["iops"] > 1.2 * headline[("RAID5", "optimal", "rndwr")]["iops"]
 
-    latency = (("read", "p50"), ("read", "p99"), ("write", "p50"), ("write", "p99"))
     for row in terminal_table(run.stdout, "design"):
-        h = headline[(row["design"], row["state"], row["workload"])]
-        where = f"terminal {row['design']} {row['state']} {row['workload']}"
-        assert row["basis"] == h["basis"], where
-        assert_shows(row["IOPS"], h["iops"], where)
-        assert_shows(row["MiB/s"], h["mib_s"], where)
-        for direction, percent in latency:
-            assert_shows(row[f"{direction} {percent} ms"], h[direction][f"{percent}_ms"], f"{where} {direction} {percent}")
+        assert_row_shows(row, headline[(row["design"], row["state"], row["workload"])], TABLE_COLUMNS,
+                         f"terminal {row['design']} {row['state']} {row['workload']}")
     rows = list(csv.DictReader(io.StringIO(out["csv"].read_text())))
     assert len(rows) == 12
     for row in rows:
-        h = headline[(row["design"], row["state"], row["workload"])]
-        where = f"csv {row['design']} {row['state']} {row['workload']}"
-        assert row["basis"] == h["basis"], where
-        assert_shows(row["iops"], h["iops"], where)
-        assert_shows(row["mib_s"], h["mib_s"], where)
-        for direction, percent in latency:
-            assert_shows(row[f"{direction}_latency_ms_{percent}"], h[direction][f"{percent}_ms"], where)
+        assert_row_shows(row, headline[(row["design"], row["state"], row["workload"])], CSV_COLUMNS,
+                         f"csv {row['design']} {row['state']} {row['workload']}")
     html_rows = html_table(out["html"].read_text(), "design", "state", "IOPS", "basis")
     assert len(html_rows) == 12
     for row in html_rows:
-        h = headline[_key(headline, row["design"], row["state"], row.get("workload", ""))]
-        where = f"html {row['design']} {row['state']}"
-        assert row["basis"] == h["basis"], where
-        assert_shows(row["IOPS"], h["iops"], where)
-        assert_shows(row["MiB/s"], h["mib_s"], where)
-        for direction, percent in latency:
-            assert_shows(row[f"{direction} {percent} ms"], h[direction][f"{percent}_ms"], where)
+        assert_row_shows(row, headline[_key(headline, row["design"], row["state"], row.get("workload", ""))],
+                         TABLE_COLUMNS, f"html {row['design']} {row['state']}")
     # The summary at the top of the report shows the same figures, split by direction.
     for row in html_table(out["html"].read_text(), "run", "read IOPS", "basis"):
         h = headline[_key(headline, row["run"])]
