@@ -2,7 +2,7 @@
 //! raid6, raid4, degraded raid6, other recoveries, raid10 near/far/offset layouts of other
 //! widths and copies, a three-way raid1), replayed on the same model of the recording
 //! machine (`common/md_io.rs`), against md's figures derived by hand from Linux 6.1's rules, one
-//! derivation per case in its comment. The shared cases can be matched by a fit; these check
+//! derivation per case in its comment. The recorded cases themselves could be matched by a fit; these check
 //! that the model is md's mechanism.
 //!
 //! The rules used (drivers/md/raid5.c, 6.1):
