@@ -21,6 +21,7 @@ pub mod parity;
 pub mod plan;
 pub mod reliability;
 pub mod rng;
+pub mod settings;
 pub mod sim;
 pub mod time;
 

@@ -12,6 +12,7 @@ mod disksim;
 mod errors;
 mod host;
 mod reliability;
+mod settings;
 mod sim;
 // issue 24 §2: stacked arrays
 mod stacked;
@@ -89,6 +90,8 @@ fn _core(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_function(wrap_pyfunction!(disksim::disksim_import, module)?)?;
     module.add_function(wrap_pyfunction!(disksim::disksim_replay, module)?)?;
     module.add_function(wrap_pyfunction!(drive_parameters, module)?)?;
+    module.add_function(wrap_pyfunction!(settings::run_settings, module)?)?;
+    module.add_function(wrap_pyfunction!(settings::controller_settings, module)?)?;
     module.add_function(wrap_pyfunction!(parse_level, module)?)?;
     module.add_function(wrap_pyfunction!(default_layout, module)?)?;
     module.add_function(wrap_pyfunction!(layout_choices, module)?)?;
