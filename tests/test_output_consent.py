@@ -1,4 +1,4 @@
-"""Issue 21 §1, "writes without consent": every file raidlab writes goes through
+"""No write without consent: every file raidlab writes goes through
 :mod:`raidlab.outputs`. Devices (also through a symlink), FIFOs, /dev, the measured --target and
 a second output naming the same file are refused; an existing file raidlab did not write is
 replaced only with --force; raidlab's own earlier outputs are replaced freely; writes are atomic.
