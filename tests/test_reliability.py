@@ -6,8 +6,6 @@ Textbook values from ../shared/research/reliability.md (§1.4, §2.1, §9 valida
 from __future__ import annotations
 
 import json
-import sys
-import types
 from itertools import combinations
 
 import pytest
@@ -185,7 +183,7 @@ def test_detect_and_replace_delays_add_to_the_rebuild():
 # ---- the rebuild simulator hook -------------------------------------------------------------
 
 def test_rebuild_from_sim_without_the_simulator_is_one_line_error(monkeypatch):
-    monkeypatch.setitem(sys.modules, "raidlab.rebuild", None)
+    monkeypatch.delattr(rel.rebuild, "simulated_rebuild_hours")
     run = run_cli(["reliability", "--level", "5", "--devices", "8", "--rebuild-from-sim"])
     assert run.status == 2
     assert run.stderr == ("raidlab: error: --rebuild-from-sim needs the rebuild simulator "
@@ -199,9 +197,8 @@ def test_rebuild_from_sim_uses_the_simulated_hours(monkeypatch):
         calls.append(kwargs)
         return 30.0
 
-    fake = types.ModuleType("raidlab.rebuild")
-    fake.simulated_rebuild_hours = simulated_rebuild_hours
-    monkeypatch.setitem(sys.modules, "raidlab.rebuild", fake)
+    monkeypatch.setattr(rel.rebuild, "simulated_rebuild_hours", simulated_rebuild_hours)
+    monkeypatch.delattr(rel.rebuild, "check_sim_options")  # the stand-in takes any keyword
     doc = cli_json("--level", "6", "--devices", "8", "--rebuild-from-sim", "--drive", "cheetah-10k7",
                    "--sim-opt", "workload=oltp", "--sim-opt", "iodepth=8", "--detect-hours", "2",
                    "--replace-hours", "4", "--trials", "0")

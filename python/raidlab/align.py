@@ -35,6 +35,7 @@ from raidlab.errors import ConfigError
 from raidlab.inputs import parse_json, read_text, show_path
 from raidlab.terminal import printable
 from raidlab.workload.units import is_decimal
+from raidlab.report import table as tables
 
 SECTOR = 512
 MIB = 2**20
@@ -339,8 +340,6 @@ def _size(value: Optional[int]) -> str:
 
 def render(report: Dict[str, Any]) -> str:
     """The text report: a table, then a sentence per partition that needs fixing."""
-    from raidlab.report import table as tables
-
     topo = report["topology"]
     io = report["io_bytes"]
     head = (f"raidlab align: {report['device'] or 'device'} ({report['source']}"

@@ -16,6 +16,7 @@ import click
 from raidlab import _core
 from raidlab.array import DEFAULT_CHUNK_KIB, DEFAULT_MEMBER_KIB, Array
 from raidlab.errors import RaidlabError
+from raidlab.inputs import collecting_inputs
 from raidlab.terminal import printable
 from raidlab.workload.units import is_decimal
 from raidlab.commands.compare import compare_command
@@ -28,8 +29,9 @@ from raidlab.commands.plan import plan_command
 from raidlab.commands.align import align_command
 from raidlab.commands.calibrate import calibrate_command
 from raidlab.commands.measure import import_command, measure_command
-from raidlab.layout import DEFAULT_DIAGRAM_ROWS, json_document, render_text, stacked_arrays, stacked_json, stacked_text
-from raidlab.stacked import is_stacked, options as stacked_options
+from raidlab.layout import DEFAULT_DIAGRAM_ROWS, json_document, render_text, stacked_json, stacked_text
+from raidlab.commands import stacked_options
+from raidlab.stacked import is_stacked, stacked_arrays
 # raidlab sweep (issue 23)
 from raidlab.commands.sweep import sweep_command
 
@@ -212,7 +214,7 @@ def layout_command(
 
 def _stacked_layout(level, devices, chunk_kib, layout, member_kib, member_kib_list, rows, q_coeff, as_json,
                     inner_devices, outer_chunk_kib) -> None:
-    """``raidlab layout`` of a stacked level (raidlab.layout.stacked_arrays)."""
+    """``raidlab layout`` of a stacked level (raidlab.stacked.stacked_arrays)."""
     if member_kib_list is not None or devices is None:
         raise click.UsageError(f"--level {level}: a stack takes --devices and one --member-kib for every drive")
     size = DEFAULT_MEMBER_KIB if member_kib is None else member_kib
@@ -264,7 +266,7 @@ def _invoke(args: List[str]) -> object:
     stays a KeyboardInterrupt (click turns it into Abort after printing an empty line), so
     :func:`main` can answer it with one line and status 130."""
     try:
-        with cli.make_context("raidlab", args) as ctx:
+        with collecting_inputs(), cli.make_context("raidlab", args) as ctx:
             return cli.invoke(ctx)
     except click.exceptions.Exit as done:  # --help, --version
         return done.exit_code

@@ -19,6 +19,7 @@ from raidlab.run import Design as ArrayDesign
 from raidlab.run import build_design, build_run
 from raidlab.sim import resolve_workload, run_spec
 from raidlab.workload import Workload, parse_sysbench
+from raidlab.sweep.executor import Executor
 
 STATES = ("optimal", "degraded", "rebuilding")
 
@@ -161,8 +162,6 @@ def compare(designs: Sequence[Design], cases: Sequence[Case], states: Sequence[s
     the sweep's executor (``jobs`` local processes, or Ray tasks with ``ray``): where a run
     happens never changes its result. :func:`raidlab.frames.comparison` turns the rows into a
     DataFrame of the figures ``raidlab compare`` prints."""
-    from raidlab.sweep.executor import Executor
-
     tasks = [(design, case, state, seed, runtime_s) for design in designs for state in states for case in cases]
     rows: List[Any] = [None] * len(tasks)
     with Executor(jobs, ray) as executor:

@@ -1,4 +1,4 @@
-"""DiskSim drive models and validation traces (issue 8).
+"""DiskSim drive models and validation traces.
 
 The parsing, the mapping to raidlab's HDD model, the replay and the demerit all run in the
 core (``raidlab_core::device::disksim``); this module only reads files and formats results.
@@ -15,7 +15,7 @@ core (``raidlab_core::device::disksim``); this module only reads files and forma
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Callable, Dict, List, Optional, Union
+from typing import Any, Callable, Dict, Optional, Union
 
 from raidlab import _core, inputs
 from raidlab.errors import ConfigError, RaidlabError
@@ -102,33 +102,3 @@ def summary(result: Dict[str, Any]) -> Dict[str, Any]:
     """Exactly the ``--json`` document."""
     return {key: result[key] for key in
             ("requests", "mean_measured_ms", "mean_simulated_ms", "demerit_ms", "demerit_pct")}
-
-
-def plot_cdfs(result: Dict[str, Any], png: Union[str, Path], title: str = "") -> bool:
-    """Writes both service-time CDFs to a PNG; False (nothing written) without matplotlib."""
-    try:
-        import matplotlib
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
-        return False
-    figure, axes = plt.subplots(figsize=(7, 4.5))
-    for key, label in (("measured_ms", "measured"), ("simulated_ms", "raidlab")):
-        values: List[float] = sorted(result[key])
-        n = len(values)
-        axes.step(values, [(i + 1) / n for i in range(n)], where="post", label=label)
-    axes.set_xlabel("service time (ms)")
-    axes.set_ylabel("fraction of requests")
-    axes.set_title(title or f"demerit {result['demerit_ms']:.3f} ms ({result['demerit_pct']:.1f} % of mean)")
-    axes.grid(True, alpha=0.3)
-    axes.legend(loc="lower right")
-    figure.tight_layout()
-    from raidlab import outputs
-
-    try:
-        data = outputs.figure_png(figure, dpi=100)
-    finally:
-        plt.close(figure)
-    outputs.write_bytes(png, data, "--png")
-    return True

@@ -1,7 +1,7 @@
 """The one drive resolver: every option or setting that names a drive takes the same forms.
 
 A drive is named by a preset (``raidlab drives``), a drive TOML file (``NAME.toml``, see
-:func:`raidlab.sim.load_drive`), a DiskSim configuration (``NAME.parv`` / ``NAME.diskspecs``),
+:func:`load_drive`), a DiskSim configuration (``NAME.parv`` / ``NAME.diskspecs``),
 or, from Python, the drive dict the core reads. :func:`resolve_drive` turns any of them into a
 :class:`DriveSpec`: the core's drive dict plus what commands ask about a drive (its kind,
 interface and capacity), so ``sim``, ``compare``, ``plan`` and ``reliability --rebuild-from-sim``
@@ -12,9 +12,10 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass
-from typing import Any, Dict, Mapping
+from pathlib import Path
+from typing import Any, Dict, Mapping, Union
 
-from raidlab import _core, inputs
+from raidlab import _core, disksim, inputs
 from raidlab.errors import ConfigError
 from raidlab.schema import ANY, TABLE, Key, check_table, did_you_mean
 
@@ -166,6 +167,24 @@ def _from_choice(name: str, choice: Dict[str, Any], where: str) -> DriveSpec:
     return DriveSpec(name, choice, kind, "", int(params.get("capacity_bytes", declared.get("capacity_bytes", 0))))
 
 
+def load_drive(drive: Union[str, Path, Mapping[str, Any]]) -> Dict[str, Any]:
+    """A drive choice for the core: a preset name, a TOML file path, or a drive table.
+
+    A TOML file is a drive table (:data:`DRIVE_TABLE`): ``kind = "hdd"|"ssd"|...`` or
+    ``preset = "NAME"`` (to start from a preset) and any parameters of that model by name (see
+    ``raidlab drives --params``), checked as every drive table is. A DiskSim ``.parv`` or
+    ``.diskspecs`` file is imported (:mod:`raidlab.disksim`).
+    """
+    if isinstance(drive, Mapping):
+        return drive_table(drive, "drive")
+    text = str(drive)
+    if text.endswith((".parv", ".diskspecs")):
+        return disksim.drive_choice(text)
+    if text.endswith(".toml"):
+        return drive_table(inputs.read_toml(text, "drive file"), f"drive file {inputs.show_path(text)}")
+    return {"preset": text}
+
+
 def resolve_drive(drive: Any, where: str = "--drive") -> DriveSpec:
     """A :class:`DriveSpec` from any way of naming a drive (see the module docstring);
     ``where`` names the option or setting in messages."""
@@ -177,8 +196,6 @@ def resolve_drive(drive: Any, where: str = "--drive") -> DriveSpec:
         return _from_choice(name, choice, where)
     if not isinstance(drive, str) or not drive.strip():
         raise ConfigError(f"{where}: {drive!r} is not a drive; give {DRIVE_FORMS}")
-    from raidlab.sim import load_drive
-
     if drive in preset_table():
         return _from_choice(drive, {"preset": drive}, where)
     if not drive.endswith((".toml", ".parv", ".diskspecs")):

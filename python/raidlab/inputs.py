@@ -18,15 +18,20 @@ configurations and traces, sfdisk and fio JSON, calibration sweeps) goes through
   deeply nested document is a one-line error rather than a ``RecursionError``.
 
 Every refusal is a :class:`~raidlab.errors.ConfigError` (exit status 2) on one line.
+
+While a command line runs (:func:`collecting_inputs`), every file read is noted
+(:func:`note_input`), and :mod:`raidlab.outputs` never lets an output of the command replace one.
 """
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import json
 import os
 import stat
 import sys
-from typing import Any, Callable, Dict, Optional, Union
+from typing import Any, Callable, Dict, Iterator, List, Optional, Tuple, Union
 
 from raidlab.errors import ConfigError
 from raidlab.workload.units import decode_utf8
@@ -51,7 +56,7 @@ LIMITS: Dict[str, int] = {
     "fio JSON": 64 * _MIB,
     "calibration sweep": 16 * _MIB,
     "sysfs attribute": 1 * _MIB,
-    # raidlab sweep (issue 23): a grid of a few hundred axis values is a few KiB
+    # raidlab sweep: a grid of a few hundred axis values is a few KiB
     "sweep file": 1 * _MIB,
     "controller file": 1 * _MIB,
     # a sweep store's own files (raidlab.sweep.storefiles): its mark is a few lines; a row file
@@ -59,6 +64,36 @@ LIMITS: Dict[str, int] = {
     "sweep store mark": 1 * _MIB,
     "sweep row file": 256 * _MIB,
 }
+
+#: (label, path) of each input the running command has read or was given; None while no command
+#: line runs (the Python API notes none). A context variable: each thread starts with none.
+_READ: "contextvars.ContextVar[Optional[List[Tuple[str, str]]]]" = contextvars.ContextVar(
+    "raidlab_inputs_read", default=None)
+
+
+@contextlib.contextmanager
+def collecting_inputs() -> Iterator[None]:
+    """Notes the inputs read inside the block (one command line's run)."""
+    token = _READ.set([])
+    try:
+        yield
+    finally:
+        _READ.reset(token)
+
+
+def inputs_read() -> List[Tuple[str, str]]:
+    """(label, path) of every input file the running command has read or was given (none
+    outside a command line). :func:`read_bytes` notes each file it reads here."""
+    read = _READ.get()
+    return read if read is not None else []
+
+
+def note_input(path: Union[str, "os.PathLike[str]"], label: str) -> None:
+    """Notes that the running command reads ``path`` (so no output may replace it)."""
+    read = _READ.get()
+    if read is not None:
+        read.append((label, os.fspath(path)))
+
 
 #: Deepest nesting of arrays/objects (JSON) or arrays/tables (TOML) accepted. sfdisk's and
 #: fio's documents nest about six levels; Python's own recursion limit is about 1000.
@@ -154,9 +189,7 @@ def read_bytes(path: Union[str, "os.PathLike[str]"], kind: str, error: type = Co
             raise refuse(failure.strerror or str(failure)) from None
     if len(data) > limit:
         raise refuse(f"it is larger than the {limit // _MIB} MiB limit for a {kind}")
-    if record:
-        from raidlab.outputs import note_input  # outputs never replace an input
-
+    if record:  # outputs never replace an input
         note_input(path, f"the {kind} {show_path(path)}")
     return data
 

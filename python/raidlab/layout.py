@@ -228,32 +228,6 @@ def _q_label(cell: object) -> str:
 
 # ---- stacked levels (1+0, 5+0, 6+0, 0+1): an outer md array over inner md arrays ----
 
-def stacked_arrays(level: str, devices: int, chunk_kib: int, layout: Optional[str], member_kib: int,
-                   inner_devices: int, outer_chunk_kib: int) -> Tuple[Dict[str, Any], Array, Array]:
-    """(the core's stacked geometry, one inner array, the outer array over the inner ones).
-
-    Every inner array is the same md array over its own drives (``layout`` is theirs); the
-    outer array's members are the inner arrays' data past mdadm's 1.2 data offset, as mdadm
-    builds it over /dev/md1 ... (raidlab.stacked). Raises ConfigError for counts md would not
-    build as the level promises.
-    """
-    from raidlab import _core, stacked
-
-    name = _core.parse_stacked_level(str(level))
-    stacked.check_counts(name, devices, inner_devices, where="layout: ")
-    geo = dict(_core.stacked_geometry({
-        "level": name, "layout": layout, "chunk_kib": chunk_kib, "devices": devices,
-        "member_kib": member_kib, "inner_devices": inner_devices, "outer_chunk_kib": outer_chunk_kib}))
-    inner = Array(level=geo["inner_level"], devices=geo["inner_devices"], chunk_kib=geo["inner_chunk_kib"],
-                  layout=geo["inner_layout"], member_kib=member_kib)
-    outer_kib = (inner.capacity_bytes - geo["outer_offset_sectors"] * 512) // 1024
-    outer = Array(level=geo["outer_level"], devices=geo["sets"], chunk_kib=geo["outer_chunk_kib"],
-                  member_kib=outer_kib)
-    if outer.capacity_bytes != geo["capacity_bytes"]:  # pragma: no cover - the core and md disagree
-        raise AssertionError((outer.capacity_bytes, geo["capacity_bytes"]))
-    return geo, inner, outer
-
-
 def _inner_members(geo: Dict[str, Any]) -> List[List[int]]:
     """Each inner array's physical drives: inner array i holds drives i*N .. i*N+N-1."""
     per = geo["inner_devices"]

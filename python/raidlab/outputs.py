@@ -1,6 +1,6 @@
 """Every file raidlab writes goes through here, and only with the user's consent.
 
-The rules (issue 21 §1), checked for every output option before a command does any work and
+The rules, checked for every output option before a command does any work and
 again at the moment each file is written:
 
 - ``-`` is stdout and always allowed.
@@ -21,7 +21,7 @@ again at the moment each file is written:
   - HTML: ``<meta name="generator" content="raidlab`` in the first 64 KiB.
   - TOML (``calibrate --out``): the first line starts
     ``# raidlab drive model fitted by 'raidlab calibrate'``.
-  - CSV (``compare --csv``): the header line is exactly ``compare.CSV_COLUMNS``.
+  - CSV (``compare --csv``): the header line is exactly :data:`COMPARE_CSV_COLUMNS`.
   - PNG: a ``tEXt`` chunk ``Software`` whose text starts ``raidlab``, ahead of the image data
     (written through matplotlib's ``metadata``; PNG spec 2nd ed. §11.3.4.2 lists ``Software``
     among the predefined keywords).
@@ -44,6 +44,7 @@ Commands declare their outputs with :func:`writes_files`, which also adds ``--fo
 from __future__ import annotations
 
 import functools
+import io
 import json
 import os
 import re
@@ -57,6 +58,7 @@ import click
 
 from raidlab import _core
 from raidlab.errors import ConfigError
+from raidlab.inputs import inputs_read, note_input
 
 __all__ = ["STDOUT", "Consent", "writes_files", "check_file", "write_text", "write_bytes",
            "write_files", "make_directory", "figure_png", "is_raidlab_output", "under_kernel_tree"]
@@ -75,7 +77,12 @@ _TOML_MARK = b"# raidlab drive model fitted by 'raidlab calibrate'"
 _LOG_LINE = re.compile(rb"[0-9]+, -?[0-9]+, [012], 0, 0")
 _REBUILD_LINE = re.compile(rb"[0-9]+, -?[0-9]+, 2, 0, 0")
 _META_KEY = "raidlab.outputs"
-_INPUTS_KEY = "raidlab.inputs"
+#: The fio logs ``--log-prefix PREFIX`` writes, ``PREFIX_NAME.1.log`` each (raidlab.report.timeline).
+LOG_NAMES = ("iops", "clat", "clat_p99", "rebuild")
+#: compare --csv's header line (commands/compare.py writes it; a CSV starting so is raidlab's).
+COMPARE_CSV_COLUMNS = ("design", "controller", "chunk_kib", "state", "workload", "iops", "mib_s",
+                       "read_latency_ms_p50", "read_latency_ms_p99", "write_latency_ms_p50",
+                       "write_latency_ms_p99", "capacity_bytes", "rebuild_hours", "basis")
 Pathish = Union[str, os.PathLike]
 
 FORCE_HELP = ("Replace existing files that raidlab did not write. Outputs still never go to a "
@@ -164,22 +171,6 @@ def _protected_why(label: str) -> str:
     if label == "--target":
         return "it is the measured --target"
     return f"it is {label}, an input of this command (an output never replaces an input, even with --force)"
-
-
-def inputs_read() -> List[Tuple[str, str]]:
-    """(label, path) of every input file the running command has read or was given (none
-    outside the CLI). :func:`raidlab.inputs.read_bytes` records each file it reads here."""
-    context = click.get_current_context(silent=True)
-    if context is None:
-        return []
-    return context.find_root().meta.setdefault(_INPUTS_KEY, [])
-
-
-def note_input(path: Pathish, label: str) -> None:
-    """Records that the running command reads ``path`` (so no output may replace it)."""
-    context = click.get_current_context(silent=True)
-    if context is not None:
-        inputs_read().append((label, os.fspath(path)))
 
 
 def _directory_ending(path: Pathish) -> Optional[str]:
@@ -305,8 +296,6 @@ def _check_directory(path: Pathish, option: str) -> None:
 
 def figure_png(figure, dpi: int) -> bytes:
     """A matplotlib figure as PNG bytes that say raidlab made them (see :func:`is_raidlab_output`)."""
-    import io
-
     buffer = io.BytesIO()
     figure.savefig(buffer, format="png", dpi=dpi, metadata={"Software": PNG_SOFTWARE})
     return buffer.getvalue()
@@ -366,8 +355,6 @@ def _log_lines_match(path: Pathish, pattern: "re.Pattern[bytes]") -> bool:
 
 
 def _log_is_ours(path: Pathish) -> bool:
-    from raidlab.report.timeline import LOG_NAMES
-
     text = os.fspath(path)
     prefixes = [text[:-len(f"_{name}.1.log")] for name in LOG_NAMES if text.endswith(f"_{name}.1.log")]
     if not prefixes or not _log_lines_match(path, _LOG_LINE):
@@ -376,10 +363,8 @@ def _log_is_ours(path: Pathish) -> bool:
 
 
 def _csv_is_ours(first_line: bytes) -> bool:
-    """The header line compare --csv writes (imported here: compare imports this module)."""
-    from raidlab.commands.compare import CSV_COLUMNS
-
-    return first_line.rstrip(b"\r") == ",".join(CSV_COLUMNS).encode()
+    """The header line compare --csv writes."""
+    return first_line.rstrip(b"\r") == ",".join(COMPARE_CSV_COLUMNS).encode()
 
 
 def is_raidlab_output(path: Pathish) -> bool:
@@ -400,8 +385,6 @@ def is_raidlab_output(path: Pathish) -> bool:
 
 def log_files(prefix: str) -> List[str]:
     """The files ``--log-prefix PREFIX`` writes (see :func:`raidlab.report.timeline.write_fio_logs`)."""
-    from raidlab.report.timeline import LOG_NAMES
-
     return [f"{prefix}_{name}.1.log" for name in LOG_NAMES]
 
 

@@ -27,6 +27,7 @@ from raidlab.errors import ConfigError, RaidlabError
 from raidlab.run import DEFAULTS, KNOWN_KEYS, build_run
 from raidlab.units import human_bytes
 from raidlab.sim import run_spec
+from raidlab.stripe_cache import stripe_cache_entries
 
 #: The drive when --drive is not given: reliability asks about today's multi-TB arrays.
 REBUILD_DRIVE = "nearline-7200"
@@ -161,8 +162,6 @@ def _idle_settings(level: Any, devices: int, layout: Optional[str], chunk_kib: O
                    start_pct: float) -> Dict[str, Any]:
     """The idle rebuild's run: member 0 failed onto a spare, the runbook's stripe cache, a fixed
     seed, and as many simulated seconds as the drive kind needs."""
-    from raidlab.planner.setup import stripe_cache_entries  # here: the planner imports this module
-
     kind = "nvme" if model.kind == "ssd" and "nvme" in model.interface.lower() else model.kind
     return {"level": level, "devices": devices, "layout": layout, "chunk_kib": chunk_kib, "drive": model,
             "failed": (0,), "spare": True, "controller": "md", "stripe_cache_size": stripe_cache_entries(devices),

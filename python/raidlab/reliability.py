@@ -4,8 +4,8 @@ The numbers come from the Rust core (``crates/raidlab-core/src/reliability``): a
 chain over the failed sets the layout engine says survive (MTTDL, P(loss over the mission), with
 the textbook approximation alongside), unrecoverable read errors and latent sector errors met by
 rebuild reads that have no redundancy left, and a Monte Carlo with Weibull lifetimes (conditional
-sampling and importance sampling, seeded, with 95 % confidence intervals). Facts and formulas:
-``../shared/research/reliability.md``.
+sampling and importance sampling, seeded, with 95 % confidence intervals). Sources are cited
+beside each default below and in the core's module.
 
 >>> from raidlab.reliability import analyze
 >>> r = analyze(level=5, devices=8, mttf_hours=461386, mttr_hours=12, trials=0)
@@ -17,13 +17,14 @@ Everything user-facing is in :class:`ReliabilityResult` (``to_dict()`` is the JS
 
 from __future__ import annotations
 
-import importlib
 import math
 from dataclasses import dataclass
 from typing import Any, Callable, Dict, Mapping, Optional
 
-from raidlab import _core
+from raidlab import _core, rebuild, stacked
+from raidlab.drives import resolve_drive
 from raidlab.errors import ConfigError
+from raidlab.run import normalise_level
 
 _DEFAULTS = dict(_core.reliability_defaults())
 
@@ -54,7 +55,7 @@ HOURS_PER_YEAR: float = _DEFAULTS["hours_per_year"]
 #: its ranges from these, so an option's range and the model's agree.
 MAX_UBER = 1e-3
 MAX_LSE_PER_DISK_YEAR = 1.0 * HOURS_PER_YEAR
-# ---- issue 24 §3: members dropped by the host's command timeout ----
+# ---- members dropped by the host's command timeout ----
 #: The host's command timeout: Linux's SCSI disk default (SD_TIMEOUT, drivers/scsi/sd.h; per
 #: device in /sys/block/sdX/device/timeout).
 DEFAULT_COMMAND_TIMEOUT_S: float = 30.0
@@ -107,19 +108,14 @@ def simulated_rebuild_hours(level: str, devices: int, layout: Optional[str], chu
                             sim_options: Mapping[str, Any]) -> float:
     """Rebuild hours from the rebuild simulator (``raidlab.rebuild.simulated_rebuild_hours``).
 
-    The simulator is imported only when asked for, so this module works in builds without it.
     It receives the array (level, devices, layout, chunk_kib, capacity_bytes), the drive model
     and the foreground-workload options given with ``--sim-opt KEY=VALUE`` as keyword arguments,
     and returns the hours one member's rebuild takes under that load and md's speed limits.
     """
-    try:
-        module = importlib.import_module("raidlab.rebuild")
-    except ImportError:
-        module = None
-    function = getattr(module, "simulated_rebuild_hours", None)
+    function = getattr(rebuild, "simulated_rebuild_hours", None)
     if function is None:
         raise ConfigError("--rebuild-from-sim needs the rebuild simulator (not available in this build)")
-    checker = getattr(module, "check_sim_options", None)
+    checker = getattr(rebuild, "check_sim_options", None)
     if checker is not None:
         checker(dict(sim_options))
     hours = function(level=level, devices=devices, layout=layout, chunk_kib=chunk_kib,
@@ -318,7 +314,7 @@ def analyze(
     ``replace_hours``. ``scrub_days`` 0 means never scrubbed. ``trials`` 0 skips the Monte Carlo,
     which calls ``progress(trials_done, trials)`` between batches of trials and stops with
     KeyboardInterrupt on Ctrl-C (the result does not depend on the batches).
-    Drops by timeout (issue 24 §3): each drive reads ``read_tb_per_year``; an unreadable sector
+    Drops by timeout: each drive reads ``read_tb_per_year``; an unreadable sector
     its recovery holds past ``command_timeout_s`` drops it (rate added to its failure rate). The
     recovery comes from ``drive``'s behaviour (ERC or deep recovery), ``erc_s`` overriding its
     ERC (0: none); without a drive, the declared defaults (ERC 7 s: no drops).
@@ -369,8 +365,6 @@ def analyze(
     _check_stack_counts(level_text, devices, inner_devices)
     if rebuild_from_sim:
         # Validate the array before running a simulation for it.
-        from raidlab.run import normalise_level
-
         level_text = normalise_level(level_text)
         stack = {"inner_devices": inner_devices, "outer_chunk_kib": outer_chunk_kib} if "+" in level_text else {}
         rebuild_hours = simulated_rebuild_hours(level_text, devices, layout, chunk_kib,
@@ -407,7 +401,7 @@ def analyze(
         "ure_aborts_rebuild": bool(ure_fails_array),
         "trials": trials,
         "seed": seed,
-        # issue 24 §2: a stacked level's inner arrays and outer chunk (unused by other levels).
+        # a stacked level's inner arrays and outer chunk (unused by other levels).
         "inner_devices": inner_devices,
         "outer_chunk_kib": outer_chunk_kib,
         "drops_per_hour": drops["drops_per_drive_year"] / HOURS_PER_YEAR,
@@ -448,10 +442,8 @@ def analyze(
 
 def timeout_drops(drive: Optional[Any], erc_s: Optional[float], command_timeout_s: float,
                   read_tb_per_year: float, uber: float) -> Dict[str, Any]:
-    """Issue 24 §3: how often one drive is dropped by the host's command timeout, with the rates
+    """How often one drive is dropped by the host's command timeout, with the rates
     behind it (read errors a year, P(recovery > timeout)) and the behaviour they came from."""
-    from raidlab.drives import resolve_drive
-
     choice = resolve_drive(drive, "--drive").choice if drive is not None else {"kind": "hdd"}
     behaviour = dict(_core.drive_behaviour(choice))
     if erc_s is not None:
@@ -480,15 +472,12 @@ def _default_repair(level_text: str, devices: int, layout: Optional[str], chunk_
                     capacity_bytes: Optional[int], inner_devices: int, outer_chunk_kib: int) -> Dict[str, Any]:
     """The repair time plan also uses (:func:`raidlab.rebuild.repair_time`), for this array; no
     shorter than the chain's shortest repair (:data:`MIN_REPAIR_HOURS`), as plan takes it too."""
-    from raidlab.rebuild import repair_time
-    from raidlab.run import normalise_level
-
     level_text = normalise_level(level_text)
     if level_text == "0":  # nothing to rebuild: the first failure loses the array
         return {"hours": MIN_REPAIR_HOURS, "source": "none (raid0)",
                 "how": "no rebuild: raid0 loses data with its first failure"}
     stack = {"inner_devices": inner_devices, "outer_chunk_kib": outer_chunk_kib} if "+" in level_text else None
-    repair = repair_time(level=level_text, devices=devices, layout=layout, chunk_kib=chunk_kib, drive=drive,
+    repair = rebuild.repair_time(level=level_text, devices=devices, layout=layout, chunk_kib=chunk_kib, drive=drive,
                          capacity_bytes=capacity_bytes, stack=stack)
     if repair["hours"] < MIN_REPAIR_HOURS:
         repair = dict(repair, hours=MIN_REPAIR_HOURS,
@@ -498,16 +487,11 @@ def _default_repair(level_text: str, devices: int, layout: Optional[str], chunk_
 
 def _drive_capacity_bytes(drive: Any) -> int:
     """A drive's capacity, from any way of naming it (:func:`raidlab.drives.resolve_drive`)."""
-    from raidlab.drives import resolve_drive
-
     return resolve_drive(drive, "--drive").capacity_bytes
 
 
 def _check_stack_counts(level_text: str, devices: int, inner_devices: int) -> None:
     """A stacked level's device count by the rule sim uses (:func:`raidlab.stacked.check_counts`)."""
-    from raidlab import stacked
-    from raidlab.run import normalise_level
-
     if stacked.is_stacked(level_text):
         stacked.check_counts(normalise_level(level_text), devices, inner_devices)
 

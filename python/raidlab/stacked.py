@@ -1,8 +1,8 @@
-"""Stacked md arrays (issue 24 §2): raid1+0, raid5+0, raid6+0 and raid0+1 built as md arrays
+"""Stacked md arrays: raid1+0, raid5+0, raid6+0 and raid0+1 built as md arrays
 over md arrays, the way people build them with mdadm (inner arrays first, then the outer array
 over /dev/md0 /dev/md1 ...). The core models them (crates/raidlab-core/src/layout/stack.rs,
-plan/stacked.rs); this module holds what the Python side needs: the CLI options, the geometry,
-and the mdadm commands that build one.
+plan/stacked.rs); this module holds what the Python side needs: the geometry and the mdadm
+commands that build one.
 
 Physical member K (``--fail K@T``, ``--failed K``) is member ``K % per_set`` of inner array
 ``K // per_set``: for ``--level 1+0 --devices 4``, drives 0 and 1 are /dev/md0's pair, 2 and 3
@@ -13,9 +13,8 @@ from __future__ import annotations
 
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
-import click
-
 from raidlab import _core
+from raidlab.array import Array
 from raidlab.errors import ConfigError, DataLossError
 from raidlab.layout import ext4_stripe_options
 
@@ -32,7 +31,11 @@ def is_stacked(level: Any) -> bool:
 
 
 def options(command: Callable) -> Callable:
-    """The stacked-array options of a simulating command (declared once in raidlab.run.Design)."""
+    """The stacked-array options of a simulating command: kept for ``raidlab sim`` only, which
+    takes them from here until its options come from the settings declaration; every other
+    command uses :func:`raidlab.commands.stacked_options`. Its imports are late so that the
+    library (``import raidlab.run`` imports this module) loads no click."""
+    import click
     from raidlab.run import DEFAULTS, cli_type
 
     command = click.option("--outer-chunk-kib", "outer_chunk_kib", type=cli_type("outer_chunk_kib"),
@@ -43,6 +46,30 @@ def options(command: Callable) -> Callable:
                            help="Stacked levels (1+0, 5+0, 6+0, 0+1): members of each inner array "
                                 "(0: raid1 pairs for 1+0, two inner arrays otherwise).")(command)
     return command
+
+
+def stacked_arrays(level: str, devices: int, chunk_kib: int, layout: Optional[str], member_kib: int,
+                   inner_devices: int, outer_chunk_kib: int) -> Tuple[Dict[str, Any], Array, Array]:
+    """(the core's stacked geometry, one inner array, the outer array over the inner ones).
+
+    Every inner array is the same md array over its own drives (``layout`` is theirs); the
+    outer array's members are the inner arrays' data past mdadm's 1.2 data offset, as mdadm
+    builds it over /dev/md1 .... Raises ConfigError for counts md would not build as the level
+    promises.
+    """
+    name = _core.parse_stacked_level(str(level))
+    check_counts(name, devices, inner_devices, where="layout: ")
+    geo = dict(_core.stacked_geometry({
+        "level": name, "layout": layout, "chunk_kib": chunk_kib, "devices": devices,
+        "member_kib": member_kib, "inner_devices": inner_devices, "outer_chunk_kib": outer_chunk_kib}))
+    inner = Array(level=geo["inner_level"], devices=geo["inner_devices"], chunk_kib=geo["inner_chunk_kib"],
+                  layout=geo["inner_layout"], member_kib=member_kib)
+    outer_kib = (inner.capacity_bytes - geo["outer_offset_sectors"] * 512) // 1024
+    outer = Array(level=geo["outer_level"], devices=geo["sets"], chunk_kib=geo["outer_chunk_kib"],
+                  member_kib=outer_kib)
+    if outer.capacity_bytes != geo["capacity_bytes"]:  # pragma: no cover - the core and md disagree
+        raise AssertionError((outer.capacity_bytes, geo["capacity_bytes"]))
+    return geo, inner, outer
 
 
 #: Fewest drives of each inner level: md's minimums (raid5 of 2 as mdadm creates it, raid6 of 4),
@@ -211,33 +238,6 @@ def planner_array(level: str, devices: int, chunk_kib: int, member_kib: int) -> 
     geo = dict(_core.stacked_geometry({"level": level, "layout": None, "chunk_kib": chunk_kib, "devices": devices,
                                        "member_kib": member_kib, "outer_chunk_kib": chunk_kib}))
     return StackedArray(geo, devices, member_kib, chunk_kib)
-
-
-def write_penalties(array: StackedArray) -> Tuple[int, int]:
-    """(md's small-write cost, the textbook's) of the stack: its inner arrays' (a 4 KiB write
-    lands in one inner array)."""
-    from raidlab.planner import formulas
-
-    inner, per = array.geo["inner_level"], array.geo["inner_devices"]
-    textbook = formulas.write_penalty(inner, per if inner == 1 else 2)
-    return formulas.md_write_penalty(inner, per, per if inner == 1 else 2), textbook
-
-
-def plan_setup_commands(add: Callable[[str, str], None], array: StackedArray, names: List[str]) -> None:
-    """The planner's create step for a stack, and the inner arrays' stripe caches."""
-    from raidlab.planner import runbook
-    from raidlab.planner.setup import stripe_cache_entries
-
-    for step in mdadm_commands(array.geo, names, runbook.bitmap_options):
-        if not step["command"].startswith("mkfs"):  # the planner's own mkfs steps follow
-            add(step["command"], step["why"])
-    if array.geo["inner_level"] in (5, 6):
-        per = array.geo["inner_devices"]
-        entries = stripe_cache_entries(per)
-        inner = " ".join(f"md{1 + i}" for i in range(array.geo["sets"]))
-        add(f"for md in {inner}; do echo {entries} > /sys/block/$md/md/stripe_cache_size; done",
-            f"each inner raid{array.geo['inner_level']} has its own stripe cache (md's default 256 stripes): "
-            f"{entries} x 4 KiB x {per} devices each. Not persistent: set it again at boot.")
 
 
 def inner_arrays(sets: int) -> List[str]:

@@ -1,4 +1,5 @@
-"""Byte counts in the binary units sysadmins read (KiB, MiB, GiB, ...), and probabilities.
+"""Byte counts in the binary units sysadmins read (KiB, MiB, GiB, ...), probabilities, and the
+figures of a reliability analysis (decimal bytes, years, estimates with their 95 % interval).
 
 The byte formatting lives in the workload package, which stays importable without the rest of
 raidlab (`tests/test_workload_fio.py::test_pure_python_without_the_extension`); everything
@@ -6,11 +7,11 @@ else takes it from here.
 """
 
 import math
-from typing import Optional
+from typing import Any, Callable, Mapping, Optional
 
 from raidlab.workload.units import human_bytes
 
-__all__ = ["human_bytes", "format_probability"]
+__all__ = ["human_bytes", "format_probability", "decimal_bytes", "years_text", "with_ci"]
 
 #: Below this percentage a probability is written in scientific notation (still in percent).
 _SCIENTIFIC_BELOW_PCT = 0.01
@@ -32,3 +33,29 @@ def format_probability(p: Optional[float], digits: int = 3, missing: str = "-") 
     if text == "100" and p < 1:
         text = f"{pct:.{digits + 3}g}"  # 99.9996 %, not a certainty it is not
     return f"{text} %"
+
+
+def decimal_bytes(value: Optional[float]) -> str:
+    """Bytes in decimal units, 3 significant digits ("1.2 TB", "512 B"); "-" for None. Drive
+    makers quote capacities and read-error rates per 10^N bytes, so reliability figures use them."""
+    if value is None:
+        return "-"
+    for unit, size in (("TB", 1e12), ("GB", 1e9), ("MB", 1e6), ("kB", 1e3)):
+        if value >= size:
+            return f"{value / size:.3g} {unit}"
+    return f"{value:.3g} B"
+
+
+def years_text(value: Optional[float]) -> str:
+    """A time in years ("12,345 y", "1.234e+09 y"); "never" for None (no loss expected)."""
+    if value is None:
+        return "never"
+    return f"{value:,.0f} y" if value < 1e7 else f"{value:.4g} y"
+
+
+def with_ci(estimate: Optional[Mapping[str, Any]], fmt: Callable[[Any], str]) -> str:
+    """A Monte Carlo estimate and its 95 % interval, each written by ``fmt``: "m [low, high]"."""
+    if estimate is None:
+        return "-"
+    low, high = estimate["ci95"]
+    return f"{fmt(estimate['mean'])} [{fmt(low)}, {fmt(high)}]"

@@ -20,6 +20,7 @@ from raidlab.inputs import finite_number, parse_json, read_text, show_path
 from raidlab.measure import calibrate as calibration
 from raidlab.measure.fit import MODELS, Observation, Point
 from raidlab.terminal import printable
+from raidlab.measure.safety import Target
 
 DEFAULT_OUT = "calibrated-drive.toml"
 
@@ -81,8 +82,6 @@ def _sweep_capacity(document, path: str, capacity_tb: Optional[float]):
     (documents from before it was recorded held only the swept region: refused)."""
     span = int(document["span_bytes"])
     if capacity_tb is not None:
-        from raidlab.measure.safety import Target
-
         return calibration.drive_capacity(Target(path, "file"), capacity_tb, span)
     recorded = document.get("capacity_bytes")
     if isinstance(recorded, int) and not isinstance(recorded, bool) and recorded >= span:

@@ -17,6 +17,8 @@ import click
 from raidlab import _core
 from raidlab.errors import ConfigError
 from raidlab.report import table
+from raidlab import controllers
+from raidlab import hosts
 
 #: Width descriptions and sources are wrapped to.
 WIDTH = 100
@@ -109,8 +111,6 @@ def _controller_row(entry: Dict[str, Any]) -> List[Any]:
 def controllers_command(name: Optional[str], params: bool, as_json: bool) -> None:
     """List the RAID controllers: md, hw and presets of real ones, with the figures they differ by;
     NAME shows one with every parameter and its source."""
-    from raidlab import controllers
-
     if params:
         _controller_parameters(controllers.PARAMS, as_json)
         return
@@ -155,8 +155,6 @@ def _range_text(declared: Optional[List[Any]]) -> str:
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 def hosts_command(as_json: bool) -> None:
     """List the host (cloud instance) presets: their EBS IOPS and bandwidth limits with sources."""
-    from raidlab import hosts
-
     listing = hosts.listing()
     if as_json:
         click.echo(json.dumps(listing, indent=2))

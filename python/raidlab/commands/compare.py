@@ -12,7 +12,7 @@ from typing import Optional
 import click
 
 from raidlab.commands import write_output
-from raidlab.outputs import writes_files
+from raidlab.outputs import COMPARE_CSV_COLUMNS, writes_files
 from raidlab.commands.numbers import finite, whole
 from raidlab import _core
 from raidlab import notes as run_notes
@@ -23,6 +23,9 @@ from raidlab.sim import FIO_FORMS, resolve_workload
 # issue 23: compare runs its designs through the sweep's executor (--jobs, --ray)
 from raidlab.commands.sweep import JOBS_HELP, ray_option
 from raidlab.sweep.executor import cpu_count
+from raidlab.report import steady
+from raidlab.report.html import render_html
+from raidlab.report.png import write_pngs
 
 
 #: Per-direction latency columns: (header, key of Row.totals()).
@@ -30,10 +33,9 @@ _LATENCY = (("read p50 ms", "read_p50_ms"), ("read p99 ms", "read_p99_ms"),
             ("write p50 ms", "write_p50_ms"), ("write p99 ms", "write_p99_ms"))
 
 
-#: compare --csv's header (raidlab.outputs recognises a CSV raidlab wrote by it).
-CSV_COLUMNS = ("design", "controller", "chunk_kib", "state", "workload", "iops", "mib_s",
-               *(f"{key.split('_')[0]}_latency_ms_{key.split('_')[1]}" for _, key in _LATENCY),
-               "capacity_bytes", "rebuild_hours", "basis")
+#: compare --csv's header: raidlab.outputs declares it, as it recognises a CSV raidlab wrote by it;
+#: the latency columns follow _LATENCY.
+CSV_COLUMNS = COMPARE_CSV_COLUMNS
 
 
 def _ms(value: Optional[float]) -> str:
@@ -124,7 +126,6 @@ def compare_command(designs_file, fio_job, sysbench, preset, states, runtime_s, 
     else:
         rows = compare(designs, cases, chosen, seed, runtime_s, jobs=jobs or cpu_count(), ray=ray)
     _emit_notes(rows)
-    from raidlab.report import steady
 
     if json_out:
         docs = [{"design": r.design, "controller": r.resolved.controller, "chunk_kib": r.resolved.chunk_kib,
@@ -134,16 +135,12 @@ def compare_command(designs_file, fio_job, sysbench, preset, states, runtime_s, 
     if csv_out:
         write_output(csv_out, _csv(rows))
     if html_out:
-        from raidlab.report.html import render_html
-
         # The workload apart from the design: the report draws a latency CDF per workload.
         comparison = [{"design": r.design, "workload": r.case, "state": r.state, "document": r.document,
                        "capacity_bytes": r.capacity_bytes} for r in rows]
         write_output(html_out, render_html("raidlab compare", runs=[], comparison=comparison,
                                            verdicts=verdicts(rows)))
     if png_dir:
-        from raidlab.report.png import write_pngs
-
         several = len({r.case for r in rows}) > 1
         write_pngs(png_dir, [{"design": f"{r.design} · {r.case}" if several else r.design, "state": r.state,
                               "document": r.document} for r in rows])

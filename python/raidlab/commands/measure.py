@@ -19,8 +19,10 @@ from raidlab.commands.numbers import finite
 from raidlab.measure import importer, measurement
 from raidlab.notes import emit as emit_notes
 from raidlab.measure.report import summary
-from raidlab.sim import FIO_FORMS
+from raidlab.sim import FIO_FORMS, resolve_workload
 from raidlab.terminal import printable
+from raidlab.report import html as html_report
+from raidlab.report import table
 
 
 def write_json(document: Any, json_out: str) -> None:
@@ -59,8 +61,6 @@ def measure_command(target: str, fio_job: Optional[str], sysbench: Optional[str]
     that writes refuses a block device, a mounted or busy device, and an existing non-empty
     file unless --destroy-data is given; read-only workloads always run.
     """
-    from raidlab.sim import resolve_workload
-
     workload = resolve_workload(fio=fio_job, sysbench=sysbench, preset=preset)
     prepared = measurement.prepare(target, workload, size=size, runtime_s=runtime_s,
                                    destroy_data=destroy_data)
@@ -89,8 +89,6 @@ def measure_command(target: str, fio_job: Optional[str], sysbench: Optional[str]
 
 def write_html(documents, title: str, html_out: str) -> None:
     """The HTML report of ``raidlab sim --html``, with these runs side by side."""
-    from raidlab.report import html as html_report
-
     write_output(html_out, html_report.render_html(title, runs=list(documents)))
 
 
@@ -128,8 +126,6 @@ def import_command(json_files, json_out: Optional[str], html_out: Optional[str])
     texts = []
     for label, document in zip(labels, documents):
         if importer.is_simulated(document):
-            from raidlab.report import table
-
             texts.append(table.summary(document, f"imported {label}"))
         else:
             texts.append(summary(document, f"imported {label}"))

@@ -26,6 +26,9 @@ from raidlab.units import format_probability
 from raidlab.workload.units import is_decimal
 # issue 23: plan runs its simulations through the sweep's executor (--jobs, --ray)
 from raidlab.commands.sweep import ray_option
+from raidlab.report import steady
+from raidlab.report.html import render_html
+from raidlab.report.png import write_pareto_png
 
 
 def _int_list(text: str, option: str) -> List[int]:
@@ -102,7 +105,6 @@ def render_text(result: PlanResult, top: int) -> str:
         lines.append(table.render(headers, [_row(result.winner, priced, result.winner)]))
     lines += ["", "Why:"] + [f"  {line}" for line in doc["explanation"]]
     lines += ["", f"Setup for {doc['winner']}:"] + [f"  {line}" for line in setup_mod.render(doc["setup"])]
-    from raidlab.report import steady
 
     lines.append(steady.NOTE + ".")  # issue 20: the simulated figures are steady-state ones
     return "\n".join(lines)
@@ -205,12 +207,8 @@ def plan_command(capacity_tb, fio_job, sysbench, preset, min_iops, max_p99_ms, m
             bar.close()
     points = result.document["points"]
     if html_out:
-        from raidlab.report.html import render_html
-
         write_output(html_out, render_html("raidlab plan", runs=[], plan=result.document))
     if png_dir:
-        from raidlab.report.png import write_pareto_png
-
         write_pareto_png(png_dir, points)
     if json_out is None:
         click.echo(render_text(result, top))

@@ -12,17 +12,16 @@ from typing import Any, Dict, Optional, Tuple
 
 import click
 
-from raidlab.commands import write_output
+from raidlab.commands import stacked_options, write_output
 from raidlab.outputs import writes_files
 from raidlab.commands.numbers import finite, real_text, whole, whole_text
 from raidlab.commands.progress import ProgressBar
 from raidlab import reliability as rel
 from raidlab.rebuild import DEFAULT_REBUILD_RATE_MB_S, hours_text
 from raidlab.run import cli_type
-from raidlab.stacked import options as stacked_options
 from raidlab.report import html as html_report
 from raidlab.report import table
-from raidlab.units import format_probability
+from raidlab.units import decimal_bytes, format_probability, with_ci, years_text
 
 
 def _sim_options(pairs: Tuple[str, ...]) -> Dict[str, Any]:
@@ -48,26 +47,8 @@ def _pct(p: Optional[float]) -> str:
     return format_probability(p)
 
 
-def _bytes(value: Optional[float]) -> str:
-    if value is None:
-        return "-"
-    for unit, size in (("TB", 1e12), ("GB", 1e9), ("MB", 1e6), ("kB", 1e3)):
-        if value >= size:
-            return f"{value / size:.3g} {unit}"
-    return f"{value:.3g} B"
-
-
-def _years(value: Optional[float]) -> str:
-    if value is None:
-        return "never"
-    return f"{value:,.0f} y" if value < 1e7 else f"{value:.4g} y"
-
-
-def _with_ci(estimate: Optional[Dict[str, Any]], fmt) -> str:
-    if estimate is None:
-        return "-"
-    low, high = estimate["ci95"]
-    return f"{fmt(estimate['mean'])} [{fmt(low)}, {fmt(high)}]"
+#: The library's formatters, under the names report/html.py imports until it takes them from raidlab.units.
+_bytes, _years, _with_ci = decimal_bytes, years_text, with_ci
 
 
 def render_text(doc: Dict[str, Any]) -> str:
@@ -81,7 +62,7 @@ def render_text(doc: Dict[str, Any]) -> str:
     mission = inputs["mission_years"]
     lines = [
         f"raidlab reliability: {name}, {layout['devices']} x {inputs['capacity_tb']:g} TB "
-        f"({_bytes(layout['capacity_bytes'])} usable), mission {mission:g} y",
+        f"({decimal_bytes(layout['capacity_bytes'])} usable), mission {mission:g} y",
         f"drives: {drives} (MTTF {inputs['mttf_hours']:,.0f} h), Weibull shape "
         f"{inputs['weibull_shape']:g}; {inputs['repair_policy']} repair policy",
         f"repair {hours_text(repair['total_hours'])} = {repair['rebuild_how']}; + detect "
@@ -95,14 +76,14 @@ def render_text(doc: Dict[str, Any]) -> str:
     mc = doc["monte_carlo"]
     mc_header = "Monte Carlo, 95 % CI" if mc else "Monte Carlo (off)"
     rows = [
-        ["MTTDL", _years(doc["mttdl_years"]), "-"],
-        ["MTTDL, textbook approximation (drive failures only)", _years(doc["mttdl_years_approx"]), "-"],
+        ["MTTDL", years_text(doc["mttdl_years"]), "-"],
+        ["MTTDL, textbook approximation (drive failures only)", years_text(doc["mttdl_years_approx"]), "-"],
         [f"P(array loss in {mission:g} y)", _pct(doc["p_array_loss"]),
-         _with_ci(mc and mc["p_array_loss"], _pct)],
+         with_ci(mc and mc["p_array_loss"], _pct)],
         [f"P(any sector lost in {mission:g} y)", _pct(doc["p_sector_loss"]),
-         _with_ci(mc and mc["p_sector_loss"], _pct)],
-        ["expected bytes lost per year", _bytes(doc["expected_bytes_lost_per_year"]),
-         _with_ci(mc and mc["expected_bytes_lost_per_year"], _bytes)],
+         with_ci(mc and mc["p_sector_loss"], _pct)],
+        ["expected bytes lost per year", decimal_bytes(doc["expected_bytes_lost_per_year"]),
+         with_ci(mc and mc["expected_bytes_lost_per_year"], decimal_bytes)],
     ]
     lines.append(table.render(["", "exact chain (exponential)", mc_header], rows))
     lines.append("")
@@ -115,11 +96,11 @@ def render_text(doc: Dict[str, Any]) -> str:
         lines.append(f"        after two, {layout['third_failure_loss_fraction'] * 100:.3g} % "
                      "of the next failures would")
     if rebuild["read_bytes"]:
-        lines.append(f"rebuild after one failure reads {_bytes(rebuild['read_bytes'])}: "
+        lines.append(f"rebuild after one failure reads {decimal_bytes(rebuild['read_bytes'])}: "
                      f"P(at least one URE) {_pct(rebuild['p_ure'])}")
     if rebuild["critical_read_bytes"]:
         lines.append(f"reads with no redundancy left, one failure short of loss: "
-                     f"{_bytes(rebuild['critical_read_bytes'])}, P(sector lost) "
+                     f"{decimal_bytes(rebuild['critical_read_bytes'])}, P(sector lost) "
                      f"{_pct(rebuild['p_sector_fault_critical'])} "
                      + ("(--ure-fails-array: such an error loses the array)" if inputs.get("ure_fails_array")
                         else "(md records a bad block and carries on)"))
@@ -136,7 +117,7 @@ def render_text(doc: Dict[str, Any]) -> str:
     if model["depth_cap"] is not None:
         lines.append(f"note: the chain keeps up to {model['depth_cap']} failed members "
                      f"({model['states']} states); deeper failures count as loss (MTTDL bound "
-                     f"{_years(doc['mttdl_years_optimistic'])} if they never happened)")
+                     f"{years_text(doc['mttdl_years_optimistic'])} if they never happened)")
     if mc:
         lines.append(f"Monte Carlo: {mc['trials']} trials, seed {mc['seed']}, {mc['model']}")
     lines.append(f"raidlab {doc['version']}")

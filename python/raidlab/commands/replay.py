@@ -4,16 +4,45 @@ demerit figure (see :mod:`raidlab.disksim`)."""
 from __future__ import annotations
 
 import json
-from typing import Optional
+from pathlib import Path
+from typing import Any, Dict, List, Optional, Union
 
 import click
 
 from raidlab.commands import write_output
 from raidlab.outputs import writes_files
 from raidlab.commands.numbers import finite, whole
-from raidlab import disksim
+from raidlab import disksim, outputs
 from raidlab.report.html import render_html
 from raidlab.terminal import printable
+
+
+def _plot_cdfs(result: Dict[str, Any], png: Union[str, Path], title: str = "") -> bool:
+    """Writes both service-time CDFs to a PNG; False (nothing written) without matplotlib."""
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return False
+    figure, axes = plt.subplots(figsize=(7, 4.5))
+    for key, label in (("measured_ms", "measured"), ("simulated_ms", "raidlab")):
+        values: List[float] = sorted(result[key])
+        n = len(values)
+        axes.step(values, [(i + 1) / n for i in range(n)], where="post", label=label)
+    axes.set_xlabel("service time (ms)")
+    axes.set_ylabel("fraction of requests")
+    axes.set_title(title or f"demerit {result['demerit_ms']:.3f} ms ({result['demerit_pct']:.1f} % of mean)")
+    axes.grid(True, alpha=0.3)
+    axes.legend(loc="lower right")
+    figure.tight_layout()
+    try:
+        data = outputs.figure_png(figure, dpi=100)
+    finally:
+        plt.close(figure)
+    outputs.write_bytes(png, data, "--png")
+    return True
 
 
 @click.command("replay")
@@ -39,7 +68,7 @@ def replay_command(config: str, trace: str, as_json: bool, limit: Optional[int],
     """Replay a DiskSim validation TRACE on the drive CONFIG describes; report the demerit
     (RMS horizontal distance between measured and simulated service-time CDFs)."""
     result = disksim.replay(config, trace, limit=limit, seed=seed)
-    if png and not disksim.plot_cdfs(result, png, title=f"{result['name']}: measured vs raidlab"):
+    if png and not _plot_cdfs(result, png, title=f"{result['name']}: measured vs raidlab"):
         click.echo("raidlab: warning: matplotlib is not installed; no PNG written", err=True)
     if html_path:
         result["published_demerit_ms"] = published_ms

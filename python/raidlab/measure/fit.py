@@ -51,6 +51,7 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 from raidlab.errors import ConfigError, RaidlabError
 from raidlab.workload import Job, Workload
 from raidlab.units import human_bytes
+from raidlab.sim import load_drive, simulate
 
 __all__ = ["Point", "Observation", "Fit", "predict_point", "fit_model", "fit_all", "choose",
            "MODELS", "single_drive_sim"]
@@ -174,8 +175,6 @@ class Fit:
 def single_drive_sim(drive: Any, workload: Workload, seed: int = 1):
     """``raidlab.simulate`` on a one-drive array: level 0, one member, 16 MiB chunk (so md
     never splits a request; capped at the drive's size)."""
-    from raidlab.sim import load_drive, simulate
-
     choice = load_drive(drive)
     capacity = (choice.get("params") or {}).get("capacity_bytes")
     chunk_kib = 16384

@@ -44,6 +44,7 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from raidlab.errors import ConfigError
 from raidlab.inputs import MAX_NESTING, nesting, parse_json, read_bytes, read_stdin, show_path
+from raidlab.report import headline
 
 __all__ = ["parse_fio_json", "to_document", "load", "RAIDLAB_KEYS"]
 
@@ -312,7 +313,6 @@ def to_document(raw: Dict[str, Any], block: Optional[Dict[str, Any]] = None) -> 
     # The headline every output shows, recomputed from the document's own data (a stored one
     # is not trusted): over the whole run, or, for a run raidlab simulated whose headline was
     # its steady state (compare's, plan's), over the steady state its document records.
-    from raidlab.report import headline
 
     stored = existing.get("headline") if isinstance(existing, dict) else None
     steady = is_simulated(document) and isinstance(stored, dict) and str(stored.get("basis", "")).startswith("steady")

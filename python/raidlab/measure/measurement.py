@@ -22,6 +22,7 @@ from raidlab import _core
 from raidlab.errors import ConfigError
 from raidlab.measure import importer, jobfile, runner, safety
 from raidlab.workload import Workload
+from raidlab.sim import resolve_workload
 
 __all__ = ["Measurement", "measure", "parse_size", "DEFAULT_NEW_FILE_BYTES", "prepare"]
 
@@ -112,8 +113,6 @@ def measure(target: str, *, fio: Optional[str] = None, sysbench: Optional[str] =
             progress: Optional[Callable[[float], None]] = None,
             keep_json: Optional[str] = None, command: Optional[List[str]] = None) -> Measurement:
     """Runs one workload with fio on ``target`` and returns the measured document."""
-    from raidlab.sim import resolve_workload
-
     chosen = resolve_workload(fio, sysbench, preset, workload)
     prepared = prepare(target, chosen, size=size, runtime_s=runtime_s, destroy_data=destroy_data)
     return run_prepared(prepared, fio_binary=fio_binary, progress=progress, keep_json=keep_json,

@@ -29,6 +29,7 @@ import os
 import re
 import select
 import shutil
+import stat as stat_module
 import subprocess
 import tempfile
 import threading
@@ -36,9 +37,11 @@ import time
 from dataclasses import dataclass
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
+from raidlab import _core, outputs
 from raidlab.errors import ConfigError, DeviceError
-from raidlab.inputs import show_path
+from raidlab.inputs import read_bytes, show_path
 from raidlab.measure.importer import parse_fio_json
+from raidlab.workload.units import show
 
 __all__ = ["FioRun", "find_fio", "fio_version", "run_fio", "DEFAULT_FIO"]
 
@@ -166,8 +169,6 @@ def _logical_block(target_path: str) -> str:
             st = os.stat(os.path.dirname(os.path.abspath(target_path)))
         except OSError:
             return ""
-    import stat as stat_module
-
     dev = st.st_rdev if stat_module.S_ISBLK(st.st_mode) else st.st_dev
     base = f"/sys/dev/block/{os.major(dev)}:{os.minor(dev)}"
     for candidate in (f"{base}/queue/logical_block_size", f"{base}/../queue/logical_block_size"):
@@ -193,8 +194,6 @@ def _first_error(text: str) -> str:
 
 
 def _failure(job_errors: List[int], text: str, status: int, target_path: str) -> DeviceError:
-    from raidlab.workload.units import show
-
     said = show(_first_error(text), 300) if _first_error(text) else ""
     errno = next((e for e in job_errors if e), 0)
     if not errno:
@@ -247,8 +246,6 @@ class _Printed:
 def _read_output(path: str) -> str:
     """fio's JSON output file through the one reader (a regular file, at most the fio JSON
     limit: a FIFO or a directory in its place, or gigabytes, are no output), or ``""``."""
-    from raidlab.inputs import read_bytes
-
     try:
         return read_bytes(path, "fio JSON").decode("utf-8", "replace")
     except ConfigError:
@@ -265,8 +262,6 @@ def _errno(value: Any) -> int:
 def _keep(path: str, output: str, raw: Optional[Dict[str, Any]], target_path: str) -> None:
     """``--fio-output``: fio's JSON document with a ``raidlab`` block saying raidlab kept it (so a
     later run may replace it; :mod:`raidlab.outputs`), or fio's text as printed if it is not JSON."""
-    from raidlab import _core, outputs
-
     if raw is not None:
         marked = dict(raw)
         marked["raidlab"] = {"kept_by": "raidlab measure --fio-output", "version": _core.__version__,

@@ -34,6 +34,7 @@ from raidlab.errors import ConfigError
 from raidlab.measure import fio_target
 from raidlab.workload import Workload
 from raidlab.units import human_bytes
+from raidlab.outputs import under_kernel_tree
 
 __all__ = ["Target", "inspect", "check_writes", "workload_writes", "region_for", "check_region"]
 
@@ -160,8 +161,6 @@ def _check_dev_path(path: str) -> None:
     ``/dev/sdz1`` as a regular file there (in RAM, on devtmpfs) and measure that instead.
     Character devices (``/dev/null``, ``/dev/full``) stay allowed under the rules of
     :func:`check_writes`; regular files, directories and missing paths are refused."""
-    from raidlab.outputs import under_kernel_tree
-
     if not under_kernel_tree(path):
         return
     try:

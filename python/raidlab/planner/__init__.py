@@ -21,7 +21,7 @@ import math
 from dataclasses import dataclass
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
 
-from raidlab import _core
+from raidlab import _core, reliability
 from raidlab.array import MAX_DEVICES, Array
 from raidlab.errors import ConfigError, RaidlabError
 from raidlab.planner import evaluate as evaluate_mod
@@ -35,8 +35,11 @@ from raidlab.planner.candidates import (DEFAULT_CHUNKS_KIB, DEFAULT_LEVELS, DEFA
 from raidlab.planner.rank import Evaluated
 from raidlab.planner.runbook import MD_SPEED_LIMIT_MAX_KIB_S, MD_SPEED_LIMIT_MIN_KIB_S
 from raidlab.planner.search import SCALING_SLACK, search
+from raidlab.run import normalise_level
+from raidlab.stacked import FAULT_TOLERANCE, PLANNER_MIN_DEVICES, StackedArray
 from raidlab.units import format_probability
 from raidlab.workload import Workload
+from raidlab.workload.units import is_decimal
 
 __all__ = ["plan", "PlanResult", "Design", "DriveModel"]
 
@@ -87,13 +90,9 @@ def _rebuild_seconds_for(model: DriveModel, sim_seconds: Optional[float]) -> flo
 
 
 def _reliability(required: bool):
-    """raidlab.reliability (issue 6) when it is importable; else None, or a one-line error when
-    a durability target needs it."""
-    try:
-        from raidlab import reliability  # type: ignore[attr-defined]
-    except (ImportError, AttributeError):  # absent, or an extension built without it
-        reliability = None
-    if reliability is None or not hasattr(reliability, "loss_probability"):
+    """raidlab.reliability when it has the loss model; else None, or a one-line error when a
+    durability target needs it."""
+    if not hasattr(reliability, "loss_probability"):
         if required:
             raise ConfigError(_DURABILITY_ERROR)
         return None
@@ -125,7 +124,7 @@ def plan(*, capacity_tb: float, workload: Workload,
     The speed limits are md's resync limits (KiB/s per device) every simulated rebuild runs
     under and the runbook sets. ``jobs`` local processes, or Ray tasks with ``ray`` ("auto" or a
     cluster address), run the simulations; neither changes the answer. ``host``: a host preset
-    (raidlab hosts) whose EBS limits cap cloud volume members in every simulation (issue 24).
+    (raidlab hosts) whose EBS limits cap cloud volume members in every simulation.
     """
     _check_types(locals())
     limits = _speed_limits(speed_limit_min_kib_s, speed_limit_max_kib_s)
@@ -306,11 +305,7 @@ def _check_types(given: Dict[str, Any]) -> None:
 
 
 def _planner_levels(levels: Sequence[Any]) -> List[Any]:
-    """md levels as numbers, then stacked levels (issue 24 §2) by name ("1+0", "5+0", "6+0")."""
-    from raidlab.run import normalise_level
-    from raidlab.stacked import PLANNER_MIN_DEVICES
-    from raidlab.workload.units import is_decimal
-
+    """md levels as numbers, then stacked levels by name ("1+0", "5+0", "6+0")."""
     if isinstance(levels, (str, bytes)) or not isinstance(levels, Sequence):
         raise ConfigError(f"levels must be a list of RAID levels, got {type(levels).__name__}")
     named = {normalise_level(level) for level in levels}
@@ -380,8 +375,6 @@ def _most_failures(level: Any, raid10_layouts: Sequence[str]) -> int:
         return max((Array(level=10, devices=MAX_DEVICES, layout=layout, chunk_kib=64, member_kib=1024).copies - 1
                     for layout in raid10_layouts), default=0)
     if isinstance(level, str):
-        from raidlab.stacked import FAULT_TOLERANCE
-
         return FAULT_TOLERANCE[level]
     return {0: 0, 1: 1, 5: 1, 6: 2}[level]
 
@@ -433,6 +426,14 @@ def _loss_sentence(winner: Evaluated, under_load: Optional[float], mission_years
     return line
 
 
+def _stack_write_penalties(array: StackedArray) -> Tuple[int, int]:
+    """(md's small-write cost, the textbook's) of a stack: its inner arrays' (a 4 KiB write lands
+    in one inner array)."""
+    inner, per = array.geo["inner_level"], array.geo["inner_devices"]
+    textbook = formulas.write_penalty(inner, per if inner == 1 else 2)
+    return formulas.md_write_penalty(inner, per, per if inner == 1 else 2), textbook
+
+
 def _calculator_check(winner: Evaluated, workload: Workload, seed: int, seconds: float) -> Dict[str, Any]:
     """The textbook calculator's answer for the winner (formulas.py), fed with one drive of the
     model simulated alone under the same workload, next to what the array simulation measured."""
@@ -444,10 +445,8 @@ def _calculator_check(winner: Evaluated, workload: Workload, seed: int, seconds:
     threads = sum(job.threads for job in workload.jobs)
     writes = sum((1 - job.read_fraction) * job.threads for job in workload.jobs) / threads
     design = winner.design
-    if isinstance(design.level, str):  # a stack: its inner arrays' cost (issue 24 §2)
-        from raidlab.stacked import write_penalties
-
-        penalty, textbook = write_penalties(array_for(design, winner.model))
+    if isinstance(design.level, str):  # a stack: its inner arrays' cost
+        penalty, textbook = _stack_write_penalties(array_for(design, winner.model))
     else:
         penalty = formulas.md_write_penalty(design.level, design.devices, winner.copies)
         textbook = formulas.write_penalty(design.level, winner.copies)

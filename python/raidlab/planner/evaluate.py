@@ -34,6 +34,8 @@ from raidlab.rebuild import repair_time
 from raidlab.run import DEFAULTS, build_run
 from raidlab.sim import run_spec
 from raidlab.workload import Workload
+from raidlab.report import headline
+from raidlab.report import steady
 
 
 def throttled(workload: Workload, total_iops: float) -> Workload:
@@ -65,7 +67,6 @@ def metrics(document: Dict[str, Any]) -> Dict[str, Any]:
             p99 = _p99_ns(stats)
             if p99 is not None:
                 p99s.append(p99)
-    from raidlab.report import steady
 
     # Steady-state figures when the run settles (issue 20; report.steady says how).
     figures = steady.scale(document, iops, bw / 2**20)
@@ -79,8 +80,6 @@ def metrics(document: Dict[str, Any]) -> Dict[str, Any]:
 
 def _basis(document: Dict[str, Any], steady_from_s: Optional[float]) -> str:
     """What the figures cover, in the words every output uses (:mod:`raidlab.report.headline`)."""
-    from raidlab.report import headline
-
     to_s = (document.get("steady_state") or {}).get("to_s")
     if steady_from_s is None or to_s is None:
         return headline.WHOLE_RUN

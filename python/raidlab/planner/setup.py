@@ -24,28 +24,14 @@ from raidlab.array import Array
 from raidlab.layout import ext4_stripe_options
 from raidlab.planner import runbook
 from raidlab.planner.candidates import Design, DriveModel
+from raidlab.stacked import StackedArray, inner_arrays, mdadm_commands
+from raidlab.stripe_cache import MD_DEFAULT_STRIPE_CACHE, PAGE, stripe_cache_entries
 from raidlab.units import human_bytes
 from raidlab.workload import Workload
 
 #: ext4 block size the stride/stripe_width are counted in (mkfs.ext4 -b 4096).
 EXT4_BLOCK = 4096
-#: md's default stripe cache (NR_STRIPES) and the value raidlab sets for raid5/6: 4096 is the
-#: classic fix for slow raid5/6 writes (research §5, "4096-8192"); writable range 17..32768.
-MD_DEFAULT_STRIPE_CACHE = 256
-STRIPE_CACHE = 4096
-#: Most memory raidlab lets the stripe cache take (it is pinned kernel memory).
-STRIPE_CACHE_BUDGET = 256 * 2**20
-PAGE = 4096
 MIB = 2**20
-
-
-def stripe_cache_entries(devices: int) -> int:
-    """The stripe_cache_size the planner simulates and emits: 4096, halved while its memory
-    (entries x 4 KiB x raid_disks, md.rst) would exceed 256 MiB, never below md's default 256."""
-    entries = STRIPE_CACHE
-    while entries > MD_DEFAULT_STRIPE_CACHE and entries * PAGE * devices > STRIPE_CACHE_BUDGET:
-        entries //= 2
-    return entries
 
 
 def scheduler_for(model: DriveModel) -> str:
@@ -246,6 +232,21 @@ def default_limits() -> Dict[str, int]:
             "speed_limit_max_kib_s": runbook.MD_SPEED_LIMIT_MAX_KIB_S}
 
 
+def _create_stack(add, array: StackedArray, names: List[str]) -> None:
+    """The create step of a stack (inner arrays first, then the outer one over them), and the
+    inner arrays' stripe caches; the planner's own mkfs steps follow."""
+    for step in mdadm_commands(array.geo, names, runbook.bitmap_options):
+        if not step["command"].startswith("mkfs"):
+            add(step["command"], step["why"])
+    if array.geo["inner_level"] in (5, 6):
+        per = array.geo["inner_devices"]
+        entries = stripe_cache_entries(per)
+        inner = " ".join(inner_arrays(array.geo["sets"]))
+        add(f"for md in {inner}; do echo {entries} > /sys/block/$md/md/stripe_cache_size; done",
+            f"each inner raid{array.geo['inner_level']} has its own stripe cache (md's default 256 stripes): "
+            f"{entries} x 4 KiB x {per} devices each. Not persistent: set it again at boot.")
+
+
 def setup(design: Design, model: DriveModel, array: Array, workload: Workload,
           mount_point: str = "/srv/data", limits: Optional[Dict[str, int]] = None,
           rebuild: Optional[Dict[str, Any]] = None) -> Dict[str, Any]:
@@ -263,11 +264,9 @@ def setup(design: Design, model: DriveModel, array: Array, workload: Workload,
 
     limits = limits or default_limits()
     names = member_placeholders(design.drives)
-    stacked = isinstance(design.level, str)  # issue 24 §2: md over md arrays
+    stacked = isinstance(design.level, str)  # md arrays over md arrays (1+0, 5+0, 6+0, 0+1)
     if stacked:
-        from raidlab.stacked import inner_arrays, plan_setup_commands
-
-        plan_setup_commands(add, array, names)
+        _create_stack(add, array, names)
     else:
         _create(add, design, array, names)
     start = _partition(add, notes, array)

@@ -23,6 +23,7 @@ from typing import Any, Mapping, Optional, Union
 from raidlab.inputs import path_argument
 from raidlab.sweep.executor import Executor
 from raidlab.sweep.grid import Grid, Point, expand, parse
+from raidlab.sweep import runner, store
 
 __all__ = ["sweep", "load_sweep", "Executor", "Grid", "Point", "expand", "parse"]
 
@@ -37,8 +38,6 @@ def sweep(spec: Union[str, "os.PathLike[str]", Mapping[str, Any]], *, out: Union
     CPU count; never more than the points to run); ``ray``: ``"auto"`` or a Ray cluster address to run the points as Ray tasks.
     Raises :class:`raidlab.ConfigError` (one line) for a bad sweep or store.
     """
-    from raidlab.sweep import runner, store
-
     out = path_argument(out, "sweep(out=...)")
     if not isinstance(spec, Mapping):
         spec = path_argument(spec, "sweep(spec)")
@@ -49,6 +48,4 @@ def sweep(spec: Union[str, "os.PathLike[str]", Mapping[str, Any]], *, out: Union
 def load_sweep(path: Union[str, "os.PathLike[str]"]):
     """Every row of the sweep store at ``path`` as a pandas DataFrame, ordered by the options.
     A damaged or foreign file in the store is a :class:`raidlab.ConfigError` naming it."""
-    from raidlab.sweep import store
-
     return store.load(path_argument(path, "load_sweep(path)"))

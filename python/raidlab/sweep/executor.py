@@ -15,9 +15,11 @@ dashboard) and stops it at the end; any other value is a cluster address passed 
 
 from __future__ import annotations
 
+import logging
 import multiprocessing
 import os
 import signal
+import socket
 from typing import Any, Callable, Iterable, Iterator, List, Optional, Sequence, Tuple
 
 from raidlab.errors import ConfigError, RaidlabError
@@ -193,8 +195,6 @@ def _ray_module():
 
 def _ray_init(ray: Any, address: str, jobs: int) -> bool:
     """Joins or starts Ray; True when this process started it (and so stops it)."""
-    import logging
-
     if ray.is_initialized():
         return False
     # Ray's usage statistics are sent to Anyscale unless disabled; raidlab sends nothing anywhere
@@ -225,8 +225,6 @@ CONNECT_TIMEOUT_S = 10
 def _reachable(address: str) -> None:
     """A cluster's HOST:PORT (or ray://HOST:PORT) answers a TCP connection, checked before
     ray.init, which otherwise waits minutes on an unreachable address printing warnings."""
-    import socket
-
     host, _, port = address.split("://", 1)[-1].rpartition(":")
     if not host or not is_decimal(port):
         return  # not HOST:PORT: Ray reads it (and refuses it) itself

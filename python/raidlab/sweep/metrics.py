@@ -27,6 +27,7 @@ from typing import Any, Dict, List, Optional, Tuple
 
 from raidlab.report.html import percentile_ms
 from raidlab.run import RunSpec
+from raidlab.sim import run_spec
 
 DIRECTIONS = ("read", "write")
 PERCENTILES = ((50.0, "p50"), (99.0, "p99"), (99.9, "p99_9"))
@@ -111,7 +112,5 @@ def summary(document: Dict[str, Any], spec: RunSpec) -> Dict[str, Any]:
 def run_point(spec: RunSpec) -> Tuple[str, Dict[str, Any]]:
     """Runs one point: its fio-shaped JSON text (as ``raidlab sim --json`` writes it) and its
     summary metrics."""
-    from raidlab.sim import run_spec
-
     document = run_spec(spec).to_dict()
     return json.dumps(document, indent=2, sort_keys=False) + "\n", summary(document, spec)

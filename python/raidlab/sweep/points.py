@@ -25,6 +25,7 @@ from raidlab import stacked
 from raidlab.stacked import is_stacked
 from raidlab.sim import parse_events, resolve_workload
 from raidlab.sweep.grid import EVENT_KEYS, Point
+from raidlab import notes
 
 #: Hex digits of a point's key (128 bits of the SHA-256).
 KEY_DIGITS = 32
@@ -108,8 +109,6 @@ class Resolver:
     def check_array(self, spec: RunSpec, where: str) -> None:
         """The array md would build (members failed from the start included): the core's own
         check, made once per distinct array and failure set."""
-        from raidlab import notes
-
         notes.array_capacity_bytes(spec)
         if not spec.options.failed:
             return

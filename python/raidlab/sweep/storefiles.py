@@ -17,10 +17,12 @@ import functools
 import io
 import os
 import re
+from dataclasses import fields
 from typing import Any, Dict, List, Optional
 
 from raidlab import inputs
 from raidlab.errors import ConfigError
+from raidlab.run import _FLOAT_KEYS, Design, Options
 from raidlab.sweep.metrics import METRICS
 from raidlab.sweep.points import option_names
 
@@ -41,10 +43,6 @@ def arrow():
 
 def _option_type(name: str) -> str:
     """An option column's Arrow type, from the setting's declaration in raidlab.run."""
-    from dataclasses import fields
-
-    from raidlab.run import _FLOAT_KEYS, Design, Options
-
     if name == "level":
         return "int64"
     if name == "seed":
