@@ -10,7 +10,7 @@ partitions from sysfs, and checks every partition start against
 - the array's full stripe (md's optimal_io_size): what parity RAID needs for full-stripe writes;
 - 1 MiB, the partitioning tools' default grain (informational).
 
-Sources (shared/research/planning-alignment.md §4): the rule and the kernel's own
+Sources: the rule and the kernel's own
 ``alignment_offset`` formula (block/blk-settings.c ``queue_limit_alignment_offset``:
 ``(g + disk_alignment_offset - start_bytes mod g) mod g`` with ``g = max(physical_block_size,
 io_min)``); sysfs ``start`` is always in 512-byte units whatever the logical sector size
@@ -42,7 +42,7 @@ MIB = 2**20
 #: optimal_io_size some USB bridges report (0xFFFF sectors): not a real stripe (util-linux#1221).
 BOGUS_IO_OPT = 33553920
 #: Physical block assumed for an sfdisk dump, which does not carry it: 4 KiB is what 512e and
-#: 4Kn drives have, and 4 KiB alignment is the mandatory rule (research §4).
+#: 4Kn drives have, and 4 KiB alignment is the rule every partitioning tool follows.
 DEFAULT_PHYSICAL = 4096
 
 
@@ -98,7 +98,7 @@ def straddle_fraction(offset: int, io_bytes: int, align_bytes: int, boundary: in
     gcd(align_bytes, boundary)`` and ``o = offset mod g``. Counting those above
     ``boundary - io_bytes`` gives the fraction; it is exact over whole periods and the limit for
     I/Os spread uniformly. (Derived here; the special case io = align dividing the chunk gives
-    Percona's rule, research §4: 0 when aligned, io/chunk when not — 16 KiB pages on a 64 KiB
+    Percona's rule: 0 when aligned, io/chunk when not — 16 KiB pages on a 64 KiB
     chunk: 1/4.) An I/O larger than the boundary always crosses one.
     """
     if min(io_bytes, align_bytes, boundary) <= 0:
@@ -117,7 +117,7 @@ def straddle_fraction(offset: int, io_bytes: int, align_bytes: int, boundary: in
 def kernel_alignment_offset(start_bytes: int, physical: int, io_min: Optional[int],
                             disk_alignment_offset: int = 0) -> int:
     """What the kernel reports in /sys/block/X/XN/alignment_offset for a partition starting at
-    ``start_bytes`` (block/blk-settings.c queue_limit_alignment_offset; research §4)."""
+    ``start_bytes`` (block/blk-settings.c queue_limit_alignment_offset)."""
     granularity = max(physical, io_min or 0)
     return (granularity + disk_alignment_offset - start_bytes % granularity) % granularity
 

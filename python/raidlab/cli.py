@@ -32,7 +32,7 @@ from raidlab.commands.measure import import_command, measure_command
 from raidlab.layout import DEFAULT_DIAGRAM_ROWS, json_document, render_text, stacked_json, stacked_text
 from raidlab.commands import stacked_options
 from raidlab.stacked import is_stacked, stacked_arrays
-# raidlab sweep (issue 23)
+# raidlab sweep
 from raidlab.commands.sweep import sweep_command
 
 #: Exit status of a check that ran and found a problem, as linters exit (``align``: a partition

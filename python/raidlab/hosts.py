@@ -1,5 +1,5 @@
-"""Host (cloud instance) presets: the instance's own limits on the block volumes it reaches
-(issue 24 §1), listed by ``raidlab hosts`` and chosen with ``--host NAME``.
+"""Host (cloud instance) presets: the instance's own limits on the block volumes it reaches,
+listed by ``raidlab hosts`` and chosen with ``--host NAME``.
 
 An EC2 instance reaches its EBS volumes over one link with baseline and maximum bandwidth,
 throughput and IOPS; the maximum holds for 30 minutes at least once every 24 hours, metered by

@@ -105,7 +105,7 @@ def render_text(doc: Dict[str, Any]) -> str:
                      + ("(--ure-fails-array: such an error loses the array)" if inputs.get("ure_fails_array")
                         else "(md records a bad block and carries on)"))
     drops = doc.get("timeout_drops")
-    if drops:  # issue 24 §3
+    if drops:  # members dropped by the command timeout
         erc = f"ERC {drops['erc_s']:g} s" if drops["erc_s"] else "no ERC"
         lines.append(f"drops by timeout: {erc}, recovery {drops['recovery_s'][0]:g}-{drops['recovery_s'][1]:g} s "
                      f"vs a {drops['command_timeout_s']:g} s command timeout; "

@@ -1,7 +1,7 @@
 """``raidlab calibrate``: sweep one device with fio, fit a drive model, save it as a drive TOML.
 
-The sweep (issue 7: "random 4 KiB–1 MiB reads and writes at depths 1–64, sequential reads and
-writes"), every point one fio job with ``direct=1`` (so the page cache is not measured),
+The sweep (random 4 KiB–1 MiB reads and writes at depths 1–64, sequential reads and writes),
+every point one fio job with ``direct=1`` (so the page cache is not measured),
 ``time_based`` for ``--runtime-s`` seconds, over the same region, with ``lat_percentiles=1`` so
 fio reports percentiles of the total (submission to completion) latency:
 

@@ -39,7 +39,7 @@ What each model's fit reads from the sweep (points are named like ``randread 4k 
 
 The model is chosen by its error (:func:`choose`): a physical model (ssd or hdd) when its RMS
 error is within 25 % of the empirical model's or its mean |IOPS error| is at most 10 %;
-otherwise the empirical one ("when neither fits", issue 7).
+otherwise the empirical one (when neither physical model fits).
 """
 
 from __future__ import annotations
@@ -60,7 +60,7 @@ MODELS = ("ssd", "hdd", "empirical")
 #: Standard spindle speeds tried by the HDD fit.
 RPMS = (5400.0, 7200.0, 10000.0, 15000.0)
 #: The empirical model's quantile knots: its parameter suffix and fio's percentile key (fio's
-#: default percentile_list, benchmark-tools.md §2.2) — the minimum comes from ``lat_ns.min``.
+#: default percentile_list, fio's HOWTO "percentile_list") — the minimum comes from ``lat_ns.min``.
 _QUANTILE_KEYS = (("p1", "1.000000"), ("p5", "5.000000"), ("p10", "10.000000"), ("p20", "20.000000"),
                   ("p30", "30.000000"), ("p40", "40.000000"), ("p50", "50.000000"), ("p60", "60.000000"),
                   ("p70", "70.000000"), ("p80", "80.000000"), ("p90", "90.000000"), ("p95", "95.000000"),

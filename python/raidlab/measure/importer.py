@@ -1,7 +1,7 @@
 """fio 3.x JSON output → raidlab's result document (the shape ``raidlab sim --json`` prints).
 
-The schema *is* fio's own JSON (``--output-format=json``; research
-../shared/research/benchmark-tools.md §2.3, fio-3.33 ``stat.c`` ``show_thread_status_json``),
+The schema *is* fio's own JSON (``--output-format=json``; fio-3.33
+``stat.c`` ``show_thread_status_json``),
 so a measured run keeps every field fio wrote and simulated and measured runs read the same
 way: ``jobs[]`` with ``read``/``write``/``sync`` (``iops``, ``bw_bytes``, ``bw`` in KiB/s,
 ``runtime`` in ms, ``clat_ns``/``lat_ns`` with ``percentile`` keys such as ``"99.000000"``),

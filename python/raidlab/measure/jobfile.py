@@ -2,7 +2,7 @@
 
 fio workloads and presets are written back with :func:`raidlab.workload.render_fio`, which
 reproduces the spec exactly. sysbench fileio workloads have features fio cannot express
-(benchmark-tools.md §1.3); raidlab runs the *closest* fio job and lists every difference in the
+(listed below); raidlab runs the *closest* fio job and lists every difference in the
 result's notes (printed on stderr and kept in the JSON), instead of refusing:
 
 - ``--file-num`` files laid end to end → one file (or device region) of the same total size.

@@ -1,7 +1,7 @@
 """Running the real fio: one subprocess per job file, JSON to a file, progress from fio's ETA.
 
-raidlab never does I/O itself; every byte moves through fio (Debian package ``fio``; research:
-../shared/research/benchmark-tools.md §2). The command is
+raidlab never does I/O itself; every byte moves through fio (Debian package ``fio``). The
+command is
 
     fio --output-format=json --output=OUT.json [--eta=always --eta-newline=1] JOB.fio
 
@@ -12,14 +12,14 @@ the importer tolerates such a preamble anyway.
 
 Progress: with ``--eta=always`` fio writes status lines such as
 ``Jobs: 1 (f=1): [r(1)][60.0%][r=485MiB/s][r=124k IOPS][eta 00m:02s]`` separated by ``\\r``
-(benchmark-tools.md §2.3; verified with 3.33: the percentage appears after the first second or
+(fio's HOWTO, ``--eta``; verified with 3.33: the percentage appears after the first second or
 two). raidlab reads the percentage from them and, until fio prints one, estimates progress from
 the elapsed time and the workload's run time.
 
 Errors: a missing fio binary, a non-zero exit status, or a job with ``error != 0`` in the JSON
 become one :class:`~raidlab.errors.DeviceError` line that quotes fio's own first error line
 (e.g. ``fio: io_u error on file F: Invalid argument: read offset=2023000, buflen=1000``) and
-adds a hint for the usual causes (§2.5): EINVAL with O_DIRECT is an alignment problem.
+adds a hint for the usual causes: EINVAL with O_DIRECT is an alignment problem.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """What a measurement target is, and whether raidlab may let fio write to it.
 
-The rule (issue 7): a workload that writes refuses a block device, a mounted device, or an
+The rule: a workload that writes refuses a block device, a mounted device, or an
 existing non-empty file unless the user says ``--destroy-data``; a read-only workload is always
 allowed. Two refinements, each for a reason found while building this:
 

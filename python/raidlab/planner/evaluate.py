@@ -14,7 +14,7 @@ stream — common random numbers):
 - rebuilding: member 0 failed with a hot spare, so md rebuilds from the start of the run, while
   the array serves the load it must carry: the workload throttled to the --min-iops target when
   one is given (a DBA's "rebuild while serving the required load"), else at full speed. md's
-  resync throttle (speed_limit_min/max with is_mddev_idle, md-internals §7) decides the rate;
+  resync throttle (speed_limit_min/max with is_mddev_idle, drivers/md/md.c) decides the rate;
   the simulator extrapolates the rate to the drive's full size (``rebuild.duration_s``). This
   run is longer (``rebuild_s``): md measures its resync speed against marks taken every 3 s over
   a 30 s window (md_do_sync's SYNC_MARK_STEP/SYNC_MARKS) and, until the window fills, it runs
@@ -68,7 +68,7 @@ def metrics(document: Dict[str, Any]) -> Dict[str, Any]:
             if p99 is not None:
                 p99s.append(p99)
 
-    # Steady-state figures when the run settles (issue 20; report.steady says how).
+    # Steady-state figures when the run settles (report.steady says how).
     figures = steady.scale(document, iops, bw / 2**20)
     if figures["latency_ms_by_job"]:
         p99s = [direction["p99"] * 1e6 for job in figures["latency_ms_by_job"] if job
@@ -96,7 +96,7 @@ def _spec(task: Dict[str, Any], workload: Optional[Workload], failed, spare: boo
                       "speed_limit_min": task.get("speed_limit_min_kib_s", DEFAULTS["speed_limit_min"]),
                       "speed_limit_max": task.get("speed_limit_max_kib_s", DEFAULTS["speed_limit_max"]),
                       "rebuild_start_pct": rebuild_start_pct, "host": task.get("host"),
-                      # A stack (issue 24 §2): the planner uses one chunk at both levels.
+                      # A stack: the planner uses one chunk at both levels.
                       **({"outer_chunk_kib": design["chunk_kib"]} if "+" in str(design["level"]) else {})},
                      workload=workload, allow_idle=workload is None)
 

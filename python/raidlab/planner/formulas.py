@@ -1,6 +1,6 @@
 """The textbook RAID calculator, for checking the simulation against what DBAs already know.
 
-Formulas from shared/research/planning-alignment.md §1.2 (sources there: wmarow strcalc, Scott
+Formulas as the usual calculators and guides give them (wmarow strcalc, Scott
 Lowe/TechRepublic 2010, virtualtarzan, the Dell EMC community thread, tengel's papyri note,
 Gerasimatos 2013), and md's own small-write cost from drivers/md/raid5.c (rmw vs rcw):
 

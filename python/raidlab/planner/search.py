@@ -54,7 +54,7 @@ def search(families: Sequence[List[Design]], make_task: Callable[[Design], Dict[
     position = [0] * len(families)
     remaining = [None] * len(families)  # counts still to simulate past the first passing one
     open_families = list(range(len(families)))
-    # issue 23: the sweep's executor runs each round (jobs local processes, or Ray tasks)
+    # the sweep's executor runs each round (jobs local processes, or Ray tasks)
     with Executor(jobs, ray) as executor:
         while open_families:
             batch = [(f, families[f][position[f]]) for f in open_families]

@@ -1,18 +1,18 @@
 """The exact commands that build a planned design, each with a line of why. The why is what the
-user reads: it cites man pages, kernel files and documentation they have, never our research
-notes; the notes are cited here, in comments. What keeps the array running after it is built
+user reads: it cites man pages, kernel files and documentation they have. What keeps the array running after it is built
 (bitmap, boot, speed limits, monitoring) is in :mod:`.runbook`.
 
-Sources (shared/research): planning-alignment.md §2 (XFS su/sw, what md exports, mount options,
-nobarrier removed in 4.19), §3 (ext4 stride/stripe_width), §4 (partition alignment, libfdisk
-defaults, LVM pe_start), §5 (schedulers, read_ahead_kb, stripe_cache_size) and md-internals.md §9
-(mdadm defaults: metadata 1.2, 1 MiB-aligned data offset, default chunk and layouts).
+Sources: mkfs.xfs(8) and xfs(5) (su/sw, mount options; nobarrier was removed in Linux 4.19),
+mkfs.ext4(8) (stride, stripe_width), sfdisk(8) and lvm.conf(5) (libfdisk's 1 MiB grain, LVM's
+pe_start), the kernel's Documentation/block/ and Documentation/admin-guide/md.rst (schedulers,
+read_ahead_kb, stripe_cache_size) and mdadm(8) (metadata 1.2, its 1 MiB-aligned data offset,
+default chunk and layouts).
 
 The stripe geometry (su/sw, stride/stripe_width) is read from :class:`raidlab.Array`'s
 ``io_min_bytes``/``io_opt_bytes`` — md's minimum_io_size/optimal_io_size for that exact array —
 never derived from "N/2 data disks". For md raid10 with far or offset copies, and for near copies
 on a device count that is not a multiple of them, md's optimal_io_size is chunk x raid_disks
-(drivers/md/raid10.c; research §2), and the output says so.
+(drivers/md/raid10.c, raid10_set_io_opt), and the output says so.
 """
 
 from __future__ import annotations
@@ -36,7 +36,7 @@ MIB = 2**20
 
 def scheduler_for(model: DriveModel) -> str:
     """none for NVMe (deep parallel hardware queues; a scheduler only costs CPU), mq-deadline
-    for SATA/SAS SSDs and disks (research §5)."""
+    for SATA/SAS SSDs and disks (it orders and batches requests for them)."""
     return "none" if model.nvme else "mq-deadline"
 
 
@@ -54,7 +54,7 @@ PLACEHOLDER_NOTE = ("Replace {first} ... {last} with the {count} drives' device 
 
 
 def textbook_data_disks(level: int, devices: int, copies: int) -> Optional[float]:
-    """The data-disk count the usual rule gives (research §2: N, N-1, N-2, N/copies)."""
+    """The data-disk count the usual rule gives (N, N-1, N-2, N/copies)."""
     return {0: devices, 4: devices - 1, 5: devices - 1, 6: devices - 2}.get(
         level, devices / copies if level == 10 else None)
 

@@ -193,7 +193,7 @@ def option_columns(spec: RunSpec, given: Mapping[str, Any]) -> Dict[str, Any]:
     # A report setting, not part of the point: left out of the row and the store's columns.
     row.update({f.name: _plain(getattr(o, f.name)) for f in fields(Options)
                 if f.name not in ("timeline", "latency_by_second")})
-    # The level column is md's level number; a stack (issue 24 §2: 1+0, 5+0, 6+0, 0+1) has none,
+    # The level column is md's level number; a stack (1+0, 5+0, 6+0, 0+1) has none,
     # so its row has no level and names the stack in stacked_level.
     stacked = is_stacked(d.level)
     row["level"] = None if stacked else int(d.level)
