@@ -1,30 +1,14 @@
 """``raidlab fio-options``: every fio job option raidlab accepts, and what it does with each.
 
-The list is :data:`raidlab.workload.fio.ACCEPTED_OPTIONS`, the same one the unknown-option
-error draws its "did you mean" from, so the two cannot disagree.
+The list is :func:`raidlab.workload.fio_options.fates`, made from the one option table, whose
+names are also the ones the unknown-option error suggests, so the two cannot disagree.
 """
 
 from __future__ import annotations
 
-from typing import Dict
-
 import click
 
-from raidlab.workload import fio, fio_options
-
-
-def fates() -> Dict[str, str]:
-    """Each accepted option name -> what raidlab does with it (modelled, no effect, alias)."""
-    aliases = {**fio._ALIASES}
-    result = {}
-    for name in fio.ACCEPTED_OPTIONS:
-        if name in aliases and aliases[name] != name:
-            result[name] = f"alias of {aliases[name]}"
-        elif name in fio.SUPPORTED_OPTIONS or name in fio_options.STREAM_OPTIONS:
-            result[name] = "modelled"
-        else:
-            result[name] = "accepted, no effect on the simulated I/O"
-    return result
+from raidlab.workload.fio_options import fates
 
 
 @click.command("fio-options")

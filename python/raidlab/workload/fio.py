@@ -1,8 +1,9 @@
 """fio job files → :class:`~raidlab.workload.spec.Workload`, and back.
 
-The reader follows fio-3.33, the version in Debian bookworm (research:
-../shared/research/benchmark-tools.md §2; source: axboe/fio tag fio-3.33, ``init.c``
-``__parse_jobs_ini``, ``parse.c``, ``options.c``, ``io_u.c``):
+The reader follows fio-3.33, the version in Debian bookworm (packages.debian.org/bookworm/fio;
+source: axboe/fio tag fio-3.33, ``init.c`` ``__parse_jobs_ini``, ``parse.c``, ``options.c``,
+``io_u.c``). What each option does is one table, :mod:`raidlab.workload.fio_options`; how each
+value is read is :mod:`raidlab.workload.fio_values`.
 
 - INI text. ``;`` or ``#`` starts a comment anywhere on a line (``strip_blank_end``). A section
   whose name starts with ``global`` sets defaults for the jobs *below it* (a file may hold several
@@ -28,12 +29,7 @@ The reader follows fio-3.33, the version in Debian bookworm (research:
 - ``bs``/``bssplit``/``blockalign``/``percentage_random``/``rate_iops`` take ``read,write[,trim]``
   values; a job that does both reads and writes must give both directions the same value,
   because the spec has one. A single value applies to every direction (fio copies it).
-- ``bssplit`` (``options.c`` ``bssplit_ddir``; ``io_u.c`` ``get_next_buflen``): entries
-  ``size/percent`` joined by ``:``; a missing (or 0) percentage shares what the others leave,
-  in whole percent; whatever still falls short of 100 % is what fio gives the entry it tries
-  last (the largest percentage, the later one on ties), so raidlab adds it there. fio rounds
-  every drawn size down to a multiple of the smallest size, so sizes that are not multiples of
-  it are refused rather than silently changed.
+- ``bssplit``: see :mod:`raidlab.workload.fio_values`.
 - ``rate_iops`` caps each direction separately in fio (HOWTO ``rate_iops=int[,int][,int]``;
   one value applies to reads and writes each; io_u.c ``rate_ddir`` issues the other direction
   while one is ahead of its cap). A job that reads and writes with both caps binding therefore
@@ -45,26 +41,16 @@ The reader follows fio-3.33, the version in Debian bookworm (research:
 
 from __future__ import annotations
 
-import difflib
 import os
-import re
 from dataclasses import dataclass
-import math
-from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
+import difflib
+from typing import Dict, List, Optional, Sequence, Tuple, Union
 
 from raidlab.workload import fio_options, fio_stream
-from raidlab.workload.spec import SECTOR_BYTES, Distribution, Job, Workload, WorkloadError
-from raidlab.workload.units import (
-    MAX_INT,
-    fio_bool,
-    fio_count,
-    fio_iec_note,
-    fio_size,
-    decode_utf8,
-    fio_time_ns,
-    human_bytes,
-    show,
-)
+from raidlab.workload.fio_engines import ASYNC_ENGINES, DEFAULT_ENGINE, SYNC_ENGINES
+from raidlab.workload.fio_values import MAX_NAME, need, where as _where
+from raidlab.workload.spec import Distribution, Job, Workload, WorkloadError
+from raidlab.workload.units import MAX_INT, decode_utf8, human_bytes, show
 
 __all__ = [
     "parse_fio",
@@ -77,143 +63,18 @@ __all__ = [
     "ASYNC_ENGINES",
 ]
 
-#: Engines that do one I/O at a time per thread (FIO_SYNCIO in engines/sync.c, fio-3.33).
-SYNC_ENGINES = ("sync", "psync", "vsync", "pvsync", "pvsync2")
-#: Engines that keep ``iodepth`` I/Os in flight.
-ASYNC_ENGINES = ("libaio", "io_uring", "posixaio")
-#: fio's default engine on Linux (os/os-linux.h FIO_PREFERRED_ENGINE).
-DEFAULT_ENGINE = "psync"
-
-#: Options raidlab reads and models, by canonical name.
-SUPPORTED_OPTIONS = (
-    "rw",
-    "bs",
-    "bssplit",
-    "blockalign",
-    "rwmixread",
-    "rwmixwrite",
-    "percentage_random",
-    "percentage_sequential",
-    "iodepth",
-    "numjobs",
-    "ioengine",
-    "size",
-    "io_size",
-    "offset",
-    "runtime",
-    "time_based",
-    "ramp_time",
-    "number_ios",
-    "random_distribution",
-    "rate_iops",
-    "rate_process",
-    "fsync",
-    "fdatasync",
-    "end_fsync",
-    "direct",
-    "buffered",
-    "invalidate",
-    "fsync_on_close",
-    "kb_base",
-    "name",
-    # issue 20: steady state (fio steadystate.c)
-    "ss",
-    "ss_dur",
-    "ss_ramp",
-)
-
-#: Options accepted without effect: they change naming, reporting, data contents or seeding,
-#: not the timing or placement of I/O as raidlab models it. ``norandommap`` and
-#: ``random_generator`` are here because raidlab always draws offsets independently
-#: (as fio does with ``norandommap``); ``filename`` because the target is the simulated array
-#: (several files, ``a:b``, are refused).
-IGNORED_OPTIONS = (
-    "description",
-    "filename",
-    "directory",
-    "group_reporting",
-    "new_group",
-    "thread",
-    "randrepeat",
-    "allrandrepeat",
-    "randseed",
-    "norandommap",
-    "random_generator",
-    "refill_buffers",
-    "scramble_buffers",
-    "zero_buffers",
-    "buffer_compress_percentage",
-    "dedupe_percentage",
-    "per_job_logs",
-    "write_bw_log",
-    "write_iops_log",
-    "write_lat_log",
-    "write_hist_log",
-    "log_avg_msec",
-    "clat_percentiles",
-    "lat_percentiles",
-    "slat_percentiles",
-    "percentile_list",
-)
-
-_ALIASES = {
-    "readwrite": "rw",
-    "blocksize": "bs",
-    "ba": "blockalign",
-    "io_limit": "io_size",
-    "fileoffset": "offset",
-    "timeout": "runtime",
-}
-_ALIASES.update({k: v for k, v in fio_options._ALIASES.items()})  # issue 22's options
-
+#: Options raidlab reads and models, by canonical name (from the one option table).
+SUPPORTED_OPTIONS = tuple(o.name for o in fio_options.TABLE if o.status == fio_options.MODELLED)
+#: Options accepted without effect on the simulated I/O, by canonical name.
+IGNORED_OPTIONS = tuple(o.name for o in fio_options.TABLE if o.status == fio_options.NO_EFFECT)
 #: Every job option name raidlab accepts (modelled, accepted without effect, or an alias of one):
 #: the one list the unknown-option error draws its "did you mean" from and ``raidlab
 #: fio-options`` prints.
-ACCEPTED_OPTIONS = tuple(sorted(
-    set(SUPPORTED_OPTIONS) | set(IGNORED_OPTIONS) | set(fio_options.STREAM_OPTIONS)
-    | fio_options.NO_EFFECT_OPTIONS | set(_ALIASES)
-))
+ACCEPTED_OPTIONS = fio_options.ACCEPTED
 #: Where the unknown-option error sends the user for the whole list.
 OPTION_LIST_COMMAND = "raidlab fio-options"
 
-# Known fio options raidlab refuses, with the reason (everything else unknown gets the list).
-_REFUSED = {
-    "nrfiles": "splits a job over several files; raidlab reads one file (the array) per fio job",
-    "nr_files": "splits a job over several files; raidlab reads one file (the array) per fio job",
-    "offset_increment": "gives each clone its own region; write one job per region instead",
-    "stonewall": "runs jobs one after another; raidlab runs all jobs of a file at the same time",
-    "wait_for_previous": "runs jobs one after another; raidlab runs all jobs of a file at the same time",
-    "loops": "repeats the job; use time_based with a runtime, or io_size",
-    "thinktime": "(pauses between I/Os) is not modelled",
-    "thinktime_blocks": "(pauses between I/Os) is not modelled",
-    "thinktime_spin": "(pauses between I/Os) is not modelled",
-    "startdelay": "is not modelled; all jobs start together",
-    "rate": "(a bandwidth cap) is not modelled; use rate_iops",
-    "rate_min": "is not modelled; use rate_iops",
-    "rate_iops_min": "is not modelled; use rate_iops",
-    "bsrange": "draws sizes from a range; list them with bssplit instead",
-    "blocksize_range": "draws sizes from a range; list them with bssplit instead",
-    "sync": "(O_SYNC/O_DSYNC writes) is not modelled; use fsync=1 or fdatasync=1",
-    "include": "is not supported; paste the included options into the job file",
-    "filesize": "is not modelled; use size",
-    "zonemode": "(zoned I/O) is not modelled",
-    "verify": "is not modelled",
-    "iodepth_batch": "(submission batching) is not modelled",
-    "iodepth_batch_submit": "(submission batching) is not modelled",
-    "iodepth_low": "(submission batching) is not modelled",
-    "latency_target": "(a queue-depth search) is not modelled",
-    "unified_rw_reporting": "is not modelled",
-}
-# fio command-line options that are not job options (fio's l_opts in init.c).
-_CLI_ONLY = ("output-format", "output", "minimal", "showcmd", "parse-only", "section", "status-interval")
-
-_VALID_RW = ("read", "write", "randread", "randwrite", "rw", "readwrite", "randrw")
-_TRIM_RW = ("trim", "randtrim", "trimwrite", "randtrimwrite")
-
 _READ, _WRITE = 0, 1
-_BSSPLIT_MAX = 64  # BSSPLIT_MAX in fio's options.h
-_FLOAT = re.compile(r"[+]?(?:[0-9]{1,20}(?:\.[0-9]{0,20})?|\.[0-9]{1,20})(?:[eE][+-]?[0-9]{1,3})?")
-_MAX_SECTION_NAME = 255  # fio reads section names with "%255[^\n]"
 
 
 @dataclass
@@ -232,8 +93,27 @@ class _Section:
     options: List[_Option]
 
 
-def _where(line: int) -> str:
-    return f"fio job file line {line}"
+def _section_header(line: str, number: int) -> _Section:
+    if not line.endswith("]") or len(line) < 3:
+        raise WorkloadError(f"{_where(number)}: bad section header {show(line)!r} (expected [name])")
+    name = line[1:-1].strip()
+    if not name or "[" in name or "]" in name:
+        raise WorkloadError(f"{_where(number)}: bad section header {show(line)!r} (expected [name])")
+    if len(name) > MAX_NAME:
+        raise WorkloadError(f"{_where(number)}: section name is longer than {MAX_NAME} characters")
+    # init.c: global = !strncmp(name, "global", 6)
+    return _Section(name, number, name.startswith("global"), [])
+
+
+def _option_line(line: str, number: int) -> _Option:
+    if "=" in line:
+        name, value = line.split("=", 1)
+        name, value = name.strip(), value.strip()
+    else:
+        name, value = line, None
+    if not name:
+        raise WorkloadError(f"{_where(number)}: {show(line)!r} has no option name")
+    return _Option(name, fio_options.canonical(name), value, number)
 
 
 def _read_sections(text: str) -> List[_Section]:
@@ -252,39 +132,24 @@ def _read_sections(text: str) -> List[_Section]:
         if not line:
             continue
         if line.startswith("["):
-            if not line.endswith("]") or len(line) < 3:
-                raise WorkloadError(f"{_where(number)}: bad section header {show(line)!r} (expected [name])")
-            name = line[1:-1].strip()
-            if not name or "[" in name or "]" in name:
-                raise WorkloadError(f"{_where(number)}: bad section header {show(line)!r} (expected [name])")
-            if len(name) > _MAX_SECTION_NAME:
-                raise WorkloadError(f"{_where(number)}: section name is longer than {_MAX_SECTION_NAME} characters")
-            # init.c: global = !strncmp(name, "global", 6)
-            sections.append(_Section(name, number, name.startswith("global"), []))
+            sections.append(_section_header(line, number))
             continue
         if line.startswith("include ") or line == "include":
-            raise WorkloadError(f"{_where(number)}: include {_REFUSED['include']}")
+            raise WorkloadError(f"{_where(number)}: include {fio_options.lookup('include').note}")
         if not sections:
             raise WorkloadError(f"{_where(number)}: option {show(line)!r} is outside of a [job] section")
-        if "=" in line:
-            name, value = line.split("=", 1)
-            name, value = name.strip(), value.strip()
-        else:
-            name, value = line, None
-        if not name:
-            raise WorkloadError(f"{_where(number)}: {show(line)!r} has no option name")
-        sections[-1].options.append(_Option(name, _ALIASES.get(name, name), value, number))
+        sections[-1].options.append(_option_line(line, number))
     return sections
 
 
 def _unknown(option: _Option) -> WorkloadError:
+    """The error for an option raidlab refuses or does not know."""
     name = option.name
     where = _where(option.line)
-    if option.key in fio_options.REFUSED_OPTIONS:
-        return WorkloadError(f"{where}: fio option {name!r} {fio_options.REFUSED_OPTIONS[option.key]}")
-    if name in _REFUSED:
-        return WorkloadError(f"{where}: fio option {name!r} {_REFUSED[name]}")
-    if name in _CLI_ONLY or name.lstrip("-") in _CLI_ONLY:
+    known = fio_options.lookup(option.key)
+    if known is not None and known.status == fio_options.REFUSED:
+        return WorkloadError(f"{where}: fio option {name!r} {known.note}")
+    if name in fio_options.CLI_ONLY or name.lstrip("-") in fio_options.CLI_ONLY:
         return WorkloadError(f"{where}: {show(name)!r} is a fio command-line option, not a job file option")
     close = difflib.get_close_matches(name, ACCEPTED_OPTIONS, n=3, cutoff=0.75)
     guess = f" (did you mean {' or '.join(repr(c) for c in close)}?)" if close else ""
@@ -292,149 +157,6 @@ def _unknown(option: _Option) -> WorkloadError:
         f"{where}: unknown option {show(name)!r}{guess}; raidlab accepts {len(ACCEPTED_OPTIONS)} fio options, "
         f"listed by {OPTION_LIST_COMMAND}"
     )
-
-
-def _needs_value(option: _Option) -> str:
-    if option.value is None or option.value == "":
-        raise WorkloadError(f"{_where(option.line)}: option {option.name!r} needs a value")
-    return option.value
-
-
-def _split_directions(option: _Option, value: str) -> List[Optional[str]]:
-    """``R,W[,T]`` → [read, write] (None = not given). One value applies to both (fio copies it)."""
-    parts = value.split(",")
-    if len(parts) > 1 and parts[-1].strip() == "":
-        parts = parts[:-1]  # fio drops a trailing comma
-    if len(parts) > 3:
-        raise WorkloadError(f"{_where(option.line)}: {option.name}={show(value)} has more than read,write,trim values")
-    parts = [part.strip() for part in parts]
-    if len(parts) == 1:
-        return [parts[0], parts[0]]
-    return [parts[0] or None, parts[1] or None]
-
-
-def _sector_multiple(option: _Option, raw: str, number: int, kb_base: int, what: str = "") -> None:
-    if number % SECTOR_BYTES:
-        raise WorkloadError(
-            f"{_where(option.line)}: {option.name}={show(raw)}{what} is not a multiple of {SECTOR_BYTES}"
-            + fio_iec_note(raw, kb_base)
-        )
-
-
-def _block_size(option: _Option, raw: str, kb_base: int) -> int:
-    try:
-        number = fio_count(option.name, raw, kb_base)
-    except WorkloadError as error:
-        raise WorkloadError(f"{_where(option.line)}: {error}") from None
-    if number == 0:
-        raise WorkloadError(f"{_where(option.line)}: {option.name}={show(raw)} must be at least {SECTOR_BYTES}")
-    shown = "" if raw.strip().isdigit() else f" ({number} bytes)"
-    _sector_multiple(option, raw, number, kb_base, shown)
-    return number
-
-
-def _parse_bssplit(option: _Option, raw: str, kb_base: int) -> Tuple[Tuple[Tuple[int, int], ...], int]:
-    """One direction's ``bssplit`` → (((bytes, percent), ...), smallest size).
-
-    The percentages add up to 100, as fio draws them; entries left with 0 % are dropped, but
-    the smallest size still counts them, because fio's min_bs (the default blockalign) does.
-    """
-    where = _where(option.line)
-    entries = raw.split(":")
-    if len(entries) > _BSSPLIT_MAX:
-        raise WorkloadError(f"{where}: bssplit has more than {_BSSPLIT_MAX} entries (fio's limit)")
-    sizes: List[int] = []
-    percents: List[Optional[int]] = []
-    for entry in entries:
-        entry = entry.strip()
-        if not entry:
-            raise WorkloadError(f"{where}: bssplit={show(raw)} has an empty entry (expected size/percent:...)")
-        if "/" in entry:
-            size_text, percent_text = entry.split("/", 1)
-            percent_text = percent_text.strip()
-            if not re.fullmatch(r"[0-9]{1,3}", percent_text):
-                raise WorkloadError(
-                    f"{where}: bssplit entry {show(entry)!r} needs a whole percentage after '/' (e.g. 4k/50)"
-                )
-            percent = int(percent_text)
-            if percent > 100:
-                raise WorkloadError(f"{where}: bssplit entry {show(entry)!r} has a percentage over 100")
-            # bssplit_ddir: a 0 percentage counts as missing (it shares the remainder).
-            percents.append(percent or None)
-        else:
-            size_text = entry
-            percents.append(None)
-        sizes.append(_block_size(_Option("bssplit", "bssplit", None, option.line), size_text.strip(), kb_base))
-    given = sum(p for p in percents if p is not None)
-    if given > 100:
-        raise WorkloadError(f"{where}: bssplit percentages add up to {given}%, more than 100%")
-    if len(sizes) == 1:
-        weights = [100]  # one size is used for every I/O (min_bs == max_bs)
-    else:
-        missing = percents.count(None)
-        share = (100 - given) // missing if missing else 0
-        weights = [share if p is None else p for p in percents]
-        shortfall = 100 - sum(weights)
-        if shortfall:
-            # get_next_buflen walks the entries in ascending-percentage order (stable sort) and
-            # falls through to the last non-zero one, which therefore takes the remainder.
-            last = max((w, i) for i, w in enumerate(weights))[1]
-            weights[last] += shortfall
-    smallest = min(sizes)
-    for size, weight in zip(sizes, weights):
-        if weight and size % smallest:
-            raise WorkloadError(
-                f"{where}: bssplit size {human_bytes(size)} is not a multiple of the smallest size "
-                f"{human_bytes(smallest)} (fio would round it down to {human_bytes(size - size % smallest)})"
-            )
-    merged: Dict[int, int] = {}
-    for size, weight in zip(sizes, weights):
-        if weight:
-            merged[size] = merged.get(size, 0) + weight
-    return tuple(merged.items()), smallest
-
-
-def _parse_distribution(option: _Option, raw: str) -> Distribution:
-    where = _where(option.line)
-    kind, _, rest = raw.partition(":")
-    kind = kind.strip()
-    if kind in ("zoned", "zoned_abs"):
-        raise WorkloadError(f"{where}: random_distribution={kind} is not modelled (use zipf, pareto or normal)")
-    names = {"random": "uniform", "zipf": "zipf", "pareto": "pareto", "normal": "normal"}
-    if kind not in names:
-        raise WorkloadError(
-            f"{where}: random_distribution={show(raw)} is not one of random, zipf:θ, pareto:h, normal:dev"
-        )
-    if kind == "random":
-        if rest:
-            raise WorkloadError(f"{where}: random_distribution=random takes no parameter")
-        return Distribution()
-    # FIO_DEF_ZIPF 1.1 and FIO_DEF_PARETO 0.2 (fio.h); normal defaults to a deviation of 0.
-    default = {"zipf": 1.1, "pareto": 0.2, "normal": 0.0}[kind]
-    if ":" in rest:
-        raise WorkloadError(f"{where}: random_distribution={show(raw)}: the ':center' form is not modelled")
-    if rest.strip() == "":
-        value = default
-        if ":" in raw:
-            raise WorkloadError(f"{where}: random_distribution={show(raw)} has an empty parameter")
-    else:
-        if not _FLOAT.fullmatch(rest.strip()):
-            raise WorkloadError(f"{where}: random_distribution={show(raw)}: {show(rest)!r} is not a non-negative number")
-        value = float(rest)
-    try:
-        return Distribution(names[kind], value)
-    except WorkloadError as error:
-        raise WorkloadError(f"{where}: random_distribution={show(raw)}: {error}") from None
-
-
-def _int_in(option: _Option, raw: str, kb_base: int, low: int, high: int) -> int:
-    try:
-        number = fio_count(option.name, raw, kb_base)
-    except WorkloadError as error:
-        raise WorkloadError(f"{_where(option.line)}: {error}") from None
-    if number < low or number > high:
-        raise WorkloadError(f"{_where(option.line)}: {option.name}={show(raw)} must be {low} to {high}")
-    return number
 
 
 class _JobBuilder:
@@ -447,7 +169,7 @@ class _JobBuilder:
         self.notes: List[str] = []
         # slot -> (value, option that set it)
         self.slots: Dict[str, Tuple[object, _Option]] = {}
-        #: Every problem found (issue 22: all of them are reported at once, each with its line).
+        #: Every problem found: all of them are reported at once, each with its line.
         self.errors: List[str] = []
         #: Accepted options that do not change the simulated I/O (one note per file).
         self.no_effect: List[str] = []
@@ -458,7 +180,7 @@ class _JobBuilder:
         kb_base = 1024
         for option in self.options:  # kb_base has prio 1 in fio's option table: parsed first
             if option.key == "kb_base":
-                value = _needs_value(option)
+                value = need(option)
                 if value not in ("1024", "1000"):
                     raise WorkloadError(f"{_where(option.line)}: kb_base={show(value)} must be 1024 or 1000")
                 kb_base = int(value)
@@ -469,139 +191,22 @@ class _JobBuilder:
             except WorkloadError as error:
                 self.errors.append(str(error))
 
-    def _set(self, slot: str, value: object, option: _Option) -> None:
+    def store(self, slot: str, value: object, option: _Option) -> None:
+        """Keeps what an option's parser read (the later option replaces the earlier)."""
         self.slots[slot] = (value, option)
 
     def _apply_one(self, option: _Option) -> None:
-        key, where, kb = option.key, _where(option.line), self.kb_base
-        if fio_stream.apply(self, option):
-            return
-        if key in IGNORED_OPTIONS:
-            if key == "filename" and option.value and re.search(r"(?<!\\):", option.value):
-                raise WorkloadError(
-                    f"{where}: filename={show(option.value)} names several files (':'); "
-                    "raidlab reads one file (the array) per fio job"
-                )
-            return
-        if key not in SUPPORTED_OPTIONS:
+        """Parses one option as its record in the option table says."""
+        record = fio_options.lookup(option.key)
+        if record is None or record.status == fio_options.REFUSED:
             raise _unknown(option)
-        if key == "kb_base":
-            return
-        if key == "time_based":
-            self._set(key, fio_bool(option.name, option.value, flag=True), option)
-            return
-        if key in ("direct", "buffered", "end_fsync", "invalidate", "fsync_on_close"):
-            try:
-                flag = fio_bool(option.name, option.value)
-            except WorkloadError as error:
-                raise WorkloadError(f"{where}: {error}") from None
-            if key == "buffered":
-                key, flag = "direct", not flag
-            self._set(key, flag, option)
-            return
-        raw = _needs_value(option)
-        if key == "rw":
-            mode, _, postfix = raw.partition(":")
-            mode = mode.strip()
-            if mode in _TRIM_RW:
-                raise WorkloadError(f"{where}: rw={mode}: trim is not modelled")
-            if mode not in _VALID_RW:
-                raise WorkloadError(
-                    f"{where}: rw={show(raw)} is not one of read, write, randread, randwrite, rw, randrw"
-                )
-            if ":" in raw:
-                raise WorkloadError(
-                    f"{where}: rw={show(raw)}: the ':{show(postfix)}' suffix (rw_sequencer) is not modelled"
-                )
-            self._set("rw", "rw" if mode == "readwrite" else mode, option)
-        elif key in ("rwmixread", "rwmixwrite"):
-            percent = _int_in(option, raw, kb, 0, 100)
-            self._set("rwmix", percent if key == "rwmixread" else 100 - percent, option)
-        elif key in ("percentage_random", "percentage_sequential"):
-            values = []
-            for part in _split_directions(option, raw):
-                if part is None:
-                    values.append(None)
-                    continue
-                percent = _int_in(option, part, kb, 0, 100)
-                values.append(percent if key == "percentage_random" else 100 - percent)
-            self._set("percentage_random", values, option)
-        elif key == "bs":
-            values = [None if part is None else _block_size(option, part, kb) for part in _split_directions(option, raw)]
-            self._set(key, values, option)
-        elif key == "blockalign":
-            values = [None if part is None else _block_size(option, part, kb) for part in _split_directions(option, raw)]
-            self._set(key, values, option)
-        elif key == "bssplit":
-            # str_split_parse: read,write[,trim]; an empty direction keeps bs.
-            parts = raw.split(",")
-            if len(parts) > 3:
-                raise WorkloadError(f"{where}: bssplit={show(raw)} has more than read,write,trim mixes")
-            if len(parts) == 1:
-                parts = [parts[0], parts[0]]
-            values = [
-                None if part.strip() == "" else _parse_bssplit(option, part.strip(), kb) for part in parts[:2]
-            ]
-            self._set(key, values, option)
-        elif key == "iodepth":
-            self._set(key, _int_in(option, raw, kb, 1, 65536), option)
-        elif key == "numjobs":
-            self._set(key, _int_in(option, raw, kb, 1, 4096), option)
-        elif key == "ioengine":
-            engine = raw.strip()
-            kind, why = fio_options.engine_class(engine)
-            if kind is None:
-                raise WorkloadError(f"{where}: ioengine={show(engine)} {why}")
-            if why:
-                self.notes.append(f"{self.name}: {why}")
-            self._set(key, engine, option)
-            self._set("engine_kind", kind, option)
-        elif key in ("size", "offset", "io_size"):
-            try:
-                number, percent = fio_size(option.name, raw, kb, allow_percent=True)
-            except WorkloadError as error:
-                raise WorkloadError(f"{where}: {error}") from None
-            if percent:
-                whole = {"size": 100, "offset": 0}.get(key)
-                if number != whole:
-                    hint = {"size": "size=100%", "offset": "offset=0%"}.get(key)
-                    also = f" ({hint} is accepted)" if hint else ""
-                    raise WorkloadError(
-                        f"{where}: {option.name}={show(raw)} is a share of the target; raidlab needs bytes{also}"
-                    )
-                number = 0
-            if key != "io_size":
-                shown = "" if raw.strip().isdigit() else f" ({number} bytes)"
-                _sector_multiple(option, raw, number, kb, shown)
-            self._set(key, number, option)
-        elif key == "ss":
-            self._set(key, _parse_steady(option, raw, where), option)
-        elif key in ("runtime", "ramp_time", "ss_dur", "ss_ramp"):
-            try:
-                self._set(key, fio_time_ns(option.name, raw), option)
-            except WorkloadError as error:
-                raise WorkloadError(f"{where}: {error}") from None
-        elif key == "number_ios":
-            self._set(key, _int_in(option, raw, kb, 0, MAX_INT), option)
-        elif key == "random_distribution":
-            self._set(key, _parse_distribution(option, raw), option)
-        elif key == "rate_iops":
-            values = [
-                0 if part is None else _int_in(option, part, kb, 0, MAX_INT) for part in _split_directions(option, raw)
-            ]
-            self._set(key, values, option)
-        elif key == "rate_process":
-            self._set(key, raw.strip().split(":", 1)[0].split(",", 1)[0], option)  # fio_options.ENUMERATED
-        elif key in ("fsync", "fdatasync"):
-            self._set(key, _int_in(option, raw, kb, 0, MAX_INT), option)
-        elif key == "name":
-            # A job's own name= renames it; in [global] fio overwrites it with each section name.
-            if any(own is option for own in self.section.options):
-                if len(raw) > _MAX_SECTION_NAME:
-                    raise WorkloadError(f"{where}: name is longer than {_MAX_SECTION_NAME} characters")
-                self.name = raw
-        else:  # pragma: no cover - every supported option is handled above
-            raise AssertionError(key)
+        problem = fio_options.enumerated_problem(record.name, option.name, option.value)
+        if problem:
+            raise WorkloadError(f"{_where(option.line)}: {problem}")
+        if record.status == fio_options.NO_EFFECT and not record.quiet:
+            self.no_effect.append(record.name)
+        if record.parse is not None:
+            record.parse(self, option)
 
     # -- assembling the job ---------------------------------------------------------------------
 
@@ -783,24 +388,6 @@ class _JobBuilder:
             return Job(**kwargs)
         except WorkloadError as error:
             raise WorkloadError(f"fio {error}") from None
-
-
-def _parse_steady(option: Any, raw: str, where: str) -> Tuple[str, float, bool]:
-    """``ss=METRIC:LIMIT[%]`` (fio steadystate.c: iops, iops_slope, bw, bw_slope)."""
-    metric, sep, limit = raw.strip().partition(":")
-    metric = metric.strip().lower()
-    if not sep or metric not in ("iops", "iops_slope", "bw", "bw_slope"):
-        raise WorkloadError(f"{where}: ss={show(raw)} must be iops, iops_slope, bw or bw_slope, a colon and "
-                            "a limit, e.g. ss=iops_slope:0.1%")
-    limit = limit.strip()
-    percent = limit.endswith("%")
-    try:
-        value = float(limit[:-1] if percent else limit)
-    except ValueError:
-        value = math.nan
-    if not math.isfinite(value) or value < 0:
-        raise WorkloadError(f"{where}: ss={show(raw)}: the limit must be a number >= 0 (with % for a share)")
-    return metric, value, percent
 
 
 def _as_text(text: Union[str, bytes], what: str) -> str:
