@@ -8,9 +8,12 @@ MiB/s (2^20 bytes), latencies in ns (``latency_ns_*``; the 1 s timeline keeps th
 from __future__ import annotations
 
 import html
-from typing import Any, Dict, List, Sequence
+from typing import Any, Dict, Sequence
 
-from raidlab.sweep.metrics import PERCENTILES, latency_ns
+from raidlab.errors import ConfigError
+from raidlab.report import headline as figures
+from raidlab.report.rows import FIGURE_KEYS, ROW_PERCENTILES, job_rows, percentile_rows, phase_rows
+from raidlab.report.latency import latency_ns
 
 DIRECTIONS = ("read", "write")
 
@@ -19,37 +22,25 @@ def _pd():
     try:
         import pandas as pd
     except ImportError:
-        from raidlab.errors import ConfigError
-
         raise ConfigError("DataFrames need pandas: pip install 'raidlab[sweep]'") from None
     return pd
 
 
-def _direction_row(stats: Dict[str, Any]) -> Dict[str, Any]:
-    clat = stats.get("clat_ns", {})
-    table = clat.get("percentile") or {}
-    row = {"iops": stats["iops"], "mib_s": stats["bw_bytes"] / 2**20, "ios": stats["total_ios"],
-           "latency_ns_mean": clat.get("mean") if stats["total_ios"] else None,
-           "latency_ns_max": clat.get("max") if stats["total_ios"] else None}
-    for percent, name in PERCENTILES:
-        row[f"latency_ns_{name}"] = table.get(f"{percent:.6f}") if stats["total_ios"] else None
-    return row
+def _figures(row: Dict[str, Any]) -> Dict[str, Any]:
+    """A row's figures in the DataFrames' columns."""
+    return {key: row[key] for key in FIGURE_KEYS}
 
 
 def jobs(document: Dict[str, Any]):
     """One row per job and direction (read, write) that did I/O."""
-    rows = [{"job": job["jobname"], "direction": d, **_direction_row(job[d])}
-            for job in document["jobs"] for d in DIRECTIONS if job[d]["total_ios"]]
-    return _pd().DataFrame(rows, columns=["job", "direction", "iops", "mib_s", "ios", "latency_ns_mean",
-                                          *(f"latency_ns_{n}" for _, n in PERCENTILES), "latency_ns_max"])
+    rows = [{"job": row["job"], "direction": row["direction"], **_figures(row)} for row in job_rows(document)]
+    return _pd().DataFrame(rows, columns=["job", "direction", *FIGURE_KEYS])
 
 
 def headline(document: Dict[str, Any]):
     """The run's headline figures, one row per direction (read, write), with their ``basis``
     (``whole run`` or ``steady state from A s to B s``): what every output of the run shows
     (:mod:`raidlab.report.headline`)."""
-    from raidlab.report import headline as figures
-
     h = figures.of(document)
     rows = [{"direction": d, "iops": h[d]["iops"], "mib_s": h[d]["mib_s"],
              **{f"latency_ns_p{p}": None if h[d][f"p{p}_ms"] is None else h[d][f"p{p}_ms"] * 1e6
@@ -85,11 +76,9 @@ def members(document: Dict[str, Any]):
 
 def phases(document: Dict[str, Any]):
     """One row per phase of the array (optimal, degraded, rebuilding, ...) and direction."""
-    rows = [{"phase": p["name"], "start_s": p["start_s"], "end_s": p["end_s"], "direction": d,
-             **_direction_row(p[d])} for p in document.get("phases") or [] for d in DIRECTIONS if d in p]
-    return _pd().DataFrame(rows, columns=["phase", "start_s", "end_s", "direction", "iops", "mib_s", "ios",
-                                          "latency_ns_mean", *(f"latency_ns_{n}" for _, n in PERCENTILES),
-                                          "latency_ns_max"])
+    rows = [{"phase": row["phase"], "start_s": row["start_s"], "end_s": row["end_s"], "direction": row["direction"],
+             **_figures(row)} for row in phase_rows(document, every=True)]
+    return _pd().DataFrame(rows, columns=["phase", "start_s", "end_s", "direction", *FIGURE_KEYS])
 
 
 def timeline(document: Dict[str, Any]):
@@ -102,14 +91,9 @@ def timeline(document: Dict[str, Any]):
 def percentiles(document: Dict[str, Any]):
     """Every completion-latency percentile fio reports, per job and direction (long form), and
     the run's own over all jobs (job ``*``)."""
-    rows: List[Dict[str, Any]] = []
-    for job in document["jobs"]:
-        for d in DIRECTIONS:
-            for key, value in sorted((job[d].get("clat_ns", {}).get("percentile") or {}).items(),
-                                     key=lambda kv: float(kv[0])):
-                rows.append({"job": job["jobname"], "direction": d, "percent": float(key), "latency_ns": float(value)})
+    rows = percentile_rows(document)
     for d in DIRECTIONS:
-        for percent, _ in PERCENTILES:
+        for percent, _ in ROW_PERCENTILES:
             value = latency_ns(document, d, percent)
             if value is not None:
                 rows.append({"job": "*", "direction": d, "percent": percent, "latency_ns": value})

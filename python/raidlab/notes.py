@@ -18,6 +18,9 @@ from __future__ import annotations
 
 from typing import Any, Dict, List
 
+import click
+
+from raidlab import stacked
 from raidlab.array import Array
 from raidlab.terminal import printable
 from raidlab.workload.units import human_bytes, human_duration
@@ -26,8 +29,6 @@ from raidlab.workload.units import human_bytes, human_duration
 def array_capacity_bytes(spec: Any) -> int:
     """Usable bytes of the spec's array with members the size of its drive."""
     d = spec.design
-    from raidlab import stacked
-
     if stacked.is_stacked(d.level):
         return stacked.geometry(d, d.drive.capacity_bytes // 1024)["capacity_bytes"]
     return Array(level=d.level, devices=d.devices, chunk_kib=d.chunk_kib, layout=d.layout,
@@ -108,7 +109,5 @@ def events_after_the_end(spec: Any, raw: Dict[str, Any]) -> List[str]:
 def emit(notes: List[str], context: str = "") -> None:
     """Each note as one line on stderr: ``raidlab: note: [CONTEXT: ]NOTE``, with any control
     character a note quotes (a job or file name) shown escaped."""
-    import click
-
     for note in notes:
         click.echo(printable(f"raidlab: note: {context + ': ' if context else ''}{note}"), err=True)

@@ -18,12 +18,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Dict, List, Mapping, Optional, Sequence, Union
 
-from raidlab import _core, inputs
+from raidlab import _core, frames, inputs
 from raidlab.drives import drive_table
 from raidlab.errors import ConfigError
 from raidlab.array import MAX_DEVICES
 from raidlab.commands.numbers import real_text, whole_text
 from raidlab.report import fio_json
+from raidlab.report.describe import run_label
+from raidlab.report.rows import job_rows
 from raidlab.workload import Workload, parse_fio, parse_fio_file, parse_sysbench, preset as workload_preset
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -189,68 +191,41 @@ class SimResult:
     __str__ = __repr__
 
     def to_pandas(self):
-        """One row per job and direction: iops, bandwidth and latency percentiles (pandas)."""
+        """One row per job and direction: iops, bandwidth and latency percentiles (pandas);
+        the rows every output shows (:mod:`raidlab.report.rows`)."""
         import pandas as pd
 
-        rows = []
-        for job in self.to_dict()["jobs"]:
-            for direction in ("read", "write"):
-                stats = job[direction]
-                if not stats["total_ios"]:
-                    continue
-                percentiles = stats["clat_ns"].get("percentile", {})
-                rows.append({
-                    "job": job["jobname"], "direction": direction, "iops": stats["iops"],
-                    "bw_bytes": stats["bw_bytes"], "latency_ns_mean": stats["clat_ns"]["mean"],
-                    "latency_ns_p50": percentiles.get("50.000000"),
-                    "latency_ns_p99": percentiles.get("99.000000"),
-                })
-        return pd.DataFrame(rows)
+        columns = ("job", "direction", "iops", "bw_bytes", "latency_ns_mean", "latency_ns_p50", "latency_ns_p99")
+        return pd.DataFrame([{key: row[key] for key in columns} for row in job_rows(self.to_dict())])
 
-    # -- issue 23: the run as DataFrames (raidlab.frames), and as a table in Jupyter ----------
+    # -- the run as DataFrames (raidlab.frames), and as a table in Jupyter ----------------------
 
     def jobs(self):
         """One row per job and direction: IOPS, MiB/s, latency mean/p50/p99/p99.9/max (ns)."""
-        from raidlab import frames
-
         return frames.jobs(self.to_dict())
 
     def headline(self):
         """The headline figures per direction (IOPS, MiB/s, latency p50/p99 in ns) and their
         ``basis``: what ``raidlab sim`` prints on the ``all jobs`` line, in --json and --html."""
-        from raidlab import frames
-
         return frames.headline(self.to_dict())
 
     def members(self):
         """One row per member: requests, MiB, flushes, util_pct, mean queue depth."""
-        from raidlab import frames
-
         return frames.members(self.to_dict())
 
     def phases(self):
         """One row per array phase (optimal, degraded, rebuilding) and direction."""
-        from raidlab import frames
-
         return frames.phases(self.to_dict())
 
     def timeline(self):
         """The 1 s time series (IOPS, latency p50/p99 in ms, rebuild progress)."""
-        from raidlab import frames
-
         return frames.timeline(self.to_dict())
 
     def percentiles(self):
         """Every latency percentile per job and direction (ns), and over all jobs (job "*")."""
-        from raidlab import frames
-
         return frames.percentiles(self.to_dict())
 
     def _repr_html_(self) -> str:
-        from raidlab import frames
-
-        from raidlab.report.html import run_label
-
         document = self.to_dict()
         return frames.repr_html(document, run_label(document))
 

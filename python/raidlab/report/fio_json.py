@@ -31,16 +31,9 @@ from __future__ import annotations
 
 from typing import Any, Dict, List, Optional, Tuple
 
-#: fio's default ``percentile_list``.
-FIO_PERCENTILES = (1.0, 5.0, 10.0, 20.0, 30.0, 40.0, 50.0, 60.0, 70.0, 80.0, 90.0, 95.0,
-                   99.0, 99.5, 99.9, 99.95, 99.99)
-
-
-def percentile_key(p: float) -> str:
-    """fio writes percentile keys with six decimals: ``"99.900000"``."""
-    return f"{p:.6f}"
-
-
+from raidlab.report import grouping, headline, timeline
+from raidlab.report import steady as steady_figures
+from raidlab.report.latency import FIO_PERCENTILES, percentile_key
 
 #: fio's latency ranges (stat.c ``show_latencies``): upper bounds, per unit.
 LAT_KEYS = ("2", "4", "10", "20", "50", "100", "250", "500", "750", "1000")
@@ -214,8 +207,6 @@ def array_device(members: List[Dict[str, Any]], end_ns: int, host: Dict[str, Any
 ARRAY_NAME = "md0"
 
 
-
-
 def _host_device(result: Dict[str, Any]) -> Dict[str, Any]:
     """The array device as /proc/diskstats would count it: every host I/O, its time in flight
     (the sum of the latencies), and the time anything was in flight."""
@@ -274,8 +265,6 @@ def _windows(result: Dict[str, Any], job: Dict[str, Any], name: str) -> List[Any
     mean_bytes = stats["bytes"] / stats["ios"]
     key = "read_ios" if name == "read" else "write_ios"
     # fio takes no samples during ramp_time: the windows of the (one) job's measured part.
-    from raidlab.report import timeline
-
     windows = timeline.measured_windows(result)
     return [(p[key], p[key] * mean_bytes / 1024) for p in result["series"] if timeline.is_measured(windows, p["start_ns"])]
 
@@ -304,6 +293,45 @@ def job_entry(result: Dict[str, Any], index: int, spec: Any, options: Dict[str, 
     return entry
 
 
+def _group_jobs(entries: List[Dict[str, Any]], result: Dict[str, Any], workload: Any, plus: bool) -> List[Dict[str, Any]]:
+    """The document's job entries with each ``group_reporting`` group merged into one."""
+    groups = list(workload.report_groups) or [0] * len(entries)
+    out: List[Dict[str, Any]] = []
+    for members in grouping.entry_members(workload, len(entries)):
+        index = members[0]
+        if len(members) == 1:
+            out.append(entries[index])
+            continue
+        merged = grouping.merge_raw_jobs([result["jobs"][i] for i in members])
+        series = result["series"] if len(members) == len(entries) else []
+        view = {"jobs": [merged], "series": series}
+        options = workload.job_options[index] if index < len(workload.job_options) else {}
+        out.append(job_entry(view, 0, workload.jobs[index], options, groups[index], plus))
+    return out
+
+
+def phases(result: Dict[str, Any]) -> List[Dict[str, Any]]:
+    """``[{"name", "start_s", "end_s", "read", "write"}]`` with fio's per-direction objects.
+
+    A phase's rates are over the time the workload was measured in it (see
+    :func:`raidlab.report.timeline.measured_windows`)."""
+    shown = []
+    windows = timeline.measured_windows(result)
+    for phase in result["phases"]:
+        # Over the part of the phase the jobs were measured in: not their ramp_time (no I/O is
+        # counted then), nor the idle rest of a phase the workload ended before (a rebuild
+        # simulated on after the last job).
+        runtime = timeline.measured_ns(windows, phase["start_ns"], phase["end_ns"])
+        shown.append({
+            "name": phase["name"],
+            "start_s": phase["start_ns"] / 1e9,
+            "end_s": phase["end_ns"] / 1e9,
+            "read": direction(phase["read"], runtime),
+            "write": direction(phase["write"], runtime),
+        })
+    return shown
+
+
 def document(result: Dict[str, Any], raidlab_block: Dict[str, Any], workload: Any = None,
              plus: bool = False, per_job: bool = False, steady: bool = False) -> Dict[str, Any]:
     """The whole fio-shaped document for a simulated run (``plus``: fio's json+ bins;
@@ -311,8 +339,6 @@ def document(result: Dict[str, Any], raidlab_block: Dict[str, Any], workload: An
     its headline figures in ``raidlab.headline`` (:mod:`raidlab.report.headline`): over the
     steady state when ``steady`` (the command reports it) and the run reached one, else over the
     whole run."""
-    from raidlab.report import grouping, headline, timeline
-
     specs = list(workload.jobs) if workload is not None else []
     options = list(getattr(workload, "job_options", ()) or ())
     groups = list(getattr(workload, "report_groups", ()) or ())
@@ -322,7 +348,7 @@ def document(result: Dict[str, Any], raidlab_block: Dict[str, Any], workload: An
         jobs.append(job_entry(result, index, spec, options[index] if index < len(options) else {},
                               groups[index] if index < len(groups) else 0, plus))
     if not per_job and workload is not None and any(getattr(workload, "group_reporting", ()) or ()):
-        jobs = grouping.group_jobs(jobs, result, workload, plus)
+        jobs = _group_jobs(jobs, result, workload, plus)
     out = {
         "fio version": f"raidlab-{raidlab_block['version']}",
         "timestamp": 0,
@@ -333,7 +359,7 @@ def document(result: Dict[str, Any], raidlab_block: Dict[str, Any], workload: An
         "disk_util": disk_util(result["members"], result["end_ns"]),
         "array_device": array_device(result["members"], result["end_ns"], _host_device(result),
                                      timeline.measured_ns(timeline.measured_windows(result))),
-        "phases": timeline.phases(result),
+        "phases": phases(result),
         "rebuild": timeline.rebuild(result),
         "data_loss": timeline.data_loss(result, (raidlab_block.get("config") or {}).get("array")),
         "timeline": timeline.series(result),
@@ -342,9 +368,9 @@ def document(result: Dict[str, Any], raidlab_block: Dict[str, Any], workload: An
     }
     if result.get("page_cache") is not None:  # runs with buffered jobs only
         out["page_cache"] = page_cache(result["page_cache"])
-    if result.get("host") is not None:  # issue 24: runs with --host only
+    if result.get("host") is not None:  # runs with --host only
         out["host"] = dict(result["host"])
-    if result.get("drive_events"):  # issue 24 §3: runs where a drive misbehaved only
+    if result.get("drive_events"):  # runs where a drive misbehaved only
         out["drive_events"] = timeline.drive_events(result)
     out["raidlab"] = dict(raidlab_block)
     out["raidlab"]["headline"] = headline.compute(out, steady)
@@ -368,17 +394,15 @@ def page_cache(raw: Dict[str, Any]) -> Dict[str, Any]:
 
 def _steady_state(result: Dict[str, Any], raidlab_block: Dict[str, Any],
                   entries: List[List[int]]) -> Optional[Dict[str, Any]]:
-    """When the run reached steady state (issue 20): fio's own criterion (the job's ``ss``; the
+    """When the run reached steady state: fio's own criterion (the job's ``ss``; the
     run ended there) or, without one, report.steady's default; the timeline before ``from_s``
     is the warm-up. ``entries``: the raw jobs behind each of the document's job entries."""
-    from raidlab.report import steady, timeline
-
     jobs = ((raidlab_block.get("config") or {}).get("workload") or {}).get("jobs") or []
     # Only the whole seconds the workload ran in count (a rebuild may run on after it): up to
     # the end of its last job, which may have started late (stonewall, startdelay).
     spans = [(job["start_ns"], job["start_ns"] + job["ramp_ns"] + job["runtime_ns"]) for job in result["jobs"]]
     end_s = max((end for _, end in spans), default=0) / 1e9
-    series = [point for point in timeline.series(result) if steady.in_window(point["t_s"], 0.0, end_s)]
+    series = [point for point in timeline.series(result) if steady_figures.in_window(point["t_s"], 0.0, end_s)]
     fio_ss = next((job["steady_state"] for job in jobs if job.get("steady_state")), None)
     if fio_ss is not None:
         at_ns = result.get("steady_state_ns")
@@ -397,7 +421,7 @@ def _steady_state(result: Dict[str, Any], raidlab_block: Dict[str, Any],
     if not _one_continuous_load(spans):
         # Jobs one after another have no common level: the criterion is for one load.
         return None
-    found = steady.steady_state({"timeline": series})
+    found = steady_figures.steady_state({"timeline": series})
     if found is None:
         return None
     # The steady state runs to the end of the workload (the seconds its IOPS are a mean of).
@@ -421,8 +445,6 @@ def _steady_latency(section: Dict[str, Any], result: Dict[str, Any], end_s: floa
     entry of the document (``latency_ms_by_job``; a group_reporting group's are its jobs'
     together), when the run kept each second's distributions (its ``latency_by_second``:
     compare and plan)."""
-    from raidlab.report import steady
-
-    figures = steady.latency_ms(result["series"], section["from_s"], end_s, entries)
+    figures = steady_figures.latency_ms(result["series"], section["from_s"], end_s, entries)
     if figures is not None:
         section["latency_ms"], section["latency_ms_by_job"] = figures

@@ -1,17 +1,21 @@
-"""fio's ``group_reporting``: the jobs of a reporting group become one entry (issue 22).
+"""fio's ``group_reporting``: the jobs of a reporting group become one entry.
 
 fio (stat.c ``__show_run_stats``, fio-3.33) starts a reporting group at the first job and at
 each job with ``new_group`` or ``stonewall``; when the group's first job has
 ``group_reporting``, its jobs are summed into one entry named after that first job: I/O counts
 and bytes add up, the runtime is the longest, and latencies are those of all the group's I/Os
-together. raidlab merges the latency histograms (the same buckets the percentiles come from),
-so the group's percentiles are exact, not averages of percentiles.
+together. raidlab merges the latency histograms (the same buckets the percentiles come from)
+and takes the group's percentiles from them by the core's histogram maths
+(:func:`raidlab.report.latency.merged_percentiles`), so they are exact, not averages of
+percentiles.
 """
 
 from __future__ import annotations
 
 import math
 from typing import Any, Dict, List
+
+from raidlab.report.latency import merged_percentiles
 
 
 def _merge_latency(parts: List[Dict[str, Any]]) -> Dict[str, Any]:
@@ -27,22 +31,8 @@ def _merge_latency(parts: List[Dict[str, Any]]) -> Dict[str, Any]:
         for start, width, count in part["buckets"]:
             merged[(start, width)] = merged.get((start, width), 0) + count
     buckets = sorted((start, width, count) for (start, width), count in merged.items())
-    from raidlab.report.fio_json import FIO_PERCENTILES
-
-    percentiles = [_percentile(buckets, total, p, low, high) for p in FIO_PERCENTILES]
     return {"min": low, "max": high, "mean": mean, "stddev": math.sqrt(max(square - mean * mean, 0.0)),
-            "N": total, "percentiles": percentiles, "buckets": buckets}
-
-
-def _percentile(buckets, total: int, p: float, low: int, high: int) -> int:
-    """As the core's histogram reports it: the midpoint of the bucket holding the rank."""
-    rank = max(math.ceil(p / 100.0 * total), 1)
-    seen = 0
-    for start, width, count in buckets:
-        seen += count
-        if seen >= rank:
-            return min(max(start + width // 2, low), high)
-    return high
+            "N": total, "percentiles": merged_percentiles(buckets, low, high), "buckets": buckets}
 
 
 def _merge_direction(parts: List[Dict[str, Any]]) -> Dict[str, Any]:
@@ -76,23 +66,4 @@ def entry_members(workload: Any, count: int, per_job: bool = False) -> List[List
             members = [index]
         out.append(members)
         index = members[-1] + 1
-    return out
-
-
-def group_jobs(entries: List[Dict[str, Any]], result: Dict[str, Any], workload: Any, plus: bool) -> List[Dict[str, Any]]:
-    """The document's job entries with each ``group_reporting`` group merged into one."""
-    from raidlab.report.fio_json import job_entry
-
-    groups = list(workload.report_groups) or [0] * len(entries)
-    out: List[Dict[str, Any]] = []
-    for members in entry_members(workload, len(entries)):
-        index = members[0]
-        if len(members) == 1:
-            out.append(entries[index])
-            continue
-        merged = merge_raw_jobs([result["jobs"][i] for i in members])
-        series = result["series"] if len(members) == len(entries) else []
-        view = {"jobs": [merged], "series": series}
-        options = workload.job_options[index] if index < len(workload.job_options) else {}
-        out.append(job_entry(view, 0, workload.jobs[index], options, groups[index], plus))
     return out

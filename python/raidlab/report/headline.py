@@ -20,6 +20,9 @@ from __future__ import annotations
 import math
 from typing import Any, Dict, List, Optional
 
+from raidlab.report.latency import percentile_ms
+from raidlab.report.steady import in_window
+
 DIRECTIONS = ("read", "write")
 #: The basis of figures over the whole (measured) run.
 WHOLE_RUN = "whole run"
@@ -59,8 +62,6 @@ def _steady(document: Dict[str, Any], section: Dict[str, Any]) -> Optional[Dict[
     """Each direction's mean rate over the whole seconds of the steady state (the seconds its
     IOPS were judged on), MiB/s at the run's mean request size of that direction, and the
     percentiles of the I/Os completed in those seconds."""
-    from raidlab.report.steady import in_window
-
     from_s, to_s = float(section["from_s"]), float(section["to_s"])
     points = [p for p in document.get("timeline") or []
               if isinstance(p, dict) and _number(p.get("t_s")) is not None and in_window(p["t_s"], from_s, to_s)]
@@ -80,8 +81,6 @@ def _whole(document: Dict[str, Any]) -> Dict[str, Any]:
     """I/Os over the seconds the jobs were measured in (the array device's counts over its
     ``measured_ns``: jobs that ran one after another are not summed as if they ran at once);
     a document without them (fio's own) sums its jobs' rates. Latency over every job."""
-    from raidlab.report.html import percentile_ms
-
     array = document.get("array_device")
     seconds = (_number(array.get("measured_ns")) or 0.0) / 1e9 if isinstance(array, dict) else 0.0
     directions = {}

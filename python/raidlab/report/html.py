@@ -13,9 +13,11 @@ Inputs are the plain dicts other parts of raidlab produce:
 - ``reliability``: ``{"mttdl_years", "mttdl_years_approx", "p_array_loss", "p_sector_loss",
   "expected_bytes_lost_per_year", "curve": [{"years", "p_loss"}]}``.
 
-The report never re-computes what the simulator measured; it only draws it. The one derived
-number is a latency percentile over several jobs of one run (a mixture of their distributions,
-interpolated between fio's percentile points), labelled as such where it appears.
+The report never re-computes what the simulator measured; it only draws it: the headline
+figures come from the document (:mod:`raidlab.report.headline`), the job and phase tables from
+its rows (:mod:`raidlab.report.rows`), and the one derived number, a latency CDF over several
+jobs of one run, from :func:`raidlab.report.latency.cdf_points` (labelled as such where it
+appears).
 """
 
 from __future__ import annotations
@@ -25,6 +27,12 @@ import math
 from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple
 
 from raidlab.report import headline, svg
+from raidlab.report.describe import raidlab_block as _block
+from raidlab.report.describe import config_of as _config
+from raidlab.report.describe import describe_run, is_measured, run_label  # noqa: F401 (run_label: commands.sim)
+from raidlab.report.latency import cdf_points, percentile_ms  # noqa: F401 (percentile_ms: sweep.metrics reads it here)
+from raidlab.report.rows import job_rows, phase_rows
+from raidlab.report.table import page_cache_numbers
 from raidlab.report.svg import Axis, Band, LegendItem, Panel, Series, esc, finite, fmt_num
 from raidlab.units import format_probability, human_bytes
 
@@ -35,12 +43,6 @@ WIDE = 1000
 
 
 # --- reading the documents ----------------------------------------------------------------------
-
-def _active(document: Dict[str, Any], direction: str) -> List[Tuple[str, Dict[str, Any]]]:
-    """(job name, per-direction stats) for each job that did I/O in ``direction``."""
-    return [(job.get("jobname", "job"), job[direction]) for job in document.get("jobs", [])
-            if job.get(direction, {}).get("total_ios")]
-
 
 def _iops(document: Dict[str, Any], direction: Optional[str] = None) -> float:
     """The run's headline IOPS (all jobs, or one direction): the figures every output shows."""
@@ -60,183 +62,6 @@ def _headline_ms(document: Dict[str, Any], direction: str, percent: int) -> Opti
 def _basis(document: Dict[str, Any]) -> str:
     """What the headline figures cover: ``whole run`` or ``steady state from A s to B s``."""
     return headline.of(document)["basis"]
-
-
-def _points_ms(stats: Dict[str, Any]) -> List[Tuple[float, float]]:
-    """fio's percentile points of a direction as (percent, latency ms), in percent order."""
-    table = stats.get("clat_ns", {}).get("percentile") or {}
-    points = []
-    for key, value in table.items():
-        try:
-            points.append((float(key), float(value) / 1e6))
-        except (TypeError, ValueError):
-            continue
-    return sorted(points)
-
-
-def _mixture(parts: Sequence[Tuple[float, List[Tuple[float, float]]]], percent: float) -> Optional[float]:
-    """The ``percent`` point of the mixture of several jobs' latency distributions, each given by
-    its I/O count and percentile points (CDFs interpolated in log latency)."""
-    parts = [(n, pts) for n, pts in parts if n and pts]
-    if not parts:
-        return None
-    if len(parts) == 1:
-        for p, value in parts[0][1]:
-            if abs(p - percent) < 1e-9:
-                return value
-    total = sum(n for n, _ in parts)
-
-    def cdf(pts: List[Tuple[float, float]], x: float) -> float:
-        if x < pts[0][1]:
-            return 0.0
-        if x >= pts[-1][1]:
-            return 100.0 if x > pts[-1][1] else pts[-1][0]
-        for (p0, x0), (p1, x1) in zip(pts, pts[1:]):
-            if x0 <= x < x1:
-                t = (math.log(x) - math.log(x0)) / (math.log(x1) - math.log(x0)) if x0 > 0 else 0.0
-                return p0 + t * (p1 - p0)
-        return pts[-1][0]
-
-    values = [x for _, pts in parts for _, x in pts if x > 0]
-    if not values:
-        return 0.0
-    lo, hi = math.log(min(values)), math.log(max(values))
-    for _ in range(60):
-        mid = (lo + hi) / 2
-        mixed = sum(n * cdf(pts, math.exp(mid)) for n, pts in parts) / total
-        if mixed < percent:
-            lo = mid
-        else:
-            hi = mid
-    return math.exp(hi)
-
-
-def percentile_ms(document: Dict[str, Any], direction: str, percent: float) -> Optional[float]:
-    """A latency percentile (ms) of one direction over all jobs of a run, or None without I/O."""
-    parts = [(stats.get("total_ios", 0), _points_ms(stats)) for _, stats in _active(document, direction)]
-    return _mixture(parts, percent)
-
-
-def _cdf_points(document: Dict[str, Any], direction: str) -> List[Tuple[float, float]]:
-    """(latency ms, percent) over all jobs: exact for one job, a mixture for several."""
-    active = _active(document, direction)
-    if len(active) == 1:
-        return [(x, p) for p, x in _points_ms(active[0][1])]
-    if not active:
-        return []
-    percents = [p for p, _ in _points_ms(active[0][1])]
-    return [(percentile_ms(document, direction, p) or 0.0, p) for p in percents]
-
-
-def _block(document: Dict[str, Any]) -> Dict[str, Any]:
-    return document.get("raidlab") or {}
-
-
-def _config(document: Dict[str, Any]) -> Dict[str, Any]:
-    return _block(document).get("config") or {}
-
-
-def _drive_name(drive: Any) -> str:
-    if not isinstance(drive, dict):
-        return str(drive)
-    name = drive.get("preset") or drive.get("kind") or "custom drive"
-    return f"{name} (modified)" if drive.get("params") else str(name)
-
-
-def workload_text(config: Dict[str, Any]) -> str:
-    """The workload in one line, as ``raidlab sim`` titles it."""
-    workload = config.get("workload")
-    if not workload:
-        return "unknown workload"
-    source = workload.get("source", {})
-    if source.get("tool") == "idle" or not workload.get("jobs"):
-        return "idle (no foreground I/O)"
-    try:
-        from raidlab.workload import Workload
-
-        return Workload.from_dict(workload).describe()
-    except Exception:  # a document from another version: say where it came from instead
-        return f"{source.get('tool', 'workload')}: {source.get('text', '')}".strip()
-
-
-def is_measured(document: Dict[str, Any]) -> bool:
-    """A run fio measured (``raidlab measure`` or ``raidlab import``), not a simulation."""
-    return _block(document).get("source") == "measured"
-
-
-#: fio job options that say what a job did, in the order a reader wants them.
-_FIO_KEYS = ("rw", "rwmixread", "bs", "iodepth", "numjobs", "ioengine", "direct", "size", "runtime")
-
-
-def fio_jobs_text(document: Dict[str, Any]) -> str:
-    """A measured run's workload from the options fio recorded per job ("global options" and
-    each job's "job options" in fio's JSON)."""
-    shared = document.get("global options") or {}
-    parts = []
-    for job in document.get("jobs") or []:
-        options = {**shared, **(job.get("job options") or {})}
-        said = ", ".join(f"{key}={options[key]}" for key in _FIO_KEYS if key in options)
-        parts.append(f"{job.get('jobname', 'job')}: {said or 'no job options recorded'}")
-    return "; ".join(parts) or "no jobs"
-
-
-def describe_run(document: Dict[str, Any]) -> Tuple[str, str]:
-    """(what ran, its workload) in words: the array and workload of a simulation, or for a
-    measured run the fio version and target, and the workload fio recorded."""
-    if not is_measured(document):
-        config = _config(document)
-        return describe_array(config), workload_text(config)
-    block = _block(document)
-    version = block.get("tool_version") or document.get("fio version") or "fio"
-    target = f" on {block['target']}" if block.get("target") else ""
-    workload = workload_text(block) if block.get("workload") else fio_jobs_text(document)
-    return f"measured with {version}{target} (not simulated)", workload
-
-
-def describe_array(config: Dict[str, Any]) -> str:
-    """"raid5 ×6, left-symmetric, 512 KiB chunk · cheetah-10k7 · md, mq-deadline"."""
-    array = config.get("array") or {}
-    if not array:
-        return "unknown configuration"
-    controller = config.get("controller") or {}
-    kind = controller.get("kind", "md")
-    if kind == "hw":
-        cache = f"{controller.get('cache_mib', 0)} MiB {'BBU ' if controller.get('bbu') else ''}cache"
-        ctrl = f"hardware controller, {cache}"
-    else:
-        ctrl = "Linux md"
-    parts = [f"raid{array.get('level', '?')} ×{array.get('devices', '?')}, "
-             f"{array.get('layout') or 'default layout'}, {array.get('chunk_kib', '?')} KiB chunk",
-             _drive_name(config.get("drive")), f"{ctrl}, {config.get('scheduler', '?')}"]
-    failed = config.get("failed") or []
-    if failed:
-        parts.append("failed: " + ", ".join(f"member{m}" for m in failed))
-    events = config.get("timeline") or []
-    if events:
-        parts.append(", ".join(f"{e.get('action')} member{e.get('member')} at {fmt_num(e.get('at_s', 0))} s"
-                               for e in events))
-    if (config.get("rebuild") or {}).get("hot_spare"):
-        parts.append("hot spare")
-    return " · ".join(parts)
-
-
-def run_label(document: Dict[str, Any]) -> str:
-    if is_measured(document):
-        block = _block(document)
-        jobs = ",".join(str(job.get("jobname", "job")) for job in document.get("jobs") or [])
-        return f"measured {jobs} ({block.get('tool_version') or document.get('fio version') or 'fio'})"
-    config = _config(document)
-    array = config.get("array") or {}
-    if not array:
-        return "run"
-    label = f"raid{array.get('level')} ×{array.get('devices')} {_drive_name(config.get('drive'))}"
-    if config.get("failed"):
-        label += " failed " + ",".join(str(m) for m in config["failed"])
-    for event in config.get("timeline") or []:
-        label += f" {event.get('action')} {event.get('member')}@{fmt_num(event.get('at_s', 0))}s"
-    if (config.get("rebuild") or {}).get("hot_spare"):
-        label += " spare"
-    return label
 
 
 def _failed_members(document: Dict[str, Any]) -> List[int]:
@@ -423,17 +248,10 @@ MAX_EVENT_ROWS = 40
 # --- sections -----------------------------------------------------------------------------------
 
 def _job_table(document: Dict[str, Any]) -> str:
-    rows = []
-    for job in document.get("jobs", []):
-        for direction in DIRECTIONS:
-            stats = job.get(direction) or {}
-            if not stats.get("total_ios"):
-                continue
-            pct = dict(_points_ms(stats))
-            lat = stats.get("clat_ns") or {}
-            rows.append([job.get("jobname", "job"), direction, _num(stats.get("iops")),
-                         f"{(stats.get('bw_bytes') or 0) / 2**20:,.1f}", _ms((lat.get("mean") or 0) / 1e6),
-                         _ms(pct.get(50.0)), _ms(pct.get(99.0)), _ms(pct.get(99.9)), _ms((lat.get("max") or 0) / 1e6)])
+    rows = [[row["job"], row["direction"], _num(row["iops"]), f"{row['mib_s']:,.1f}",
+             _ms((row["latency_ns_mean"] or 0) / 1e6), _ms(_ns_ms(row["latency_ns_p50"])),
+             _ms(_ns_ms(row["latency_ns_p99"])), _ms(_ns_ms(row["latency_ns_p99_9"])),
+             _ms((row["latency_ns_max"] or 0) / 1e6)] for row in job_rows(document)]
     if not rows:
         return '<p class="muted">No foreground I/O in this run.</p>'
     # fio's jobs[] cover the whole run, whatever the headline's basis (the summary's).
@@ -441,18 +259,18 @@ def _job_table(document: Dict[str, Any]) -> str:
                   rows, numeric_from=2, caption=f"Per job, {headline.WHOLE_RUN}")
 
 
+def _ns_ms(nanos: Any) -> Optional[float]:
+    """A latency of a row (ns) in ms; None stays None."""
+    return None if nanos is None else float(nanos) / 1e6
+
+
 def _phase_table(document: Dict[str, Any]) -> str:
     phases = document.get("phases") or []
     if len(phases) <= 1 and (not phases or phases[0].get("name") == "optimal"):
         return ""
-    rows = []
-    for phase in phases:
-        for direction in DIRECTIONS:
-            stats = phase.get(direction) or {}
-            if stats.get("total_ios"):
-                pct = dict(_points_ms(stats))
-                rows.append([phase.get("name"), f"{phase.get('start_s', 0):.1f}–{phase.get('end_s', 0):.1f}",
-                             direction, _num(stats.get("iops")), _ms(pct.get(50.0)), _ms(pct.get(99.0))])
+    rows = [[row["phase"], f"{row['start_s'] or 0:.1f}–{row['end_s'] or 0:.1f}", row["direction"],
+             _num(row["iops"]), _ms(_ns_ms(row["latency_ns_p50"])), _ms(_ns_ms(row["latency_ns_p99"]))]
+            for row in phase_rows(document)]
     if not rows:
         return ""
     return _table(["phase", "seconds", "direction", "IOPS", "p50 ms", "p99 ms"], rows, numeric_from=3,
@@ -494,7 +312,7 @@ def _rebuild_text(document: Dict[str, Any]) -> str:
 
 
 def _drive_events_text(document: Dict[str, Any]) -> str:
-    """Issue 24 §3: what misbehaving members did (latent errors, read errors, md's retries and
+    """What misbehaving members did (latent errors, read errors, md's retries and
     rewrites, drops at the command timeout), in time order."""
     events = document.get("drive_events") or []
     if not events:
@@ -509,8 +327,6 @@ def _drive_events_text(document: Dict[str, Any]) -> str:
 
 def _page_cache_text(document: Dict[str, Any]) -> str:
     """The host page cache of a buffered run, as a table."""
-    from raidlab.report.table import page_cache_numbers
-
     cache = page_cache_numbers(document)
     if not cache:
         return ""
@@ -541,7 +357,7 @@ def _chips(document: Dict[str, Any], extra: Sequence[Tuple[str, str]] = ()) -> s
 
 def run_card(document: Dict[str, Any], heading: str, anchor: str) -> str:
     """One run: its numbers, charts, and (collapsed) the configuration it resolved to."""
-    lines = [(name, color, None, _cdf_points(document, d))
+    lines = [(name, color, None, cdf_points(document, d))
              for d, name, color in (("read", "read", svg.READ_COLOR), ("write", "write", svg.WRITE_COLOR))]
     lines = [line for line in lines if line[3]]
     figures = [_figure(utilisation_chart(document, f"{'Device' if is_measured(document) else 'Member'} "
@@ -609,7 +425,7 @@ def runs_overview(runs: Sequence[Tuple[str, str, Dict[str, Any]]]) -> str:
     figures = [_figure(svg.bar_chart("IOPS per run", labels, [("read", svg.READ_COLOR), ("write", svg.WRITE_COLOR)],
                                      values, Axis("IOPS (I/O per s)"), "run (array and workload)", unit="IOPS"))]
     for direction in DIRECTIONS:
-        lines = [(label, *_run_style(i), _cdf_points(doc, direction)) for i, (label, _, doc) in enumerate(runs)]
+        lines = [(label, *_run_style(i), cdf_points(doc, direction)) for i, (label, _, doc) in enumerate(runs)]
         lines = [line for line in lines if line[3]]
         if lines:
             figures.append(_figure(cdf_chart(f"{direction.capitalize()} latency CDF per run", lines),
@@ -646,7 +462,7 @@ def _comparison_cdfs(entries: Sequence[Dict[str, Any]], states: Sequence[str]) -
             for state in states:
                 for design in designs:
                     doc = by_key.get((workload, design, state))
-                    pts = _cdf_points(doc, direction) if doc is not None else []
+                    pts = cdf_points(doc, direction) if doc is not None else []
                     if pts:
                         lines.append((f"{design} · {state}", colour[design], svg.STATE_DASH.get(state), pts,
                                       svg.STATE_SYMBOL.get(state, "circle"), svg.STATE_WIDTH.get(state, 2.2)))

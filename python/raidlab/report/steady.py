@@ -1,4 +1,4 @@
-"""Steady-state figures of a run (issue 20).
+"""Steady-state figures of a run.
 
 fio's own criterion (``ss``, ``ss_dur``, ``ss_ramp``; fio steadystate.c) ends a job once met and
 the core stops the run there (crates/raidlab-core/src/sim/steady.rs); its section in the
@@ -11,6 +11,8 @@ instead of averages the warm-up inflates, and say so.
 from __future__ import annotations
 
 from typing import Any, Dict, List, Optional, Sequence, Tuple
+
+from raidlab import _core
 
 #: fio-style criterion used when the workload sets none: the first 10 s window whose IOPS
 #: least-squares slope is within 1 % of the window's mean per second (fio: ss=iops_slope:1%,
@@ -97,8 +99,6 @@ def latency_ms(series: Sequence[Dict[str, Any]], from_s: float, end_s: float,
 
 
 def _percentiles_ms(jobs_bins: Sequence[Dict[str, List[Any]]]) -> Dict[str, Any]:
-    from raidlab import _core
-
     figures: Dict[str, Any] = {}
     for direction in ("read", "write"):
         bins = [b for bins in jobs_bins for b in bins[direction]]

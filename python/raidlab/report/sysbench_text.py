@@ -1,5 +1,5 @@
 """sysbench 1.0-style text for sysbench fileio workloads, so results read like the tool users
-ran (format from sysbench 1.0.20's fileio output, see shared/research/benchmark-tools.md §1.4).
+ran (the format of sysbench 1.0.20's fileio test output, https://github.com/akopytov/sysbench).
 Latency is one distribution over reads, writes and fsyncs, as sysbench reports it."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any, Dict, List
 
 from raidlab import _core
-from raidlab.report.fio_json import FIO_PERCENTILES
+from raidlab.report.latency import FIO_PERCENTILES, merged_percentiles
 from raidlab.workload import Workload
 
 
@@ -67,9 +67,7 @@ def percentile_ns(latency: Dict[str, Any], percent: float) -> float:
         return latency["percentiles"][FIO_PERCENTILES.index(percent)]
     if not latency["N"]:
         return 0
-    bins = [[low, count] for low, _width, count in latency["buckets"]]
-    value = _core.latency_percentiles(bins, [float(percent)])[0]
-    return min(max(value, latency["min"]), latency["max"])
+    return merged_percentiles(latency["buckets"], latency["min"], latency["max"], (float(percent),))[0]
 
 
 def _interval_ns(chunk: List[Dict[str, Any]], percent: int) -> float:

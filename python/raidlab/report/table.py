@@ -6,6 +6,8 @@ import math
 
 from typing import Any, Dict, List, Sequence
 
+from raidlab.report import headline
+from raidlab.report import rows as result_rows
 from raidlab.terminal import printable
 
 
@@ -33,31 +35,15 @@ def _ms(nanos: Any) -> str:
     return "-" if nanos is None else _ms_value(nanos / 1e6)
 
 
-def _pct(latency: Dict[str, Any], key: str) -> Any:
-    return (latency.get("percentile") or {}).get(key)
-
-
 def job_rows(document: Dict[str, Any]) -> List[List[Any]]:
-    """One row per job and direction that did I/O, plus an fsync row, from a fio-shaped
-    document (simulated, measured or imported: what fio did not record shows as ``-``)."""
-    rows = []
-    for job in document["jobs"]:
-        for direction in ("read", "write"):
-            stats = job[direction]
-            if not stats["total_ios"]:
-                continue
-            clat = stats["clat_ns"]
-            rows.append([
-                job["jobname"], direction, f"{stats['iops']:.0f}", f"{stats['bw_bytes'] / 2**20:.1f}",
-                _ms(clat.get("mean")), _ms(_pct(clat, "50.000000")), _ms(_pct(clat, "99.000000")),
-                _ms(_pct(clat, "99.900000")), _ms(clat.get("max")),
-            ])
-        sync = job["sync"]
-        if sync["total_ios"]:
-            seconds = max(job["read"]["runtime"], job["write"]["runtime"], 1) / 1000
-            rows.append([job["jobname"], "fsync", f"{sync['total_ios'] / seconds:.0f}", "-",
-                         _ms(sync["lat_ns"].get("mean")), "-", "-", "-", _ms(sync["lat_ns"].get("max"))])
-    return rows
+    """The job table's cells: one row per job and direction that did I/O, plus an fsync row
+    (:func:`raidlab.report.rows.job_rows`), from a fio-shaped document (simulated, measured or
+    imported: what fio did not record shows as ``-``)."""
+    return [[row["job"], row["direction"], f"{row['iops']:.0f}",
+             "-" if row["mib_s"] is None else f"{row['mib_s']:.1f}",
+             *(_ms(row[key]) for key in ("latency_ns_mean", "latency_ns_p50", "latency_ns_p99", "latency_ns_p99_9",
+                                         "latency_ns_max"))]
+            for row in result_rows.job_rows(document, fsync=True)]
 
 
 def summary(document: Dict[str, Any], title: str) -> str:
@@ -86,8 +72,6 @@ def summary(document: Dict[str, Any], title: str) -> str:
 def headline_line(document: Dict[str, Any]) -> str:
     """The run's headline figures (:mod:`raidlab.report.headline`: what --json's
     ``raidlab.headline`` and the HTML summary show) over every job, with their basis."""
-    from raidlab.report import headline
-
     h = headline.of(document)
     parts = [f"{d} {h[d]['iops']:.0f} IOPS, p50 {_ms_value(h[d]['p50_ms'])} ms, p99 {_ms_value(h[d]['p99_ms'])} ms"
              for d in headline.DIRECTIONS]
@@ -103,7 +87,7 @@ def _ms_value(ms: Any) -> str:
 
 
 def host_line(host: Dict[str, Any]) -> str:
-    """One line on the host's EBS limits (issue 24): when its burst ended, and the I/O it delayed."""
+    """One line on the host's EBS limits: when its burst ended, and the I/O it delayed."""
     ends = [f"{what} burst ended at {host[key]:.1f} s" for what, key in (("IOPS", "iops_burst_end_s"),
                                                                         ("bandwidth", "bytes_burst_end_s"))
             if isinstance(host.get(key), (int, float))]
@@ -142,18 +126,10 @@ def bad_days(document: Dict[str, Any]) -> List[str]:
     lines: List[str] = []
     phases = document.get("phases", [])
     if len(phases) > 1 or (phases and phases[0]["name"] != "optimal"):
-        rows = []
-        for phase in phases:
-            seconds = f"{phase['start_s']:.1f}-{phase['end_s']:.1f}"
-            active = [d for d in ("read", "write") if phase[d]["total_ios"]]
-            for direction in active:
-                stats = phase[direction]
-                pct = stats["clat_ns"]["percentile"]
-                rows.append([phase["name"], seconds, direction, f"{stats['iops']:.0f}",
-                             _ms(pct["50.000000"]), _ms(pct["99.000000"])])
-            if not active:  # an idle array: the phase still happened
-                rows.append([phase["name"], seconds, "idle", "0", "-", "-"])
-        lines += ["", render(["phase", "seconds", "dir", "IOPS", "p50 ms", "p99 ms"], rows)]
+        cells = [[row["phase"], f"{row['start_s']:.1f}-{row['end_s']:.1f}", row["direction"],
+                  "0" if row["iops"] is None else f"{row['iops']:.0f}", _ms(row["latency_ns_p50"]),
+                  _ms(row["latency_ns_p99"])] for row in result_rows.phase_rows(document, idle=True)]
+        lines += ["", render(["phase", "seconds", "dir", "IOPS", "p50 ms", "p99 ms"], cells)]
     rebuild = document.get("rebuild")
     if rebuild:
         if rebuild["extrapolated"]:
@@ -169,7 +145,7 @@ def bad_days(document: Dict[str, Any]) -> List[str]:
         lines += ["", f"rebuild of member{rebuild['member']}: started {rebuild['start_s']:.1f} s, "
                       f"{rebuild['rate_kib_s'] / 1024:.1f} MiB/s per device; {state}"]
     events = document.get("drive_events")
-    if events:  # issue 24 §3
+    if events:  # drives that misbehaved: timeouts, read errors, drops
         lines += ["", printable("drive events: " + "; ".join(
             f"{e['at_s']:.3f} s member{e['member']} {e['event']}" for e in events))]
     loss = document.get("data_loss")
@@ -179,7 +155,7 @@ def bad_days(document: Dict[str, Any]) -> List[str]:
     return lines
 
 
-#: The member table's columns, as `iostat -x` (sysstat) names them (issue 22).
+#: The member table's columns, as `iostat -x` (sysstat) names them.
 IOSTAT_HEADERS = ["device", "r/s", "w/s", "rkB/s", "wkB/s", "rrqm/s", "wrqm/s", "r_await", "w_await",
                   "aqu-sz", "%util", "flush/s"]
 

@@ -1,5 +1,5 @@
-"""The bad days in a report: phases (optimal, degraded, rebuilding), the rebuild with its rate
-and a full-size estimate, the 1 s time series, and fio-format log files of that series."""
+"""The bad days in a report: the measured parts of a run, the rebuild with its rate and a
+full-size estimate, the 1 s time series, and fio-format log files of that series."""
 
 from __future__ import annotations
 
@@ -7,7 +7,6 @@ from pathlib import Path
 from typing import Any, Dict, List, Optional, Tuple
 
 from raidlab import stacked
-from raidlab.report import fio_json
 
 SECTOR_BYTES = 512
 #: The fio-format logs ``--log-prefix PREFIX`` writes: PREFIX_<name>.1.log.
@@ -41,28 +40,6 @@ def measured_ns(windows: List[Tuple[int, int]], start: int = 0, end: Optional[in
 def is_measured(windows: List[Tuple[int, int]], at_ns: int) -> bool:
     """Whether a window of the time series starting at ``at_ns`` lies in a measured part."""
     return any(a <= at_ns < b for a, b in windows)
-
-
-def phases(result: Dict[str, Any]) -> List[Dict[str, Any]]:
-    """``[{"name", "start_s", "end_s", "read", "write"}]`` with fio's per-direction objects.
-
-    A phase's rates are over the time the workload was measured in it (issue 20; see
-    ``measured_windows``)."""
-    shown = []
-    windows = measured_windows(result)
-    for phase in result["phases"]:
-        # Over the part of the phase the jobs were measured in: not their ramp_time (no I/O is
-        # counted then), nor the idle rest of a phase the workload ended before (a rebuild
-        # simulated on after the last job).
-        runtime = measured_ns(windows, phase["start_ns"], phase["end_ns"])
-        shown.append({
-            "name": phase["name"],
-            "start_s": phase["start_ns"] / 1e9,
-            "end_s": phase["end_ns"] / 1e9,
-            "read": fio_json.direction(phase["read"], runtime),
-            "write": fio_json.direction(phase["write"], runtime),
-        })
-    return shown
 
 
 def rebuild(result: Dict[str, Any]) -> Optional[Dict[str, Any]]:
@@ -127,7 +104,7 @@ def data_loss(result: Dict[str, Any], array: Optional[Dict[str, Any]] = None) ->
 
 
 def drive_events(result: Dict[str, Any]) -> List[Dict[str, Any]]:
-    """Issue 24 §3: what the members' behaviour did (``latent-error``, ``read-error``, ``retry``,
+    """What the members' behaviour did (``latent-error``, ``read-error``, ``retry``,
     ``corrected``, ``timeout-dropped``), in time order."""
     return [{"at_s": event["at_ns"] / 1e9, "member": event["member"], "event": event["event"]}
             for event in result.get("drive_events", [])]
