@@ -12,12 +12,13 @@ import warnings
 from pathlib import Path
 from typing import Any, Dict, Iterator, List, Optional, Sequence, Tuple
 
-from raidlab import outputs
+from raidlab import notes, outputs
+from raidlab.report import headline
+from raidlab.report.latency import FIO_PERCENTILES, percentile_key, points_ms
 from raidlab.errors import ConfigError
 
-PERCENTILE_KEYS = ("1.000000", "5.000000", "10.000000", "20.000000", "30.000000", "40.000000", "50.000000",
-                   "60.000000", "70.000000", "80.000000", "90.000000", "95.000000", "99.000000", "99.500000",
-                   "99.900000", "99.950000", "99.990000")
+#: The keys of fio's percentile table, in order ("1.000000" ... "99.990000").
+PERCENTILE_KEYS = tuple(percentile_key(p) for p in FIO_PERCENTILES)
 STATE_COLOURS = {"optimal": "#3a9d4a", "degraded": "#e8a317", "rebuilding": "#e8604c"}
 
 
@@ -48,8 +49,6 @@ def _warnings_as_notes() -> Iterator[None]:
     """Whatever matplotlib warns about while the charts are drawn (Python warnings print the
     source line too; its log records go to stderr as they are) becomes one
     ``raidlab: note: --png: ...`` line per distinct message, after the drawing."""
-    from raidlab import notes
-
     logger = logging.getLogger("matplotlib")
     handler, propagate = _Collect(), logger.propagate
     logger.addHandler(handler)
@@ -72,14 +71,11 @@ def _legend(axes, **options) -> None:
 
 
 def _totals(document: Dict[str, Any]) -> Dict[str, float]:
-    iops, p99 = 0.0, 0.0
-    for job in document["jobs"]:
-        for direction in ("read", "write"):
-            stats = job[direction]
-            if stats["total_ios"]:
-                iops += stats["iops"]
-                p99 = max(p99, stats["clat_ns"]["percentile"]["99.000000"] / 1e6)
-    return {"iops": iops, "p99_ms": p99}
+    """The bars' figures: the run's headline IOPS and the larger of its read and write p99
+    (:mod:`raidlab.report.headline`, over its basis), as the HTML report's bars show them."""
+    figures = headline.of(document)
+    p99s = [figures[d]["p99_ms"] for d in headline.DIRECTIONS if figures[d]["p99_ms"] is not None]
+    return {"iops": figures["iops"], "p99_ms": max(p99s, default=0.0)}
 
 
 def _save(figure, directory: Path, name: str, written: List[Tuple[Path, bytes]]) -> None:
@@ -129,9 +125,9 @@ def _cdf(plt, entries, directory: Path, written) -> None:
                 stats = job[direction]
                 if not stats["total_ios"]:
                     continue
-                pct = stats["clat_ns"]["percentile"]
-                xs = [pct[k] / 1e6 for k in PERCENTILE_KEYS]
-                ys = [float(k) / 100 for k in PERCENTILE_KEYS]
+                points = points_ms(stats)
+                xs = [ms for _, ms in points]
+                ys = [percent / 100 for percent, _ in points]
                 axes.plot(xs, ys, color=colours[entry["design"]], linestyle=STATE_STYLES.get(entry["state"], "-"),
                           marker=DIRECTION_MARKERS[direction], markersize=3, linewidth=1.4)
                 directions += [direction] if direction not in directions else []
