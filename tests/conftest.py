@@ -17,7 +17,7 @@ import pytest
 from raidlab.cli import main
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
-#: Vectors recorded from real md live in the repository, in data/md-vectors (copied from shared/).
+#: Vectors recorded from real md live in the repository, in data/md-vectors (see data/README.md).
 VECTORS_PATH = REPO_ROOT / "data" / "md-vectors" / "vectors.json"
 
 

@@ -96,7 +96,7 @@ def align(args):
 
 
 def test_straddle_fraction_exact_values():
-    # Percona's rule (research §4): io dividing the chunk, misaligned -> io/chunk; aligned -> 0.
+    # Percona's rule ("Aligning IO on a hard disk RAID – the Theory", 2011): io dividing the chunk, misaligned -> io/chunk; aligned -> 0.
     assert straddle_fraction(63 * 512, 16384, 16384, 65536) == Fraction(1, 4)
     assert straddle_fraction(0, 16384, 16384, 65536) == 0
     assert straddle_fraction(2048 * 512, 16384, 16384, 65536) == 0

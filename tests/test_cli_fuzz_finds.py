@@ -1,4 +1,4 @@
-"""Inputs a fuzzing pass over every command found mishandled (session 15): each now gets the one
+"""Inputs a fuzzing pass over every command found mishandled: each now gets the one
 line ``raidlab: error: ...`` and exit status 2 (or, for the last, a run that honours the limit),
 where it got an internal error, a hang or a silently wrong run."""
 

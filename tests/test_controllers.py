@@ -1,4 +1,4 @@
-"""Hardware RAID controllers and host queues (issue 20): presets with sources, ceilings that
+"""Hardware RAID controllers and host queues: presets with sources, ceilings that
 saturate as the published measurements did, firmware and block-layer queue limits, CFQ on a
 controller's logical drive, sysbench 0.4's spelling and defaults."""
 

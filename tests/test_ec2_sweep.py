@@ -1,4 +1,4 @@
-"""Issue 24's EC2 sweep, shipped as examples/ec2-gp3-sweep.toml: md raid0/raid10/raid10 f2/raid5
+"""The EC2 sweep DBAs run to choose an md array over EBS volumes, shipped as examples/ec2-gp3-sweep.toml: md raid0/raid10/raid10 f2/raid5
 over 2-4 gp3 volumes behind an m5.2xlarge, sysbench fileio 16 GiB in five modes at 1/4/8/16
 threads. The whole sweep runs here (each point 10 simulated seconds; a few seconds in all)."""
 

@@ -1,6 +1,6 @@
 """fio's own example job files (tests/data/fio-examples, copied from axboe/fio) in `raidlab sim`.
 
-Issue 22's acceptance: of the examples fio accepts (``fio --parse-only``) that use a block or
+What must hold: of the examples fio accepts (``fio --parse-only``) that use a block or
 file I/O engine, at least 90 % run; the rest are refused in one line saying what is not
 modelled; every other example is refused in one line with exit status 2. Each run is bounded
 (``--runtime-s`` caps every job, a null drive answers in 1 µs), so the whole file stays fast.

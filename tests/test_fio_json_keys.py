@@ -1,4 +1,4 @@
-"""raidlab's --json carries every key fio 3.x writes for the same job (issue 22).
+"""raidlab's --json carries every key fio 3.x writes for the same job.
 
 The real fio (installed by ``make deps``) runs a small job on a temporary file; raidlab runs the
 same job file; every key of fio's document must be in raidlab's. json+ adds fio's histogram
@@ -134,7 +134,7 @@ def test_fio_plot_draws_raidlabs_json(tmp_path):
 
 
 def test_ramp_time_is_left_out_of_every_rate_and_log_as_fio_does(tmp_path):
-    """A review found ramp_time's seconds counted in the time base but not their I/O: iops_mean
+    """ramp_time's seconds were once counted in the time base but not their I/O: iops_mean
     and bw_mean half of iops and bw, the phase's and md0's rates halved beside their members',
     fio logs with 0 IOPS while the drives were busy, and elapsed without the ramp."""
     job = tmp_path / "r.fio"
@@ -175,7 +175,7 @@ def test_ramp_time_is_left_out_of_every_rate_and_log_as_fio_does(tmp_path):
      "time_based\n", ["a", "b"]),
 ])
 def test_measured_time_is_each_jobs_own_window(tmp_path, jobs, rate_ios_s_of):
-    """The review of the ramp_time mend: the measured part of a run is each job's own window
+    """Beyond ramp_time: the measured part of a run is each job's own window
     (start + ramp to its end), so late and stonewalled jobs are timed right too."""
     job = tmp_path / "j.fio"
     job.write_text(jobs)

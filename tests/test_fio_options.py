@@ -1,4 +1,4 @@
-"""Each modelled fio option changes the simulated I/O stream as fio would (issue 22).
+"""Each modelled fio option changes the simulated I/O stream as fio would.
 
 Runs use the null drive (every command takes exactly 1 µs, any number in parallel), so the
 expected numbers follow from fio's rules by arithmetic: a psync job at depth 1 does one I/O

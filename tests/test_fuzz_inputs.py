@@ -1,4 +1,4 @@
-"""The fuzz harness of issue 21: arbitrary and mutated inputs on every Python input surface,
+"""The fuzz harness: arbitrary and mutated inputs on every Python input surface,
 through the real command line (in-process, :func:`conftest.run_cli`).
 
 Every run must end in success (exit 0) or in exactly one line ``raidlab: error: ...`` with exit

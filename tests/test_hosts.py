@@ -1,4 +1,4 @@
-"""Issue 24 §1 and §4: a host (cloud instance) caps the sum of its volume members with its EBS
+"""A host (cloud instance) caps the sum of its volume members with its EBS
 IOPS and bandwidth, baseline and burst; a hardware controller's BBU learn cycle switches its
 cache to write-through for the cycle."""
 

@@ -434,7 +434,7 @@ def test_the_charts_draw_in_headless_chromium(full_report, tmp_path):
 
 
 def test_latency_cdf_tips_keep_the_nines():
-    """A review found the CDF's 99.95 and 99.99 % points labelled '100 % at ...'."""
+    """The CDF's 99.95 and 99.99 % points keep their nines (they were labelled '100 % at ...')."""
     from raidlab.report.svg import _y_value
 
     from raidlab.report.html import cdf_chart
@@ -446,8 +446,8 @@ def test_latency_cdf_tips_keep_the_nines():
 
 
 def test_summary_rates_of_jobs_run_one_after_another_are_not_added(tmp_path):
-    """A review found the HTML summary adding the rates of stonewalled jobs, as if they ran at
-    once: the whole run's rate is its I/O over the time its jobs were measured."""
+    """The HTML summary does not add the rates of stonewalled jobs, as if they ran at
+    once (it did): the whole run's rate is its I/O over the time its jobs were measured."""
     from raidlab.report.html import _iops, _mib_s
 
     job = tmp_path / "j.fio"

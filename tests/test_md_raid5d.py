@@ -1,4 +1,4 @@
-"""md raid5d's CPU options of ``sim`` (issue 18 section 2): --group-thread-cnt, --skip-copy,
+"""md raid5d's CPU options of ``sim``: --group-thread-cnt, --skip-copy,
 --preread-bypass-threshold, declared once in raidlab.run and validated with one-line errors."""
 
 import subprocess

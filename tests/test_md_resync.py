@@ -1,4 +1,4 @@
-"""md's raid4/5/6 recovery goes through the stripe cache (issue 18 §4): raid5_sync_request takes
+"""md's raid4/5/6 recovery goes through the stripe cache: raid5_sync_request takes
 a head per 4 KiB stripe, waits for one when the cache is full and then sleeps a jiffy, so the
 default 256-head cache leaves the drives idle between bursts, and a larger `stripe_cache_size`
 rebuilds faster (the tuning advice md users follow)."""
@@ -48,7 +48,7 @@ def test_an_unfinished_rebuild_is_timed_zone_by_zone():
     outer = _rebuild(4096)
     outer_only = outer["member_bytes"] / 1024 / outer["rate_kib_s"]
     assert zoned["extrapolated"]
-    # The outer tracks' rate alone is 10-25% short of the zones' (issue 20: 16-20% was measured).
+    # The outer tracks' rate alone is 10-25% short of the zones' (16-20% was measured when this was written).
     assert 1.1 * outer_only < zoned["duration_s"] < 1.35 * outer_only
     # sim's own estimate carries the outer rate over the zones by their media rates
     # (estimated_duration_ns): near the sampled figure, a little longer where md's

@@ -1,6 +1,6 @@
 """`raidlab measure`, `raidlab import` and `raidlab calibrate`: real fio runs on temp files.
 
-Acceptance (issue 7): measure reproduces fio's own IOPS of the same run within 2 %; writes are
+Acceptance: measure reproduces fio's own IOPS of the same run within 2 %; writes are
 refused on a block device, a mounted device and a non-empty file; a missing fio binary and fio's
 own errors are one line with exit status 2; fio 3.33 JSON generated here imports with every field
 raidlab shows intact; a quick calibration on this machine's disk predicts a workload outside

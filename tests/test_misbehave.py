@@ -1,4 +1,4 @@
-"""Issue 24 §3: drives that misbehave in arrays, end to end (API and CLI).
+"""Drives that misbehave in arrays, end to end (API and CLI).
 
 A latent sector error under load on a drive without ERC stalls it past the host's 30 s command
 timeout and md drops it (the spare is rebuilt); with ERC the read fails after 7 s, md computes

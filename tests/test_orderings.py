@@ -1,4 +1,4 @@
-"""Issue 19: the orderings published md benchmarks found between raid5 and raid10 n2/f2/o2.
+"""The orderings published md benchmarks found between raid5 and raid10 n2/f2/o2.
 
 Each test runs one of the designs files in examples/ (the published setup: drives, count,
 chunk, partition, tool) and asserts the ordering its source reports, with modest margins.

@@ -1,4 +1,4 @@
-"""Buffered I/O through the page cache (issue 19) from the CLI and the workload readers: fio's
+"""Buffered I/O through the page cache from the CLI and the workload readers: fio's
 direct=0 default, buffered, invalidate, fsync_on_close; sysbench without O_DIRECT; the header;
 the page_cache object in JSON; the presets; the options' one-line errors."""
 

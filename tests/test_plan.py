@@ -275,7 +275,7 @@ def test_stricter_latency_never_slower_winner():
     assert p99s == sorted(p99s, reverse=True)
 
 
-# -- worked examples of the textbook formulas (planning-alignment.md §1.3) --------------------
+# -- worked examples of the textbook formulas (published calculators' cases, each naming its source)
 
 
 def test_write_penalty_worked_examples():
@@ -330,7 +330,7 @@ def test_pareto_front_in_html_and_png(tmp_path):
 
 
 def test_the_setup_script_runs_top_to_bottom_with_the_choices_commented_out():
-    """A review found the script had mkfs.xfs and mkfs.ext4 back to back (ext4 would win, fstab says
+    """The script once had mkfs.xfs and mkfs.ext4 back to back (ext4 would win, fstab says
     xfs) and the sfdisk of md0 after mkfs, mount and fstab (it would wreck the new filesystem)."""
     from raidlab.planner.setup import render
 

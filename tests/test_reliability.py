@@ -1,6 +1,7 @@
-"""`raidlab reliability` and :mod:`raidlab.reliability` end to end (issue 6).
+"""`raidlab reliability` and :mod:`raidlab.reliability` end to end.
 
-Textbook values from ../shared/research/reliability.md (§1.4, §2.1, §9 validation targets).
+Textbook values: the exact chains' closed forms and Harris's URE example (ZDNet 2007), computed
+by hand (as in crates/raidlab-core/tests/reliability.rs).
 """
 
 from __future__ import annotations
@@ -52,7 +53,7 @@ def test_raid6_chen_and_serial_values():
 
 
 def test_default_afr_raid5_figure():
-    # AFR 1.5 %, MTTR 24 h, N = 8: 2.855e4 y and P(5 y) = 1.75e-4 (research §1.4).
+    # AFR 1.5 %, MTTR 24 h, N = 8: 2.855e4 y and P(5 y) = 1.75e-4 (computed from the chain).
     doc = cli_json("--level", "5", "--devices", "8", "--mttr-hours", "24", "--trials", "0")
     assert doc["inputs"]["afr_pct"] == 1.5
     assert doc["mttdl_years"] == pytest.approx(2.855e4, rel=5e-4)
@@ -288,7 +289,7 @@ def test_api_errors_are_raidlab_errors():
 
 
 def test_ure_fails_array_output_does_not_say_md_carries_on():
-    """A review found `--ure-fails-array` still printed md's default (a bad block, carry on) beside
+    """`--ure-fails-array` once still printed md's default (a bad block, carry on) beside
     an 11-year MTTDL, and the textbook row (53,264 y) unlabelled as ignoring sector errors."""
     args = ["reliability", "--level", "5", "--devices", "6", "--capacity-tb", "16", "--uber", "1e-14"]
     fails = run_cli([*args, "--ure-fails-array", "--trials", "0"])

@@ -1,13 +1,13 @@
-"""raidlab replay --disksim: DiskSim validation traces on imported drives (issue 8).
+"""raidlab replay --disksim: DiskSim validation traces on imported drives.
 
 Demerit numbers recorded at the time of writing (full traces, platter at angle 0 at time 0 as in
 DiskSim's runs; DiskSim's own figure in brackets, from data/disksim-valid/README.md):
   atlas10k 0.097 ms (0.268), cheetah9LP 0.098 ms (0.107), ibm18es 0.141 ms (0.135),
-  hp_c2247a 0.090 ms (0.090), dec_rz26 0.329 ms (0.340); the rest of DiskSim's validated drives
-  (issue 20): atlas_III 0.366 ms (0.378; its unsorted slip lists counted in file order as
+  hp_c2247a 0.090 ms (0.090), dec_rz26 0.329 ms (0.340); the rest of DiskSim's validated drives:
+  atlas_III 0.366 ms (0.378; its unsorted slip lists counted in file order as
   DiskSim does), barracuda 0.333 ms (0.349), cheetah4LP 0.362 ms (0.318), hp_c3323a 0.326 ms
   (0.306), hp_c2490a 0.291 ms (0.254).
-Issue 8's target: at most 1.25 × DiskSim's on every drive, and at most DiskSim's on most.
+The target: at most 1.25 × DiskSim's on every drive, and at most DiskSim's on most.
 """
 
 from __future__ import annotations
@@ -41,7 +41,7 @@ def test_replay_json(stem):
     assert document["requests"] >= 7980
     for key in KEYS[1:]:
         assert math.isfinite(document[key]) and document[key] >= 0
-    # Issue 8's bound; the recorded numbers are in the module docstring.
+    # The bound; the recorded numbers are in the module docstring.
     assert document["demerit_ms"] <= 1.25 * DISKSIM_MS[stem]
     print(f"{stem}: demerit {document['demerit_ms']:.3f} ms ({document['demerit_pct']:.1f} %),"
           f" DiskSim {DISKSIM_MS[stem]} ms")

@@ -1,4 +1,4 @@
-"""Stacked md arrays (issue 24 §2) through the CLI: raid1+0, raid5+0, raid6+0 and raid0+1 run on
+"""Stacked md arrays through the CLI: raid1+0, raid5+0, raid6+0 and raid0+1 run on
 ``raidlab sim`` (and compare, through the one build_run), member I/O per host write is each inner
 md's, failures addressed to physical drives lose data exactly when the stack says so, and
 ``raidlab reliability`` knows the stack's structure."""

@@ -1,4 +1,4 @@
-"""raidlab sweep (issue 23): grid expansion, the 16-point example, resume after SIGKILL, the
+"""raidlab sweep: grid expansion, the 16-point example, resume after SIGKILL, the
 store's columns and units, and one-line errors."""
 
 from __future__ import annotations

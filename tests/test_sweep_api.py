@@ -1,4 +1,4 @@
-"""The Python API of issue 23: raidlab.simulate takes what raidlab sim takes and gives DataFrames;
+"""The Python API for sweeps: raidlab.simulate takes what raidlab sim takes and gives DataFrames;
 raidlab.sweep/load_sweep, reliability.analyze and planner.plan are exported; the example runs."""
 
 from __future__ import annotations

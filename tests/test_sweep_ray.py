@@ -1,4 +1,4 @@
-"""raidlab sweep on Ray (issue 23): the example sweep as Ray tasks gives the same bytes as local
+"""raidlab sweep on Ray: the example sweep as Ray tasks gives the same bytes as local
 processes; compare runs on Ray unchanged. The one module that starts Ray: every start is a
 local runtime of 2 CPUs without a dashboard (no network needed), stopped when the command ends.
 """

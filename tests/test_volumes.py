@@ -1,4 +1,4 @@
-"""Cloud block volumes as members (issue 24 §1): provisioned IOPS and throughput, I/O size
+"""Cloud block volumes as members: provisioned IOPS and throughput, I/O size
 accounting and gp2's burst bucket, from the providers' published figures."""
 
 import pytest

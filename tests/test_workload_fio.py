@@ -164,7 +164,7 @@ def test_bs_aliases_and_directions():
 
 
 def test_bs_that_differs_per_direction_gives_writes_their_own_sizes():
-    # Issue 22: bs=r,w is modelled (the writes draw from write_block_sizes).
+    # bs=r,w is modelled (the writes draw from write_block_sizes).
     job = job_of("rw=randrw", "bs=4k,64k")
     assert job.block_sizes == ((4096, 100),) and job.write_block_sizes == ((65536, 100),)
 
@@ -657,7 +657,7 @@ def test_presets():
 
 def test_render_refuses_what_fio_cannot_say():
     sysbench = parse_sysbench("--file-test-mode=rndrw")
-    # Issue 22: nrfiles is read now, so the sysbench job stops at its fsync rounds instead.
+    # nrfiles is modelled, so the sysbench job stops at its fsync rounds instead.
     with pytest.raises(WorkloadError, match=r"^job 'sysbench-rndrw': fsync rounds over all files have no fio spelling"):
         render_fio(sysbench)
     odd = Workload((Job("odd", read_fraction=2 / 3, random_fraction=1.0),), "fio", "")

@@ -29,7 +29,7 @@ def error_of(text) -> str:
 
 
 def test_rw_ratio_is_a_ratio_not_a_percentage():
-    # (reads+1)/(writes+1) < ratio decides each request, so reads settle at r/(1+r) (§1.3).
+    # (reads+1)/(writes+1) < ratio decides each request, so reads settle at r/(1+r) (sysbench's fileio request loop).
     assert job_of("--file-test-mode=rndrw --file-rw-ratio=1.5").read_fraction == 0.6
     assert job_of("--file-test-mode=rndrw").read_fraction == 0.6  # 1.5 is the default
     assert job_of("--file-test-mode=rndrw --file-rw-ratio=1").read_fraction == 0.5
