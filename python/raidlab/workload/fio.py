@@ -275,19 +275,12 @@ class _JobBuilder:
         metric, limit, percent = ss
         return (metric, limit, percent, duration, self.get("ss_ramp", 0))
 
-    def build(self) -> Job:
-        rw = self.get("rw", "read")
-        random = rw.startswith("rand")
-        percent_read = self.get("rwmix", 50)
-        if rw in ("read", "randread"):
-            read_fraction = 1.0
-        elif rw in ("write", "randwrite"):
-            read_fraction = 0.0
-        else:
-            read_fraction = percent_read / 100
-        active = [d for d, share in ((_READ, read_fraction), (_WRITE, 1.0 - read_fraction)) if share > 0]
+    def _block_mix(self, active: Sequence[int], random: bool) -> Tuple[Tuple[Tuple[int, int], ...], int, int]:
+        """(the reads' block size mix, the alignment, the largest size of any direction).
 
-        # Block sizes: bssplit wins over bs for a direction it covers (fixup_options).
+        bssplit wins over bs for a direction it covers (fixup_options). A job that reads and
+        writes with different sizes (``bs=r,w``, ``bssplit=r,w``) draws its writes' sizes from
+        their own mix, kept in ``write_sizes`` for the job's ``write_block_sizes``."""
         bs = self.get("bs") or [None, None]
         split = self.get("bssplit") or [None, None]
         per_dir = []
@@ -298,24 +291,22 @@ class _JobBuilder:
                 size = bs[d] if bs[d] is not None else 4096
                 per_dir.append((((size, 100),), size))
         chosen = [per_dir[d] for d in active]
-        # bs=r,w / bssplit=r,w (issue 22): a job that reads and writes with different sizes
-        # draws its writes' sizes from their own mix (write_block_sizes).
         self.write_sizes = chosen[1][0] if len(chosen) == 2 and chosen[1] != chosen[0] else ()
         if self.write_sizes:
             smallest = min(chosen[0][1], chosen[1][1])
             chosen = [(chosen[0][0], smallest)]
         block_sizes, smallest = chosen[0]
         largest = max(size for size, _ in block_sizes + tuple(self.write_sizes))
-
         align = self.per_direction("blockalign", smallest, active)
         if not random:
             # fixup_options: sequential jobs align to the smallest block size whatever ba says.
             if align != smallest:
                 self.notes.append(f"{self.name}: blockalign only applies to random I/O; fio ignores it here")
             align = smallest
+        return block_sizes, align, largest
 
-        random_fraction = self.per_direction("percentage_random", 100, active) / 100 if random else 0.0
-
+    def _depth(self) -> Tuple[int, bool]:
+        """(iodepth, direct): a synchronous engine keeps one I/O in flight (backend.c's note)."""
         engine = self.get("ioengine", DEFAULT_ENGINE)
         iodepth = self.get("iodepth", 1)
         if (engine in SYNC_ENGINES or self.get("engine_kind") == "sync") and iodepth > 1:
@@ -331,20 +322,19 @@ class _JobBuilder:
                 f"{self.name}: libaio without direct=1 usually blocks on submission (fio#512); "
                 f"raidlab still simulates iodepth={iodepth}"
             )
+        return iodepth, direct
 
-        size = self.get("size", 0)
-        if size and size < largest:
-            raise self.fail(f"size={human_bytes(size)} is smaller than the block size {human_bytes(largest)}")
-
+    def _runtime(self) -> Tuple[int, bool]:
         runtime = self.get("runtime", 0)
         time_based = self.get("time_based", False)
         if time_based and not runtime:
             # fixup_options: "fio: time_based requires a runtime/timeout setting", then turns it off.
             self.notes.append(f"{self.name}: time_based without a runtime is ignored, as fio does")
             time_based = False
+        return runtime, time_based
 
-        rate, read_fraction = self._rate(read_fraction, percent_read)
-
+    def _syncs(self, read_fraction: float) -> Dict[str, object]:
+        """The job's fsync fields from fsync, fdatasync, end_fsync and fsync_on_close."""
         fsync, fdatasync = self.get("fsync", 0), self.get("fdatasync", 0)
         if fsync and fdatasync:
             raise self.fail("fsync and fdatasync are both set; raidlab models one kind per job")
@@ -354,36 +344,35 @@ class _JobBuilder:
         if read_fraction == 1.0:
             fsync = fdatasync = 0  # should_fsync: nothing is written, so nothing is synced
             end_fsync = False
+        return dict(fsync_every=fsync or fdatasync, fsync_kind="fdatasync" if fdatasync else "fsync",
+                    fsync_scope="thread", fsync_end=end_fsync)
 
+    def build(self) -> Job:
+        """The job, from the slots its options filled (the core set here, the rest in
+        :func:`fio_stream.finish`)."""
+        rw = self.get("rw", "read")
+        random = rw.startswith("rand")
+        percent_read = self.get("rwmix", 50)
+        read_fraction = {"read": 1.0, "randread": 1.0, "write": 0.0, "randwrite": 0.0}.get(rw, percent_read / 100)
+        active = [d for d, share in ((_READ, read_fraction), (_WRITE, 1.0 - read_fraction)) if share > 0]
+        block_sizes, align, largest = self._block_mix(active, random)
+        random_fraction = self.per_direction("percentage_random", 100, active) / 100 if random else 0.0
+        iodepth, direct = self._depth()
+        size = self.get("size", 0)
+        if size and size < largest:
+            raise self.fail(f"size={human_bytes(size)} is smaller than the block size {human_bytes(largest)}")
+        runtime, time_based = self._runtime()
+        rate, read_fraction = self._rate(read_fraction, percent_read)
         kwargs = fio_stream.finish(self, dict(
-                name=self.name,
-                threads=self.get("numjobs", 1),
-                iodepth=iodepth,
-                read_fraction=read_fraction,
-                random_fraction=random_fraction,
-                block_sizes=block_sizes,
-                offset_bytes=self.get("offset", 0),
-                size_bytes=size,
-                files=1,
-                sequential_cursor="per_thread",
-                distribution=self.get("random_distribution", Distribution()),
-                rate_iops=rate,
-                arrival=self.get("rate_process", "linear"),
-                fsync_every=fsync or fdatasync,
-                fsync_kind="fdatasync" if fdatasync else "fsync",
-                fsync_scope="thread",
-                fsync_end=end_fsync,
-                runtime_ns=runtime,
-                ramp_ns=self.get("ramp_time", 0),
-                time_based=time_based,
-                number_ios=self.get("number_ios", 0),
-                total_ios=0,
-                io_bytes=self.get("io_size", 0),
-                direct=direct,
-                block_align_bytes=align,
-                steady_state=self._steady(),
-                invalidate=self.get("invalidate", True),
-            ))
+            name=self.name, threads=self.get("numjobs", 1), iodepth=iodepth, read_fraction=read_fraction,
+            random_fraction=random_fraction, block_sizes=block_sizes, offset_bytes=self.get("offset", 0),
+            size_bytes=size, files=1, sequential_cursor="per_thread",
+            distribution=self.get("random_distribution", Distribution()), rate_iops=rate,
+            arrival=self.get("rate_process", "linear"), **self._syncs(read_fraction),
+            runtime_ns=runtime, ramp_ns=self.get("ramp_time", 0), time_based=time_based,
+            number_ios=self.get("number_ios", 0), total_ios=0, io_bytes=self.get("io_size", 0), direct=direct,
+            block_align_bytes=align, steady_state=self._steady(), invalidate=self.get("invalidate", True),
+        ))
         try:
             return Job(**kwargs)
         except WorkloadError as error:
@@ -463,7 +452,8 @@ def _time_text(job: Job, field: str, nanos: int) -> str:
     return f"{micros}us"
 
 
-def _render_job(job: Job) -> List[str]:
+def _render_checks(job: Job) -> None:
+    """Refuses a job whose spec fio cannot express."""
     name = job.name
     if (
         name.startswith("global")
@@ -481,8 +471,11 @@ def _render_job(job: Job) -> List[str]:
         raise WorkloadError(f"job {name!r}: fsync rounds over all files have no fio spelling")
     if job.total_ios:
         raise WorkloadError(f"job {name!r}: total_ios (a cap over all threads) has no fio spelling")
-    lines = [f"[{name}]"]
-    read_percent = _whole_percent(job, "read_fraction", job.read_fraction)
+
+
+def _render_pattern(job: Job, read_percent: int) -> List[str]:
+    """rw, the mixes, the block sizes and their alignment, the depth and the threads."""
+    lines = []
     random_percent = _whole_percent(job, "random_fraction", job.random_fraction)
     smallest = min(size for size, _ in job.block_sizes)
     # A random mode is needed for a non-default alignment even when no I/O is random.
@@ -508,6 +501,12 @@ def _render_job(job: Job) -> List[str]:
         lines.append(f"iodepth={job.iodepth}")
     if job.threads > 1:
         lines.append(f"numjobs={job.threads}")
+    return lines
+
+
+def _render_extent(job: Job) -> List[str]:
+    """Where and how long: offset, size, io_size, runtime, ramp, I/O count, steady state."""
+    lines = []
     if job.offset_bytes:
         lines.append(f"offset={_size_text(job.offset_bytes)}")
     if job.size_bytes:
@@ -528,6 +527,12 @@ def _render_job(job: Job) -> List[str]:
         lines.append(f"ss_dur={_time_text(job, 'ss_dur', duration_ns)}")
         if ramp_ns:
             lines.append(f"ss_ramp={_time_text(job, 'ss_ramp', ramp_ns)}")
+    return lines
+
+
+def _render_pacing(job: Job, read_percent: int) -> List[str]:
+    """The offset distribution, the IOPS cap, the arrivals, the syncs and the page cache."""
+    lines = []
     dist = job.distribution
     if dist.kind != "uniform":
         lines.append(f"random_distribution={dist.kind}:{dist.value!r}")
@@ -538,7 +543,7 @@ def _render_job(job: Job) -> List[str]:
             reads = job.rate_iops * read_percent
             if reads % 100:
                 raise WorkloadError(
-                    f"job {name!r}: rate_iops={job.rate_iops} does not split into whole read and write "
+                    f"job {job.name!r}: rate_iops={job.rate_iops} does not split into whole read and write "
                     f"caps at {read_percent}% reads"
                 )
             lines.append(f"rate_iops={reads // 100},{job.rate_iops - reads // 100}")
@@ -552,7 +557,14 @@ def _render_job(job: Job) -> List[str]:
         lines.append("direct=1")
     elif not job.invalidate:
         lines.append("invalidate=0")
-    return lines + fio_stream.render(job)
+    return lines
+
+
+def _render_job(job: Job) -> List[str]:
+    _render_checks(job)
+    read_percent = _whole_percent(job, "read_fraction", job.read_fraction)
+    return ([f"[{job.name}]"] + _render_pattern(job, read_percent) + _render_extent(job)
+            + _render_pacing(job, read_percent) + fio_stream.render(job))
 
 
 def render_fio(workload: Workload) -> str:

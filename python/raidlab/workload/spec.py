@@ -56,6 +56,8 @@ import math
 from dataclasses import dataclass, field, replace
 from typing import Any, Dict, Mapping, Optional, Sequence, Tuple
 
+from raidlab.workload.human import human_bytes, human_duration
+
 __all__ = ["WorkloadError", "Distribution", "Job", "Workload", "SECTOR_BYTES"]
 
 #: Everything raidlab simulates is counted in 512-byte sectors (ARCHITECTURE.md: units).
@@ -467,8 +469,6 @@ class Job:
 
     def describe(self) -> str:
         """One line: ``randrw 70/30, 16 KiB, 16 threads × QD1, direct``."""
-        from raidlab.workload.units import human_bytes, human_duration
-
         parts = [self.pattern()]
         if len(self.block_sizes) == 1:
             parts.append(human_bytes(self.block_sizes[0][0]))

@@ -4,7 +4,7 @@ Every parser here raises :class:`~raidlab.workload.spec.WorkloadError` with a on
 that names the option and the value, never a bare ``ValueError``.
 
 fio (``parse.c`` at tag fio-3.33, ``str_to_decimal`` / ``__get_mult_bytes`` / ``get_mult_time``;
-research: ../shared/research/benchmark-tools.md §2.1):
+HOWTO.rst "Parameter types"):
 
 - sizes take ``k m g t p`` (optionally followed by ``b``) as powers of ``kb_base``, which is 1024
   by default. In that default "compatibility" mode fio *inverts* the IEC spellings: ``4KiB`` is
@@ -15,7 +15,7 @@ research: ../shared/research/benchmark-tools.md §2.1):
   ``us``/``usec``, ``ms``/``msec``, ``s``, ``m`` (minutes), ``h``, ``d``. fio reads unknown
   suffixes such as ``30sec`` as microseconds; raidlab refuses them.
 
-sysbench (``sb_options.c`` at tag 1.0.20, ``sb_opt_to_int`` / ``sb_opt_to_size``; research §1.2):
+sysbench (``sb_options.c`` at tag 1.0.20, ``sb_opt_to_int`` / ``sb_opt_to_size``):
 
 - integers are ``strtol`` base 10 and must be the whole value, within a C ``int``.
 - sizes are digits followed by an optional ``K M G T`` (any case, always powers of 1024);
@@ -29,6 +29,7 @@ import math
 import re
 from typing import Optional, Tuple
 
+from raidlab.workload.human import human_bytes, human_duration  # noqa: F401 (re-exported: raidlab reads them here)
 from raidlab.workload.spec import WorkloadError
 
 #: Largest byte count or count raidlab accepts: the Rust core reads these as u64, and fio
@@ -257,26 +258,3 @@ def sysbench_float(option: str, value: str) -> float:
     if not math.isfinite(number):
         raise WorkloadError(f"Invalid value for --{option}: {show(value)!r} (not finite)")
     return number
-
-
-def human_bytes(size: int) -> str:
-    """``16 KiB``, ``1 MiB``, ``1.5 MiB``, ``512 B``: binary units, as sysadmins read them."""
-    units = ("B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB", "ZiB")
-    value = float(size)
-    index = 0
-    while value >= 1024 and index < len(units) - 1:
-        value /= 1024
-        index += 1
-    if value == int(value):
-        return f"{int(value)} {units[index]}"
-    return f"{value:.2f}".rstrip("0").rstrip(".") + f" {units[index]}"
-
-
-def human_duration(nanos: int) -> str:
-    """``60 s``, ``500 ms``, ``2 h``: whole hours, else whole seconds, else the finest unit needed."""
-    for unit, size in (("h", 3600 * 10**9), ("s", 10**9), ("ms", 10**6), ("us", 10**3)):
-        if nanos >= size and nanos % size == 0:
-            return f"{nanos // size} {unit}"
-    if nanos >= 10**9:
-        return f"{nanos / 10**9:g} s"
-    return f"{nanos} ns"
