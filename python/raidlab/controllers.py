@@ -1,6 +1,6 @@
 """Hardware RAID controllers: every parameter the simulator's controller model reads (declared
-once: unit, the generic controller's value, range, meaning) and presets of real controllers,
-each value with its source (issue 20).
+once, by the core: unit, the generic controller's value, range, meaning; ``_core.controller_settings()``)
+and presets of real controllers, each value with its source.
 
 ``--controller NAME`` picks ``md`` (Linux md), ``hw`` (the generic controller: a cache and no
 ceilings), a preset below, or a controller TOML file::
@@ -17,7 +17,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Dict, List, Mapping, Optional, Tuple
 
+from raidlab import _core
 from raidlab.errors import ConfigError
+from raidlab.inputs import read_toml
+from raidlab.numeric import boolean, number
 
 
 @dataclass(frozen=True)
@@ -31,62 +34,14 @@ class Param:
     doc: str = ""
 
 
-#: Every controller parameter; `default` is the generic controller's (`hw`). 0 = no limit.
-PARAMS: Tuple[Param, ...] = (
-    Param("cache_mib", "MiB", 256, 0, 1 << 20, doc="Cache memory for reads and writes."),
-    Param("bbu", "bool", True, doc="A battery (BBU) protects the cache."),
-    Param("write_policy", "", "write-back", choices=("write-back", "write-through", "always-write-back"),
-          doc="write-back (falls back to write-through without a BBU), write-through, or write-back "
-              "even without a BBU."),
-    Param("read_ahead_policy", "", "none", choices=("none", "always", "adaptive"),
-          doc="Read ahead never, after every read miss, or after sequential reads (adaptive)."),
-    Param("mirror_reads", "", "nearest", choices=("nearest", "primary", "round-robin", "least-outstanding"),
-          doc="RAID1/10 reads: md-like nearest/idlest copy, primary only, round robin, or the drive "
-              "with the fewest commands outstanding."),
-    Param("destage_high_pct", "%", 10.0, 0, 100, doc="Destaging starts when dirty data exceeds this share "
-                                                      "of the cache (high watermark)."),
-    Param("destage_low_pct", "%", 10.0, 0, 100, doc="Once started, destaging goes on down to this share "
-                                                     "(low watermark; above the high one it is the high one)."),
-    Param("destage_concurrency", "rows", 16, 1, 65536, doc="Cache rows destaging at once (each row's dirty "
-                                                           "pages coalesced into one write per extent)."),
-    Param("commands_per_drive", "commands", 0, 0, 65536, doc="Commands the firmware keeps outstanding on "
-                                                             "one drive (0: the drive's queue depth)."),
-    Param("commands_total", "commands", 0, 0, 1 << 20, doc="Commands the firmware keeps outstanding on all "
-                                                           "drives together (0: no limit)."),
-    Param("command_order", "", "fifo", choices=("fifo", "elevator"),
-          doc="How the firmware orders the commands waiting for a drive."),
-    Param("host_queue_depth", "commands", 0, 0, 1 << 20, doc="The logical drive's queue depth the driver "
-                                                             "gives the host (SCSI cmd_per_lun; 0: nr_requests only)."),
-    Param("command_iops", "IOPS", 0, 0, 10**9, doc="Host commands the controller's processor handles per "
-                                                    "second (0: no limit)."),
-    Param("host_link_mb_s", "MB/s", 0.0, 0, 10**6, doc="Host link bandwidth, PCI-X/PCIe (0: no limit)."),
-    Param("channels", "buses", 0, 0, 64, doc="Device-side buses shared by their drives (parallel SCSI "
-                                             "channels; drive i on channel i mod channels); 0: a link per drive."),
-    Param("channel_mb_s", "MB/s", 0.0, 0, 10**6, doc="Bandwidth of each shared channel (Ultra320: 320)."),
-    Param("xor_mb_s", "MB/s", 0.0, 0, 10**6, doc="Parity engine rate over the data of parity writes "
-                                                 "(0: no limit)."),
-    Param("cache_memory_mb_s", "MB/s", 0.0, 0, 10**6, doc="Cache memory bandwidth; a read from the drives "
-                                                          "crosses it twice, a hit or a cached write once."),
-    Param("cache_copy_mb_s", "MB/s", 1000.0, 1, 10**6, doc="Rate a single host transfer is copied into or "
-                                                            "out of the cache (latency, not a shared ceiling)."),
-    Param("command_overhead_us", "us", 30, 0, 10**6, doc="Firmware latency per host command served from cache."),
-    Param("rebuild_rate_pct", "%", 30, 1, 100, doc="Rebuild rate: share of drive time a rebuild takes under "
-                                                   "load (LSI/Dell default 30%)."),
-    Param("read_cache_pct", "%", 0.0, 0, 90, doc="Share of the cache holding data read from the drives "
-                                                  "(re-reads hit; oldest out first); the rest holds writes."),
-    Param("drive_write_cache", "", "off", choices=("on", "off"),
-          doc="The drives' own write caches (controllers switch them off)."),
-    Param("drive_queue_depth", "commands", 0, 0, 65536, doc="Commands each drive accepts, TCQ/NCQ "
-                                                            "(0: the drive model's own)."),
-    # Issue 24: during a BBU learn cycle the battery is discharged and recharged; LSI MegaRAID and
-    # Dell PERC firmware switch write-back logical drives to write-through meanwhile (LSI MegaRAID
-    # SAS Software User Guide, "Battery Learn Cycle"; Dell PERC user's guides) unless the cache is
-    # kept on with a bad or charging battery (MegaCli -LDSetProp CachedBadBBU).
-    Param("bbu_learn_policy", "", "write-through", choices=("write-through", "write-back"),
-          doc="Write policy during a BBU learn cycle (--bbu-learn): write-through (LSI/Dell PERC "
-              "default) or keep write-back."),
-)
+def _declared() -> Tuple[Param, ...]:
+    """Every controller parameter as the core declares it (``_core.controller_settings()``)."""
+    return tuple(Param(row["name"], row["unit"], row["default"], row["min"], row["max"],
+                       tuple(row["choices"] or ()), row["doc"]) for row in _core.controller_settings())
 
+
+#: Every controller parameter; `default` is the generic controller's (`hw`). 0 = no limit.
+PARAMS: Tuple[Param, ...] = _declared()
 BY_NAME: Dict[str, Param] = {p.name: p for p in PARAMS}
 
 _ULTRA320 = ("Ultra320 SCSI: 320 MB/s per channel shared by the drives on it (SCSI Parallel "
@@ -184,19 +139,6 @@ KINDS = ("md", "hw")
 NAMES: Tuple[str, ...] = KINDS + tuple(PRESETS)
 
 
-def click_type() -> Any:
-    """``--controller``'s click type: a name of :data:`NAMES` or a FILE.toml."""
-    import click
-
-    class ControllerChoice(click.Choice):
-        def convert(self, value: Any, param: Any, ctx: Any) -> Any:
-            if isinstance(value, str) and value.endswith(".toml"):
-                return value
-            return super().convert(value, param, ctx)
-
-    return ControllerChoice(list(NAMES))
-
-
 def check_value(name: str, value: Any, where: str = "") -> Any:
     """``value`` checked against parameter ``name``'s declaration (text from the CLI too)."""
     param = BY_NAME.get(name)
@@ -211,16 +153,12 @@ def check_value(name: str, value: Any, where: str = "") -> Any:
             raise ConfigError(f"{where}controller {name}={value!r}: expected one of {', '.join(param.choices)}")
         return text
     if isinstance(param.default, bool):
-        from raidlab.run import _boolean
-
-        return _boolean(name, value, where + "controller ")
-    from raidlab.run import _number
-
+        return boolean(name, value, where + "controller ")
     kind = float if isinstance(param.default, float) else int
-    number = _number(name, value, where + "controller ", kind)
-    if not param.low <= number <= param.high:
+    read = number(name, value, where + "controller ", kind)
+    if not param.low <= read <= param.high:
         raise ConfigError(f"{where}controller {name}={value!r} is out of range {param.low:g}..{param.high:g}")
-    return number
+    return read
 
 
 def resolve(name: str, overrides: Mapping[str, Any] = (), where: str = "") -> Tuple[str, Dict[str, Any]]:
@@ -246,8 +184,6 @@ def resolve(name: str, overrides: Mapping[str, Any] = (), where: str = "") -> Tu
 
 
 def _from_file(path: str, where: str) -> Tuple[str, Dict[str, Any]]:
-    from raidlab.inputs import read_toml
-
     data = read_toml(path, "controller file")
     preset = data.pop("preset", "hw")
     if preset not in NAMES:

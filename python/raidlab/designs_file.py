@@ -8,7 +8,7 @@ A designs file has three tables and nothing else::
 
 A setting is any field of :class:`raidlab.run.Design`; it takes the values the
 ``raidlab sim`` option of the same name takes (``chunk_kib`` as ``--chunk-kib``: same type,
-same range), checked through that option's own declaration; ``drive`` may also be a drive table
+same range), checked by the setting's one declaration (:mod:`raidlab.settings`); ``drive`` may also be a drive table
 (``drive = {kind = "hdd", rpm = 15000}``, :data:`raidlab.drives.DRIVE_TABLE`). An unknown table or key is refused
 with the nearest valid name, a wrong type is named, so a typo never passes silently. A file the
 designs file names relatively (a drive or controller FILE.toml, a fio job) is read from beside it.
@@ -22,8 +22,10 @@ from typing import Any, Dict, Iterable, List, Mapping, Tuple
 
 import click
 
+from raidlab.cli_types import cli_type
 from raidlab.errors import ConfigError
 from raidlab.inputs import beside, read_toml, show_path
+from raidlab.settings import BY_NAME, Setting
 
 TABLES = ("defaults", "design", "workload")
 _WRITTEN = {"defaults": "[defaults]", "design": "[[design]]", "workload": "[[workload]]"}
@@ -43,37 +45,26 @@ def _type_name(value: Any) -> str:
     return _TYPE_NAMES.get(type(value), type(value).__name__)
 
 
-def _expected(param: click.Parameter) -> Tuple[type, ...]:
-    """The TOML types a setting accepts, from the sim option of the same name."""
-    if isinstance(param, click.Option) and (param.is_flag or isinstance(param.type, click.types.BoolParamType)):
-        return (bool,)
-    if isinstance(param.type, (click.types.IntParamType,)):
-        return (int,)
-    if isinstance(param.type, click.types.FloatParamType):
-        return (int, float)
-    return (str, int)  # a name (level = 5 or "raid5", drive, layout, ...)
+def _expected(setting: Setting) -> Tuple[type, ...]:
+    """The TOML types a setting accepts, from its declared kind."""
+    return {"bool": (bool,), "int": (int,), "float": (int, float)}.get(setting.kind, (str, int))
 
 
-def _sim_options() -> Dict[str, click.Parameter]:
-    from raidlab.commands.sim import sim_command  # the options' one declaration
-
-    return {param.name: param for param in sim_command.params if param.name}
-
-
-def _check_setting(key: str, value: Any, param: click.Parameter, where: str) -> None:
-    expected = _expected(param)
+def _check_setting(key: str, value: Any, setting: Setting, where: str) -> None:
+    expected = _expected(setting)
     if isinstance(value, bool) != (bool in expected) or not isinstance(value, expected):
         wanted = " or ".join(_TYPE_NAMES[kind] for kind in expected)
         raise ConfigError(f"{where}: '{key}' must be {wanted}, got {_type_name(value)} {value!r:.40}")
-    if bool in expected:
+    kind = None if bool in expected else cli_type(key)
+    if kind is None:
         return
     try:
-        param.type.convert(value, param, None)
+        kind.convert(value, None, None)  # the range or choices of the sim option of the same name
     except click.BadParameter as error:
         raise ConfigError(f"{where}: '{key}': {error.message}") from None
 
 
-def _check_table(entry: Any, allowed: Iterable[str], where: str, options: Mapping[str, click.Parameter]) -> None:
+def _check_table(entry: Any, allowed: Iterable[str], where: str, options: Mapping[str, Setting]) -> None:
     if not isinstance(entry, dict):
         raise ConfigError(f"{where} must be a table, got {_type_name(entry)}")
     allowed = list(allowed)
@@ -113,7 +104,7 @@ def read_designs(path: str, settings: Iterable[str]) -> Tuple[Dict[str, Any], Li
                 close = close.replace(f"mean {name}?", f"mean {written}?")
             raise ConfigError(f"{where}: unknown table [{key}]{close}; "
                               "expected [defaults], [[design]] and [[workload]]")
-    options = {name: param for name, param in _sim_options().items() if name in settings}
+    options = {name: BY_NAME[name] for name in settings if name in BY_NAME}
     defaults = table.get("defaults", {})
     if isinstance(defaults, list):
         raise ConfigError(f"{where}: [defaults] must be one table, written [defaults], not [[defaults]]")

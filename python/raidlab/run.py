@@ -4,7 +4,8 @@ Every command that simulates (``sim``, ``compare``, ``reliability --rebuild-from
 and the Python API (:func:`raidlab.simulate`) describe a run with one :class:`RunSpec` and build
 it with one function, :func:`build_run`, from plain ``name -> value`` settings: CLI options, a
 ``[[design]]`` entry of a designs file, ``--sim-opt KEY=VALUE`` pairs or keyword arguments. So a
-setting has one name, one default and one range everywhere, declared once below.
+setting has one name, one default and one range everywhere, declared once in the core
+(:mod:`raidlab.settings`).
 
 >>> spec = build_run({"level": "raid6", "devices": 4, "drive": "null", "preset": "wal"})
 >>> spec.design.label()
@@ -13,121 +14,33 @@ setting has one name, one default and one range everywhere, declared once below.
 
 from __future__ import annotations
 
-import math
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import dataclass, replace
 from typing import Any, Dict, Mapping, Optional, Tuple
 
-from raidlab import _core
+from raidlab import _core, controllers, hosts
 from raidlab.drives import DriveSpec, resolve_drive
 from raidlab.errors import ArrayError, ConfigError
+from raidlab.settings import (DEFAULTS, DESIGN_KEYS as _DESIGN_KEYS, FLOAT_KEYS as _FLOAT_KEYS,
+                              OPTION_KEYS as _OPTION_KEYS, TIMELINE_ACTIONS, convert as _convert, declared)
 from raidlab.stacked import check_counts, is_stacked
 from raidlab.workload import Workload
 from raidlab.workload.units import is_decimal
 
 #: Setting names that choose the workload (exactly one, or none for an idle array).
 WORKLOAD_KEYS = ("fio", "sysbench", "preset")
-from raidlab.controllers import NAMES as CONTROLLERS  # md, hw and the presets (raidlab controllers)
-from raidlab.hosts import NAMES as HOSTS  # issue 24: instance presets (raidlab hosts)
-SCHEDULERS = ("none", "mq-deadline", "cfq")
 
 
-def _setting(default: Any, doc: str, low: Optional[float] = None, high: Optional[float] = None,
-             choices: Tuple[str, ...] = ()) -> Any:
-    """A setting's one declaration: default, range (or choices) and meaning."""
-    return field(default=default, metadata={"doc": doc, "low": low, "high": high, "choices": choices})
-
-
-@dataclass(frozen=True)
+@declared("design")
 class Design:
-    """The array and everything below the host: what a design in ``compare`` varies."""
-
-    level: str = _setting("5", "RAID level: 0, 1, 4, 5, 6, 10 (also raid5, mirror, stripe, ...)")
-    devices: int = _setting(6, "Members in the array", 1, 64)
-    layout: Optional[str] = _setting(None, "mdadm layout name (None: mdadm's default)")
-    chunk_kib: int = _setting(_core.DEFAULT_CHUNK_KIB, "Chunk size in KiB, a power of two (mdadm "
-                              "DEFAULT_CHUNK since 3.1, declared by the core)", 4, 1 << 20)
-    drive: Any = _setting("cheetah-10k7", "Drive model: a preset, a drive FILE.toml, a DiskSim "
-                                          "NAME.parv/.diskspecs, or a drive dict")
-    controller: str = _setting("md", "Linux md, the generic hardware RAID controller (hw), a controller "
-                                     "preset (raidlab controllers) or a controller FILE.toml", choices=CONTROLLERS)
-    cache_mib: int = _setting(256, "Hardware controller cache, MiB", 0, 1 << 20)
-    bbu: bool = _setting(True, "Hardware controller cache is battery-backed (write-back)")
-    read_ahead: bool = _setting(False, "Hardware controller read-ahead")
-    scheduler: str = _setting("mq-deadline", "I/O scheduler on each member", choices=SCHEDULERS)
-    stripe_cache_size: int = _setting(256, "md raid5/6 stripe_cache_size, 4 KiB rows (md NR_STRIPES)",
-                                      17, 32768)
-    rmw_level: int = _setting(1, "md rmw_level: 0 never read-modify-write, 1 when cheaper, 2 also on ties",
-                              0, 2)
-    group_thread_cnt: int = _setting(0, "md group_thread_cnt: worker threads handling stripe heads beside "
-                                        "raid5d (raises raid5d's CPU ceiling)", 0, 8192)
-    skip_copy: bool = _setting(False, "md skip_copy: written pages are not copied into the stripe cache")
-    preread_bypass_threshold: int = _setting(1, "md preread_bypass_threshold: full-stripe writes that may pass "
-                                                "a head waiting to pre-read (0 to stripe_cache_size)", 0, 32768)
-    nr_requests: int = _setting(128, "Block-layer queue size (BLKDEV_DEFAULT_RQ): requests queued and at the driver, "
-                                     "per member under md, on the logical drive behind a controller", 1, 65536)
-    max_sectors_kb: int = _setting(1280, "Largest merged request per member, KiB (BLK_DEF_MAX_SECTORS)",
-                                   4, 1 << 20)
-    speed_limit_min: int = _setting(1000, "md speed_limit_min, KiB/s per device", 1, 10**9)
-    speed_limit_max: int = _setting(200000, "md speed_limit_max, KiB/s per device", 1, 10**9)
-    rebuild_priority: int = _setting(30, "Hardware controller rebuild rate: percent of drive time "
-                                         "under load", 1, 100)
-    # The host's page cache (buffered I/O: fio direct=0, sysbench without O_DIRECT). The vm
-    # sysctls' defaults are the kernel's (mm/page-writeback.c: vm_dirty_ratio 20,
-    # dirty_background_ratio 10, dirty_expire_interval 30 s, dirty_writeback_interval 5 s).
-    ram_gib: float = _setting(64.0, "Host RAM the page cache may use, GiB: Linux's dirtyable memory (free plus "
-                                    "file pages), the installed RAM less what the kernel and processes hold, "
-                                    "e.g. a database's shared buffers (default: a typical database/storage "
-                                    "server, 2 sockets x 4 channels x 8 GiB DIMMs; set your own)", 0.015625, 1 << 20)
-    dirty_ratio: int = _setting(20, "vm.dirty_ratio: writers wait above this percent of that memory dirty", 1, 100)
-    dirty_background_ratio: int = _setting(10, "vm.dirty_background_ratio: background writeback starts above "
-                                               "this percent of that memory dirty", 0, 100)
-    dirty_expire_centisecs: int = _setting(3000, "vm.dirty_expire_centisecs: dirty data older than this is "
-                                                 "written back by the periodic flush", 1, 10**7)
-    dirty_writeback_centisecs: int = _setting(500, "vm.dirty_writeback_centisecs: the flusher's period", 1, 10**7)
-    read_ahead_kb: int = _setting(0, "read_ahead_kb of the array (0: the kernel's: 128 KiB, md raid4/5/6 and "
-                                     "raid10 at least two full stripes)", 0, 1 << 20)
-
-    # ---- issue 20: queues below the scheduler, the drives' write cache, controller parameters ----
-    drive_queue_depth: int = _setting(0, "Commands each drive accepts, TCQ/NCQ (0: the drive model's own, "
-                                         "or the controller preset's)", 0, 65536)
-    drive_write_cache: str = _setting("default", "The drives' write caches: on, off, or default (off behind a "
-                                                 "hardware controller, the drive's own under md)",
-                                      choices=("default", "on", "off"))
-    controller_opts: Tuple[Tuple[str, Any], ...] = _setting((), "Controller parameters over the preset's "
-                                                                "(KEY=VALUE; raidlab controllers --params)")
-
-    # ---- issue 24: the host's (cloud instance's) limits on its volumes; the BBU learn policy ----
-    host: Optional[str] = _setting(None, "Host/instance preset whose EBS IOPS and bandwidth (baseline, burst) "
-                                         "cap the sum of its volume members (raidlab hosts; None: no host limit)",
-                                   choices=HOSTS)
-    host_credits_pct: float = _setting(100.0, "The host's EBS burst credits at the start, % of its buckets "
-                                              "(CloudWatch EBSIOBalance%; 0: it has burst already today)", 0.0, 100.0)
-    bbu_learn_policy: str = _setting("default", "The controller's write policy during a BBU learn cycle: "
-                                                "write-through (LSI/Dell PERC default), write-back, or default "
-                                                "(the controller's bbu_learn_policy)",
-                                     choices=("default", "write-through", "write-back"))
-    # ---- issue 24 §2: stacked arrays (--level 1+0, 5+0, 6+0, 0+1: md arrays over md arrays) ----
-    # --layout and --chunk-kib are the inner arrays'; the outer raid0 has its own chunk.
-    inner_devices: int = _setting(0, "Members of each inner array of a stacked level (0: raid1 pairs for 1+0, "
-                                     "two inner arrays for 5+0, 6+0 and 0+1)", 0, 64)
-    outer_chunk_kib: int = _setting(_core.DEFAULT_CHUNK_KIB, "Chunk of the outer raid0 of a stacked level "
-                                                             "(1+0, 5+0, 6+0), KiB, a power of two", 4, 1 << 20)
-    # ---- issue 19 (orderings): members that are a partition at the start of each drive ----
-    # Published md benchmarks often build the array on a small partition (ilsistemista.net's
-    # raid10 layouts: 100 GiB of 1 TB drives; helmundwalter.de's raid5 vs raid10: 30 GB of 16 TB),
-    # which bounds the seeks between a far layout's two copies (md(4): far copies sit half a
-    # member further on).
-    partition_gib: float = _setting(0.0, "Members are a partition of this size at the start of each drive, "
-                                         "GiB (0: the whole drive)", 0.0, float(1 << 24))
+    """The array and everything below the host: what a design in ``compare`` varies. Its fields
+    are the run settings the core declares with scope "design" (:mod:`raidlab.settings`)."""
 
     def controller_values(self) -> Tuple[str, Dict[str, Any]]:
         """(kind, every controller parameter): the preset or file, then ``controller_opts``, then
         the legacy --cache-mib/--bbu/--rebuild-priority where they differ from the generic default."""
-        from raidlab import controllers
-
         kind, values = controllers.resolve(self.controller, dict(self.controller_opts))
         for name, key in (("cache_mib", "cache_mib"), ("bbu", "bbu"), ("rebuild_priority", "rebuild_rate_pct")):
-            if getattr(self, name) != DESIGN_DEFAULTS[name]:
+            if getattr(self, name) != DEFAULTS[name]:
                 values[key] = getattr(self, name)
         if self.drive_write_cache != "default":
             values["drive_write_cache"] = self.drive_write_cache
@@ -151,7 +64,7 @@ class Design:
     def label(self) -> str:
         """"raid5 x6 default layout, chunk 512 KiB, cheetah-10k7, md, mq-deadline"."""
         stack = ""
-        if not is_decimal(str(self.level)):  # issue 24 §2: "raid5+0 x8 (inner arrays of 4) ..."
+        if not is_decimal(str(self.level)):  # a stack: "raid5+0 x8 (inner arrays of 4) ..."
             inner = f"inner arrays of {self.inner_devices}" if self.inner_devices else "default inner arrays"
             stack = f" ({inner}, outer chunk {self.outer_chunk_kib} KiB)"
         return (f"raid{self.level} x{self.devices}{stack} {self.layout or 'default layout'}, chunk {self.chunk_kib} KiB, "
@@ -168,198 +81,15 @@ class Design:
         return min(whole, partition_bytes(self.partition_gib)) if self.partition_gib else whole
 
 
-@dataclass(frozen=True)
+
+@declared("options")
 class Options:
-    """How the run goes: seed, bounds, and the failures it plays out."""
-
-    seed: int = _setting(1, "Seed of the run: same inputs and seed give identical output", 0, 2**64 - 1)
-    runtime_s: Optional[float] = _setting(None, "Overrides the workload's own run time, s", 0.001,
-                                          _core.MAX_SIM_TIME_S)
-    max_time_s: float = _setting(3600.0, "Bound on simulated time, s", 0.001, _core.MAX_SIM_TIME_S)
-    max_events: int = _setting(2_000_000_000, "Bound on simulated events", 1, 2**63 - 1)
-    failed: Tuple[int, ...] = _setting((), "Members failed from the start (indices from 0)")
-    timeline: Tuple[Dict[str, Any], ...] = _setting((), "Scripted failures and replacements")
-    spare: bool = _setting(False, "A hot spare: rebuild starts as soon as a member fails")
-    rebuild_start_pct: float = _setting(0.0, "Where in the member a rebuild starts, % (the part below counts "
-                                        "as rebuilt): the rebuild's rate at inner, slower zones", 0.0, 99.9)
-    # ---- issue 24 ----
-    bbu_learn: Optional[Tuple[float, float]] = _setting(None, "A BBU learn cycle START+DURATION, seconds (e.g. "
-                                                              "30+60): a hardware controller with a battery-"
-                                                              "backed cache runs its learn policy meanwhile")
-
-    # ---- issue 24 §3: drives that misbehave in arrays ----
-    command_timeout_s: float = _setting(30.0, "The host's command timeout per member, s: a drive still recovering "
-                                              "a sector then is dropped (Linux SCSI default 30 s, "
-                                              "/sys/block/sdX/device/timeout; 0: none)", 0.0, 1e6)
-
-    # ---- latency percentiles over the steady state ----
-    latency_by_second: bool = _setting(False, "Keep each second's read and write latency distributions, so that "
-                                              "the report's steady_state section gives latency percentiles over "
-                                              "the steady state too (compare and plan set it; a few KiB a job and second)")
+    """How the run goes: seed, bounds, and the failures it plays out. Its fields are the run
+    settings the core declares with scope "options" (:mod:`raidlab.settings`)."""
 
 
-#: Settings whose values are (finite) real numbers; the rest are whole numbers, names or flags.
-_FLOAT_KEYS = ("runtime_s", "max_time_s", "rebuild_start_pct", "ram_gib", "host_credits_pct", "partition_gib", "command_timeout_s")
-#: Every setting's default, by name (for CLI options and docs).
-DEFAULTS: Dict[str, Any] = {f.name: f.default for cls in (Design, Options) for f in fields(cls)}
-DESIGN_DEFAULTS = DEFAULTS
-_DESIGN_KEYS = tuple(f.name for f in fields(Design))
-_OPTION_KEYS = tuple(f.name for f in fields(Options))
+#: Every setting's name: the design's, the options', then the workload's.
 KNOWN_KEYS = _DESIGN_KEYS + _OPTION_KEYS + WORKLOAD_KEYS
-
-
-def cli_type(name: str) -> Any:
-    """The click type of setting ``name``'s option, from its declaration (range or choices)."""
-    import click
-
-    meta = next(f for cls in (Design, Options) for f in fields(cls) if f.name == name).metadata
-    if meta["choices"]:
-        return click.Choice(list(meta["choices"]))
-    if name in _FLOAT_KEYS:
-        from raidlab.commands.numbers import finite
-
-        return finite(meta["low"], meta["high"])
-    from raidlab.commands.numbers import whole
-
-    return whole(meta["low"], meta["high"])
-
-
-def _convert(name: str, value: Any, where: str) -> Any:
-    """``value`` checked against the declaration of setting ``name`` (a CLI option, a TOML value
-    or a ``--sim-opt`` text all arrive here)."""
-    spec = next(f for cls in (Design, Options) for f in fields(cls) if f.name == name)
-    meta, default = spec.metadata, spec.default
-    if name == "controller" and str(value).endswith(".toml"):
-        return str(value)
-    if name == "controller":
-        if str(value) not in meta["choices"]:
-            raise ConfigError(f"{where}controller {value!r}: expected one of {', '.join(meta['choices'])} "
-                              "or a controller FILE.toml")
-        return str(value)
-    if name == "controller_opts":
-        return _controller_opts(value, where)
-    if isinstance(default, bool):
-        return _boolean(name, value, where)
-    if meta["choices"]:
-        if str(value) not in meta["choices"]:
-            raise ConfigError(f"{where}{name} {value!r}: expected one of {', '.join(meta['choices'])}")
-        return str(value)
-    if name == "layout":
-        if not isinstance(value, str):
-            raise ConfigError(f"{where}layout={value!r} is not a layout name")
-        return value
-    if name == "failed":
-        return _members(value, where)
-    if name == "timeline":
-        return _timeline(value, where)
-    if name == "bbu_learn":
-        return _bbu_learn(value, where)
-    if name in _FLOAT_KEYS:
-        number = _number(name, value, where, float)
-    elif isinstance(default, int):
-        number = _number(name, value, where, int)
-    else:
-        return value
-    if not meta["low"] <= number <= meta["high"]:
-        raise ConfigError(f"{where}{name}={value!r} is out of range {meta['low']}..{meta['high']}")
-    return number
-
-
-def _controller_opts(value: Any, where: str) -> Tuple[Tuple[str, Any], ...]:
-    """Controller parameters: a mapping, or KEY=VALUE texts; each checked by its declaration."""
-    from raidlab import controllers
-
-    if isinstance(value, Mapping):
-        pairs = list(value.items())
-    elif not isinstance(value, (str, list, tuple)):
-        raise ConfigError(f"{where}controller_opts={value!r:.40}: expected KEY=VALUE texts or a table")
-    else:
-        items = [value] if isinstance(value, str) else list(value)
-        pairs = []
-        for item in items:
-            if isinstance(item, (tuple, list)) and len(item) == 2:
-                pairs.append(tuple(item))
-                continue
-            key, sep, text = str(item).partition("=")
-            if not sep:
-                raise ConfigError(f"{where}--controller-opt {item!r}: expected KEY=VALUE")
-            pairs.append((key.strip(), text.strip()))
-    return tuple((str(k), controllers.check_value(str(k), v, where)) for k, v in pairs)
-
-
-def _number(name: str, value: Any, where: str, kind: type) -> Any:
-    from raidlab.commands.numbers import real_text, whole_text
-
-    if isinstance(value, str):  # text (a --sim-opt value): ASCII decimal only, as on the CLI
-        exact = whole_text(value) if kind is int else None
-        if exact is not None:
-            return exact  # exact, even past float precision (seeds)
-        number = real_text(value)
-        number = math.nan if number is None else number
-    else:
-        try:
-            number = float(value) if not isinstance(value, bool) else math.nan
-        except (TypeError, ValueError, OverflowError):
-            number = math.nan
-    if not math.isfinite(number) or (kind is int and number != int(number)):
-        what = "a whole number" if kind is int else "a finite number"
-        raise ConfigError(f"{where}{name}={value!r} is not {what}")
-    return int(value) if kind is int and isinstance(value, int) else kind(number)
-
-
-def _members(value: Any, where: str) -> Tuple[int, ...]:
-    """Member indices: a list of whole numbers, or their text "0,2"."""
-    items = value.split(",") if isinstance(value, str) else value
-    try:
-        members = tuple(_number("failed", item, where, int) for item in items)
-    except TypeError:
-        members = (-1,)
-    if any(m < 0 for m in members):
-        raise ConfigError(f"{where}failed={value!r} is not a list of member indices (from 0)")
-    twice = sorted({m for m in members if members.count(m) > 1})
-    if twice:
-        raise ConfigError(f"{where}failed: member {twice[0]} is listed twice")
-    return members
-
-
-def _timeline(value: Any, where: str) -> Tuple[Dict[str, Any], ...]:
-    """Scripted events: each a mapping ``{"action": "fail"|"replace"|"latent_error", "member": K,
-    "at_s": T}`` (issue 24 §3: a latent sector error under the member's next read)."""
-    if isinstance(value, (str, bytes, Mapping)) or not hasattr(value, "__iter__"):
-        raise ConfigError(f"{where}timeline must be a list of events, got {type(value).__name__}")
-    events = []
-    for event in value:
-        if not isinstance(event, Mapping) or set(event) != {"action", "member", "at_s"} \
-                or event["action"] not in TIMELINE_ACTIONS:
-            raise ConfigError(f"{where}timeline event {event!r:.80}: expected "
-                              "{'action': 'fail', 'replace' or 'latent_error', 'member': K, 'at_s': T}")
-        member = _number("member", event["member"], f"{where}timeline ", int)
-        at_s = _number("at_s", event["at_s"], f"{where}timeline ", float)
-        if member < 0 or at_s < 0:
-            raise ConfigError(f"{where}timeline event {event!r:.80}: member and at_s must be at least 0")
-        events.append({"action": event["action"], "member": member, "at_s": at_s})
-    return tuple(events)
-
-
-#: Longest a learn cycle may start after, or last: the simulator's bound (10^6 s).
-_LEARN_MAX_S = 1e6
-
-
-def _bbu_learn(value: Any, where: str) -> Tuple[float, float]:
-    """``START+DURATION`` in seconds (text, or a pair of numbers): when the learn cycle starts
-    and how long it lasts."""
-    if isinstance(value, (tuple, list)) and len(value) == 2:
-        parts = list(value)
-    elif isinstance(value, str) and value.count("+") == 1:
-        parts = value.split("+")
-    else:
-        raise ConfigError(f"{where}--bbu-learn {value!r:.40}: expected START+DURATION in seconds, e.g. 30+60")
-    start = _number("bbu_learn start", parts[0].strip() if isinstance(parts[0], str) else parts[0], where, float)
-    duration = _number("bbu_learn duration", parts[1].strip() if isinstance(parts[1], str) else parts[1], where, float)
-    if not (0 <= start <= _LEARN_MAX_S and 0 < duration <= _LEARN_MAX_S):
-        raise ConfigError(f"{where}--bbu-learn {value!r:.40}: START must be 0 to {_LEARN_MAX_S:g} s and DURATION "
-                          f"above 0 up to {_LEARN_MAX_S:g} s")
-    return (start, duration)
 
 
 def check_bbu_learn(design: "Design", options: "Options") -> None:
@@ -372,10 +102,6 @@ def check_bbu_learn(design: "Design", options: "Options") -> None:
                "its cache has no BBU (--bbu)" if not values["bbu"] else "it has no cache (--cache-mib 0)")
         raise ConfigError(f"--bbu-learn needs a hardware controller with a battery-backed cache; "
                           f"controller {design.controller}: {why}")
-#: What a timeline event may do (issue 24 §3 added latent_error).
-TIMELINE_ACTIONS = ("fail", "replace", "latent_error")
-
-
 def check_timeline(options: "Options") -> None:
     """Each member's scripted events must make sense in time order: a fail of a working member,
     a replace of a failed one (members in ``failed`` start failed). Without this, a replace of a
@@ -465,17 +191,6 @@ def _ends_after(rebuild: Mapping[str, Any], at_ns: int) -> bool:
     return end is None or end >= at_ns
 
 
-def _boolean(name: str, value: Any, where: str) -> bool:
-    if isinstance(value, bool):
-        return value
-    text = str(value).strip().lower()
-    if text in ("true", "yes", "on", "1"):
-        return True
-    if text in ("false", "no", "off", "0"):
-        return False
-    raise ConfigError(f"{where}{name}={value!r} is not true or false")
-
-
 def normalise_level(level: Any) -> str:
     """The level's number as text ("raid6", "6" and 6 all give "6"): the one place level names
     are read (the core's parser, which knows mdadm's names). A stacked level gives its name
@@ -497,8 +212,6 @@ class RunSpec:
 
     def config(self) -> Dict[str, Any]:
         """The core's configuration dict (also recorded in every report)."""
-        from raidlab import controllers, hosts
-
         d, o = self.design, self.options
         kind, values = d.controller_values()
         workload = (self.workload.to_dict() if self.workload is not None
@@ -506,10 +219,8 @@ class RunSpec:
         return {
             "seed": int(o.seed),
             "array": {"level": d.level, "layout": d.layout, "devices": d.devices, "chunk_kib": d.chunk_kib,
-                      # issue 24 §2: a stacked level's inner arrays and outer chunk (only then, so
-                      # every other run's recorded configuration stays as it was).
                       "partition_bytes": partition_bytes(d.partition_gib),
-                      # issue 24 §2: a stacked level's inner arrays and outer chunk (only then, so
+                      # A stacked level's inner arrays and outer chunk (only then, so
                       # every other run's recorded configuration stays as it was).
                       **({"inner_devices": d.inner_devices, "outer_chunk_kib": d.outer_chunk_kib}
                          if not is_decimal(str(d.level)) else {})},
@@ -542,7 +253,7 @@ class RunSpec:
         }
 
     def bbu_learn_params(self) -> Dict[str, Any]:
-        """The learn cycle's start and duration as the controller's glue reads them (issue 24)."""
+        """The learn cycle's start and duration as the controller's glue reads them."""
         if self.options.bbu_learn is None:
             return {}
         start_s, duration_s = self.options.bbu_learn
@@ -604,7 +315,7 @@ def _checked(settings: Mapping[str, Any], keys: Tuple[str, ...], where: str) -> 
 
 
 def _check_stack_options(given: Mapping[str, Any], where: str) -> None:
-    """--inner-devices and --outer-chunk-kib belong to stacked levels (issue 24 §2)."""
+    """--inner-devices and --outer-chunk-kib belong to stacked levels."""
     if not is_decimal(str(given.get("level", DEFAULTS["level"]))):
         return
     for name in ("inner_devices", "outer_chunk_kib"):
@@ -663,5 +374,15 @@ def build_run(settings: Mapping[str, Any], *, workload: Optional[Workload] = Non
     return RunSpec(design, workload, options)
 
 
-__all__ = ["Design", "Options", "RunSpec", "DEFAULTS", "KNOWN_KEYS", "build_design", "build_run", "cli_type", "normalise_level",
+def __getattr__(name: str) -> Any:
+    """TEMPORARY, until stacked.py and commands/reliability.py import it from raidlab.cli_types:
+    ``cli_type`` lives there now (it needs click, which this module does not load)."""
+    if name == "cli_type":
+        from raidlab.cli_types import cli_type
+
+        return cli_type
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+__all__ = ["Design", "Options", "RunSpec", "DEFAULTS", "KNOWN_KEYS", "build_design", "build_run", "normalise_level",
            "resolve_drive", "DriveSpec"]

@@ -22,7 +22,7 @@ from raidlab import _core, frames, inputs
 from raidlab.drives import drive_table
 from raidlab.errors import ConfigError
 from raidlab.array import MAX_DEVICES
-from raidlab.commands.numbers import real_text, whole_text
+from raidlab.numeric import real_text, whole_text
 from raidlab.report import fio_json
 from raidlab.report.describe import run_label
 from raidlab.report.rows import job_rows

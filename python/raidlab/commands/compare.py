@@ -11,9 +11,10 @@ from typing import Optional
 
 import click
 
+from raidlab.cli_types import setting_option
 from raidlab.commands import write_output
 from raidlab.outputs import COMPARE_CSV_COLUMNS, writes_files
-from raidlab.commands.numbers import finite, whole
+from raidlab.commands.numbers import whole
 from raidlab import _core
 from raidlab import notes as run_notes
 from raidlab.compare import STATES, Case, classic, compare, load_designs, verdicts
@@ -92,8 +93,8 @@ def _emit_notes(rows) -> None:
 @click.option("--preset", metavar="NAME", help="Compare on a workload preset instead.")
 @click.option("--states", default=",".join(STATES), show_default=True,
               help="Array states to run: optimal, degraded (one member failed), rebuilding.")
-@click.option("--runtime-s", type=finite(0.01, 1e5), help="Override each workload's run time.")
-@click.option("--seed", type=whole(0, 2**64 - 1), default=1, show_default=True)
+@setting_option("runtime_s", low=0.01, high=1e5, help="Override each workload's run time.")
+@setting_option("seed", help=None)
 @click.option("--json", "json_out", metavar="OUT", help="Write every run's fio-shaped JSON (- for stdout).")
 @click.option("--csv", "csv_out", metavar="OUT", help="Write the table as CSV (- for stdout).")
 @click.option("--html", "html_out", metavar="OUT", help="Write a self-contained HTML report with charts.")

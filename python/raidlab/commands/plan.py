@@ -9,6 +9,7 @@ from typing import List, Optional
 
 import click
 
+from raidlab.cli_types import setting_option
 from raidlab.commands import progress, write_output
 from raidlab.commands.numbers import finite, whole
 from raidlab.commands.progress import ProgressBar
@@ -18,9 +19,7 @@ from raidlab.planner import setup as setup_mod
 from raidlab.planner.candidates import (DEFAULT_CHUNKS_KIB, DEFAULT_LEVELS, DEFAULT_MAX_DRIVES,
                                         DEFAULT_RAID10_LAYOUTS)
 from raidlab.planner.rank import Evaluated, money
-from raidlab.planner.runbook import MD_SPEED_LIMIT_MAX_KIB_S, MD_SPEED_LIMIT_MIN_KIB_S
 from raidlab.report import table
-from raidlab.run import DEFAULTS, cli_type
 from raidlab.sim import FIO_FORMS, resolve_workload
 from raidlab.units import format_probability
 from raidlab.workload.units import is_decimal
@@ -152,24 +151,20 @@ def render_text(result: PlanResult, top: int) -> str:
               help="Target: most acceptable probability of data loss over --mission-years.")
 @click.option("--mission-years", type=finite(0, 100, low_open=True), default=5.0, show_default=True,
               help="Mission time for --durability.")
-@click.option("--speed-limit-min", type=whole(1, 10**9), default=MD_SPEED_LIMIT_MIN_KIB_S,
-              show_default=True, help="md speed_limit_min, KiB/s per device: the simulated rebuilds run "
-              "under it and the setup sets it (under load md rebuilds at about this rate).")
-@click.option("--speed-limit-max", type=whole(1, 10**9), default=MD_SPEED_LIMIT_MAX_KIB_S,
-              show_default=True, help="md speed_limit_max, KiB/s per device (an idle rebuild's ceiling).")
+@setting_option("speed_limit_min", help="md speed_limit_min, KiB/s per device: the simulated rebuilds run "
+                "under it and the setup sets it (under load md rebuilds at about this rate).")
+@setting_option("speed_limit_max", help="md speed_limit_max, KiB/s per device (an idle rebuild's ceiling).")
 @click.option("--sim-seconds", type=finite(0.01, 600),
               help="Simulated seconds per scenario [default: 2 for disks, 0.25 SATA SSD, 0.1 NVMe; rebuilds run at least 30, 5 and 1].")
 @click.option("--extra", type=whole(0, 16), default=1, show_default=True,
               help="Device counts simulated past each family's first design that meets the targets.")
-@click.option("--seed", type=whole(0, 2**64 - 1), default=1, show_default=True,
-              help="Seed of every simulation: same inputs and seed give the same plan.")
+@setting_option("seed", help="Seed of every simulation: same inputs and seed give the same plan.")
 @click.option("--jobs", type=whole(1, 256), default=None,
               help="Simulations run in parallel [default: the number of CPUs]. Does not change the answer.")
 @ray_option
 @click.option("--top", type=whole(1, 1000), default=12, show_default=True,
               help="Pareto designs shown in the text table.")
-@click.option("--host", type=cli_type("host"), default=DEFAULTS["host"], metavar="NAME",
-              help="Host/instance preset whose EBS limits cap cloud volume members (raidlab hosts).")
+@setting_option("host", help="Host/instance preset whose EBS limits cap cloud volume members (raidlab hosts).")
 @click.option("--html", "html_out", metavar="OUT", help="Write a self-contained HTML report with the Pareto front.")
 @click.option("--png", "png_dir", metavar="DIR", help="Write the Pareto front as a PNG into DIR (matplotlib).")
 @click.option("--json", "json_out", is_flag=False, flag_value="-", default=None, metavar="[OUT]",

@@ -20,6 +20,7 @@ from raidlab import _core
 from raidlab.array import MAX_DEVICES, Array
 from raidlab.errors import ConfigError
 from raidlab.drives import preset_table, resolve_drive
+from raidlab.numeric import real_text
 
 #: Levels the planner considers unless told otherwise. raid0 only when asked (no redundancy).
 DEFAULT_LEVELS = (1, 5, 6, 10)
@@ -64,8 +65,6 @@ def _split_price(text: str) -> Tuple[str, Optional[float]]:
     name, sep, tail = text.rpartition(":")
     if not sep:
         return text, None
-    from raidlab.commands.numbers import real_text
-
     price = real_text(tail)
     if price is None:
         return text, None
