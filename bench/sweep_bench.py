@@ -1,4 +1,4 @@
-"""Sweep throughput (issue 23): points per second for 10-second points on local processes and on
+"""Sweep throughput: points per second for 10-second points on local processes and on
 Ray, Ray's overhead per point, and a real 1,000-point sweep.
 
     PYTHONPATH=python python3 bench/sweep_bench.py [--ray] [--thousand]
