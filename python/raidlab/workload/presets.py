@@ -1,15 +1,14 @@
 """Named database workloads, each written as the fio job a DBA would run for it.
 
-Sources: ../shared/research/planning-alignment.md §6 ("What DBAs need: engine facts and workload
-presets"), whose preset table gives I/O size, pattern, read share, sync behaviour and queue depth
-per workload and says each "maps 1:1 to a fio job (``rw=randrw rwmixread=70 bs=8k iodepth=16
-direct=1``; WAL: ``rw=write bs=8k fdatasync=1 iodepth=1``)". The run length, 60 s time based,
-is bench-fio's default runtime (benchmark-tools.md §3). Page sizes are engine facts; the mixes
-and depths are planning assumptions (the research says so), stated per preset below.
+Each preset gives an I/O size, pattern, read share, sync behaviour and queue depth, and is one
+fio job (e.g. ``rw=randrw rwmixread=70 bs=8k iodepth=16 direct=1``; a WAL: ``rw=write bs=8k
+fdatasync=1 iodepth=1``). The run length, 60 s time based, is bench-fio's default runtime
+(louwrentius/fio-plot, ``bench_fio`` ``--runtime``). Page sizes are engine facts, cited per preset;
+the mixes and depths are planning assumptions, stated per preset below.
 
 Concurrency is spelled as threads × depth 1 for the OLTP presets: a database session waits for
-its own page read, so 16 sessions keep 16 I/Os in flight — the middle of the research's QD 8–32
-range — and fio's default psync engine runs exactly that.
+its own page read, so 16 sessions keep 16 I/Os in flight — the middle of an OLTP queue depth of
+8–32 — and fio's default psync engine runs exactly that.
 """
 
 from __future__ import annotations
@@ -22,9 +21,9 @@ from raidlab.workload.spec import Workload, WorkloadError
 __all__ = ["PRESETS", "preset", "preset_fio_text"]
 
 _JOBS: Dict[str, str] = {
-    # InnoDB: 16 KiB pages (innodb_page_size; MySQL refman, planning-alignment §6); O_DIRECT is
-    # the usual recommendation and MariaDB's default (MDEV-24854, §6); 70/30 random read/write
-    # (the §6 preset table, after the Gerasimatos 70/30 example, TPC-C-like); QD 8–32 → 16 × 1.
+    # InnoDB: 16 KiB pages (innodb_page_size's default; MySQL reference manual); O_DIRECT is
+    # the usual recommendation and MariaDB's default (MDEV-24854); 70/30 random read/write (an
+    # assumption, TPC-C-like); QD 8–32 → 16 × 1.
     # Not modelled: the doublewrite buffer's sequential stream and checkpoint fsyncs.
     "oltp-innodb": """\
 [oltp-innodb]
@@ -37,9 +36,9 @@ direct=1
 runtime=60
 time_based
 """,
-    # PostgreSQL: 8 KiB pages (BLCKSZ, §6); random 70/30 as above; QD 8–32 → 16 × 1. PostgreSQL
+    # PostgreSQL: 8 KiB pages (BLCKSZ; PostgreSQL docs, "Database Page Layout"); random 70/30 as above; QD 8–32 → 16 × 1. PostgreSQL
     # itself reads and writes data files through the page cache and fsyncs at checkpoints;
-    # direct=1 (as in the §6 fio mapping) stands for "every I/O reaches the array".
+    # direct=1 stands for "every I/O reaches the array".
     "oltp-postgres": """\
 [oltp-postgres]
 rw=randrw
@@ -53,8 +52,8 @@ time_based
 """,
     # WAL / redo: sequential appends, 0 % reads, fdatasync after every commit (fdatasync is
     # PostgreSQL's default wal_sync_method on Linux; InnoDB fsyncs its redo log per commit with
-    # innodb_flush_log_at_trx_commit=1), QD 1, latency bound (§6). 8 KiB = PostgreSQL's WAL
-    # block; the research's fio line: rw=write bs=8k fdatasync=1 iodepth=1.
+    # innodb_flush_log_at_trx_commit=1), QD 1, latency bound. 8 KiB = PostgreSQL's WAL
+    # block (XLOG_BLCKSZ); as fio: rw=write bs=8k fdatasync=1 iodepth=1.
     "wal": """\
 [wal]
 rw=write
@@ -65,7 +64,7 @@ runtime=60
 time_based
 """,
     # Backup / sequential scan: 256 KiB–1 MiB sequential reads, 100 % read, no syncs, QD 2–8
-    # (§6); full-stripe friendly. 1 MiB at QD 4 through libaio with O_DIRECT.
+    # (an assumption); full-stripe friendly. 1 MiB at QD 4 through libaio with O_DIRECT.
     "backup-scan": """\
 [backup-scan]
 rw=read

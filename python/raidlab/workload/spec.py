@@ -11,7 +11,8 @@ from. :meth:`Workload.to_dict` gives the exact plain-data shape the Rust glue re
                "invalidate"}, ...],
      "source": {"tool": "fio" | "sysbench" | "preset", "text": ...}}
 
-What each field means to the simulator (facts from ../shared/research/benchmark-tools.md):
+What each field means to the simulator (facts from fio-3.33's HOWTO.rst and sysbench 1.0.20's
+``src/tests/fileio/sb_fileio.c``):
 
 - ``threads`` independent issuers (fio ``numjobs`` clones, sysbench ``--threads``), each keeping
   up to ``iodepth`` I/Os in flight.
@@ -22,11 +23,11 @@ What each field means to the simulator (facts from ../shared/research/benchmark-
 - The I/O region is ``[offset_bytes, offset_bytes + size_bytes)`` of the target; ``size_bytes``
   0 means "to the end of the target". ``files`` > 1 splits the region into that many equal
   files laid end to end (sysbench ``--file-num``); random offsets are drawn over the whole
-  region and rounded down to ``block_align_bytes`` (sysbench §1.3), and a request never crosses
+  region and rounded down to ``block_align_bytes`` (sysbench ``file_get_rnd_request``), and a request never crosses
   the end of a file (it is clipped, as sysbench does).
 - ``sequential_cursor``: ``per_thread`` means each thread walks the region from its start on
   its own (fio: each clone has its own position, kept per direction); ``shared`` means one
-  cursor, shared by all threads, walks file 0 .. N-1 and wraps (sysbench §1.3).
+  cursor, shared by all threads, walks file 0 .. N-1 and wraps (sysbench ``file_get_seq_request``).
 - ``distribution``: how random offsets are spread (fio ``random_distribution``).
 - ``rate_iops``: per-thread cap on data I/Os per second, 0 = closed loop; ``arrival`` is fio's
   ``rate_process`` (``linear``: evenly spaced; ``poisson``: exponential gaps).
@@ -73,7 +74,8 @@ ARRIVALS = ("linear", "poisson")
 FSYNC_KINDS = ("fsync", "fdatasync")
 FSYNC_SCOPES = ("thread", "all_files")
 TOOLS = ("fio", "sysbench", "preset")
-#: Job fields of fio's stream options (issue 22): optional in dicts, written only when set.
+#: Job fields of fio's options beyond the core set: optional in dicts, written only when set, so
+#: a job without them has the same plain-data shape as before they existed.
 STREAM_FIELDS = ("start_delay_ns", "group", "think_ns", "think_blocks", "rate_bytes_per_s", "loops",
                  "offset_increment_bytes", "iodepth_low", "size_percent", "verify", "seq_skip_bytes",
                  "zone_bytes", "zone_skip_bytes", "zones", "zones_absolute", "zbd_zone_bytes",
@@ -252,12 +254,12 @@ class Job:
     io_bytes: int = 0
     direct: bool = False
     block_align_bytes: int = 0  # 0 here means "the smallest block size"; stored resolved
-    # issue 20: fio ss/ss_dur/ss_ramp as (metric, limit, percent, duration_ns, ramp_ns), or None
+    # fio's ss/ss_dur/ss_ramp as (metric, limit, percent, duration_ns, ramp_ns), or None
     steady_state: Optional[Tuple[str, float, bool, int, int]] = None
     # Buffered jobs (direct False): whether the file's cached pages are dropped first (fio
     # invalidate=1, its default) or kept (invalidate=0: the run starts with them cached).
     invalidate: bool = True
-    # -- fio options that shape the stream (issue 22; the core's sim/workload.rs documents each).
+    # -- fio options that shape the stream (the core's sim/workload.rs documents each).
     # Defaults change nothing; to_dict() writes them only when set, so older dicts stay valid.
     start_delay_ns: int = 0
     group: int = 0
@@ -408,7 +410,7 @@ class Job:
             "io_bytes": self.io_bytes,
             "direct": self.direct,
             "block_align_bytes": self.block_align_bytes,
-            # issue 20: only with fio's ss (the shape without it is unchanged)
+            # only with fio's ss (the shape without it is unchanged)
             **({} if self.steady_state is None else {"steady_state": dict(
                 zip(("metric", "limit", "percent", "duration_ns", "ramp_ns"), self.steady_state))}),
             "invalidate": self.invalidate,
@@ -544,7 +546,7 @@ class Workload:
     text: str
     notes: Tuple[str, ...] = field(default=(), compare=False)
     #: fio reporting groups (``new_group``/``stonewall`` start one) and ``group_reporting`` per
-    #: job, for the report only (issue 22); empty for other tools.
+    #: job, for the report only; empty for other tools.
     report_groups: Tuple[int, ...] = field(default=(), compare=False)
     group_reporting: Tuple[bool, ...] = field(default=(), compare=False)
     #: Each job's own options and the [global] ones, as written (fio's "job options" and

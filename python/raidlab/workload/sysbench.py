@@ -1,8 +1,7 @@
 """sysbench fileio options → :class:`~raidlab.workload.spec.Workload`.
 
 Read as sysbench 1.0.20 (Debian bookworm's version) reads them; sources: akopytov/sysbench tag
-1.0.20 ``src/tests/fileio/sb_fileio.c``, ``src/sysbench.c``, ``src/sb_options.c``; research:
-../shared/research/benchmark-tools.md §1.
+1.0.20 ``src/tests/fileio/sb_fileio.c``, ``src/sysbench.c``, ``src/sb_options.c``.
 
 Accepted forms: a bare option string (``--file-test-mode=rndrw --threads=16``), or a whole
 command line (``sysbench fileio --file-test-mode=rndrw run``, or the 0.4 form
@@ -14,12 +13,12 @@ A command in sysbench 0.4's spelling (``--test=fileio``, or ``--num-threads``/``
 ``--max-time`` without any of 1.0's ``--threads``/``--events``/``--time``) is read as sysbench 0.4
 ran it: 0.4's defaults, ``--max-requests=10000`` and ``--max-time=0`` (no time limit; sysbench
 0.4.12 ``sysbench/sysbench.c`` ``args[]``: ``{"max-requests", ..., "10000"}``, ``{"max-time",
-..., "0"}``), so a pasted 0.4 benchmark runs its requests to the end (issue 20). A command that
+..., "0"}``), so a pasted 0.4 benchmark runs its requests to the end. A command that
 mixes the spellings is read as 1.0.20 reads it: the 0.4 names are deprecated aliases that win
 when set (``--num-threads`` only when above 1, the others when above 0), with 1.0.20's defaults
 (``--time=10``, ``--events=0``).
 
-How the spec models a run (§1.3, ``file_get_seq_request`` / ``file_get_rnd_request``):
+How the spec models a run (``file_get_seq_request`` / ``file_get_rnd_request``):
 
 - ``--file-num`` files of ``--file-total-size / --file-num`` bytes each (integer division), laid
   end to end in the region; ``files`` = the file count.
@@ -41,7 +40,7 @@ How the spec models a run (§1.3, ``file_get_seq_request`` / ``file_get_rnd_requ
 - ``--file-io-mode=async`` keeps ``--file-async-backlog`` (128) requests in flight per thread;
   ``sync`` keeps one. ``mmap`` (page-cache copies and msync) is not modelled and refused.
 - Without ``--file-extra-flags=direct`` sysbench opens its files without O_DIRECT, so its I/O
-  goes through the host's page cache (``direct=False``; buffered, as issue 19 models it); with it,
+  goes through the host's page cache (``direct=False``; buffered, through the simulated page cache); with it,
   O_DIRECT bypasses the cache.
 - ``--time`` (10 s) → ``runtime_ns`` with ``time_based``; ``--events`` → ``total_ios`` (every
   event counts, fsyncs included); both 0 would never end and is refused.
@@ -105,7 +104,7 @@ _IGNORED: Dict[str, str] = {
     "validate": "bool",
     "forced-shutdown": "str",
     "thread-stack-size": "size",
-    "rand-type": "str",  # fileio offsets are uniform whatever it says (research §1.2)
+    "rand-type": "str",  # fileio offsets are uniform whatever it says (file_get_rnd_request in sb_fileio.c)
     "rand-seed": "int",
     "rand-spec-iter": "int",
     "rand-spec-pct": "int",
@@ -418,7 +417,7 @@ def parse_sysbench(text: Union[str, bytes, Sequence[str]]) -> Workload:
         )
     except WorkloadError as error:
         raise WorkloadError(f"sysbench {error}") from None
-    # --report-interval=N (issue 22): the per-interval lines sysbench prints (0 = none).
+    # --report-interval=N: the per-interval lines sysbench prints (0 = none).
     interval = int(values.get("report-interval") or 0)
     return Workload((job,), "sysbench", source, tuple(notes), report_interval_s=interval, percentile=percentile)
 
