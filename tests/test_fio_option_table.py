@@ -104,3 +104,13 @@ def test_kb_base_is_modelled_so_it_gets_no_note_that_it_has_no_effect():
     workload = parse_fio("[j]\nkb_base=1000\nsize=4KiB\n")
     assert workload.jobs[0].size_bytes == 4096
     assert workload.notes == ()
+
+
+def test_suggestions_come_from_the_accepted_names_of_the_table():
+    # an alias is suggested as written; a refused option never is (it is not accepted)
+    run = run_cli(["sim", "--drive", "null", "--fio", "[j]\nblocksiz=4k\n"])
+    assert run.status == 2
+    assert run.stderr_lines[0].startswith("raidlab: error: fio job file line 2: unknown option 'blocksiz' "
+                                          "(did you mean 'blocksize'")
+    run = run_cli(["sim", "--drive", "null", "--fio", "[j]\nread_iolo=x\n"])
+    assert "did you mean" not in run.stderr_lines[0]

@@ -71,7 +71,7 @@ def _refused(name: str, reason: str) -> FioOption:
 _MEM = ("malloc", "shm", "shmhuge", "mmap", "mmapshared", "mmaphuge")
 _DEPTH = v.ranged(0, 65536)
 _COUNT = v.ranged(0, MAX_INT)
-_FILES = v.ranged(1, 1_000_000)
+_ONE_TO_A_MILLION = v.ranged(1, 1_000_000)
 _FLOW = v.ranged(0, 1 << 31)
 _CHECKED = v.checked_text(0, MAX_INT)
 
@@ -130,7 +130,7 @@ _STREAM = (
     # the pause is max(thinktime, thinktime_spin): fio spins part of it and sleeps the rest
     _modelled("thinktime", v.microseconds, "think_ns"),
     _modelled("thinktime_spin", v.microseconds, "think_ns"),
-    _modelled("thinktime_blocks", _FILES, "think_blocks"),
+    _modelled("thinktime_blocks", _ONE_TO_A_MILLION, "think_blocks"),
     _modelled("rate", v.byte_rates, "rate_bytes_per_s", "read_fraction"),
     _modelled("rate_min", v.byte_rates, "notes", aliases=("ratemin",)),
     _modelled("rate_iops_min", _CHECKED, "notes"),
@@ -140,12 +140,12 @@ _STREAM = (
               aliases=("blocksize_range",)),
     _modelled("blocksize_unaligned", v.flag, "block_sizes", "block_align_bytes", aliases=("bs_unaligned",)),
     _modelled("offset_increment", v.offset_increment, "offset_increment_bytes"),
-    _modelled("loops", _FILES, "loops"),
-    _modelled("nrfiles", _FILES, "files", aliases=("nr_files",)),
+    _modelled("loops", _ONE_TO_A_MILLION, "loops"),
+    _modelled("nrfiles", _ONE_TO_A_MILLION, "files", aliases=("nr_files",)),
     _modelled("filesize", v.filesize, "size_bytes"),
     _modelled("file_service_type", v.file_service_type, "file_service", "file_service_ios", aliases=("file_service",),
               values=("random", "zipf", "pareto", "normal", "gauss", "roundrobin", "sequential")),
-    _modelled("openfiles", _FILES, "notes", aliases=("open_files",)),
+    _modelled("openfiles", _ONE_TO_A_MILLION, "notes", aliases=("open_files",)),
     _modelled("sync", v.sync, "fsync_every", "fsync_kind", values=("none", "0", "sync", "1", "dsync")),
     _modelled("iodepth_batch_submit", _CHECKED, "notes", aliases=("iodepth_batch",)),
     _modelled("iodepth_batch_complete_min", _DEPTH, "iodepth_low", aliases=("iodepth_batch_complete",)),
