@@ -49,7 +49,7 @@ How the spec models a run (``file_get_seq_request`` / ``file_get_rnd_request``):
 from __future__ import annotations
 
 import shlex
-from typing import Dict, List, Optional, Sequence, Tuple, Union
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
 
 from raidlab.workload.spec import SECTOR_BYTES, Distribution, Job, Workload, WorkloadError
 from raidlab.workload.units import (
@@ -186,18 +186,8 @@ def _check_type(name: str, kind: str, value: Optional[str]) -> None:
         sysbench_float(name, value)
 
 
-def parse_sysbench(text: Union[str, bytes, Sequence[str]]) -> Workload:
-    """Reads sysbench fileio options (or a whole ``sysbench fileio ... run`` line).
-
-    >>> parse_sysbench("--file-test-mode=rndrw --file-rw-ratio=1.5 --threads=16").jobs[0].read_fraction
-    0.6
-    """
-    tokens, source = _tokens(text)
-    if tokens and (tokens[0] == "sysbench" or tokens[0].endswith("/sysbench")):
-        tokens = tokens[1:]
-    if not tokens:
-        raise WorkloadError("sysbench options are empty (expected e.g. --file-test-mode=rndrw)")
-
+def _read_options(tokens: List[str]) -> Tuple[Dict[str, Optional[str]], List[str]]:
+    """(``--name[=value]`` options by name, the other words), each option's value type checked."""
     values: Dict[str, Optional[str]] = {}
     positional: List[str] = []
     for token in tokens:
@@ -206,8 +196,7 @@ def parse_sysbench(text: Union[str, bytes, Sequence[str]]) -> Workload:
                 raise WorkloadError(f"sysbench option {show(token)!r} must start with -- (e.g. --threads=16)")
             positional.append(token)
             continue
-        body = token[2:]
-        name, has_value, value = body.partition("=")
+        name, has_value, value = token[2:].partition("=")
         name = name.replace("_", "-")
         if not name:
             raise WorkloadError(f"sysbench option {show(token)!r} has no name")
@@ -215,8 +204,7 @@ def parse_sysbench(text: Union[str, bytes, Sequence[str]]) -> Workload:
             raise WorkloadError(f"--{name} prints text and runs nothing; raidlab needs the 'run' options")
         if name == "config-file":
             raise WorkloadError("--config-file is not supported; give its options on the command line")
-        kind = _MODELLED.get(name) or _IGNORED.get(name)
-        if kind is None:
+        if (_MODELLED.get(name) or _IGNORED.get(name)) is None:
             raise WorkloadError(
                 f"invalid sysbench option {show(token)!r} (raidlab supports: "
                 + ", ".join(f"--{option}" for option in SUPPORTED_OPTIONS)
@@ -224,12 +212,14 @@ def parse_sysbench(text: Union[str, bytes, Sequence[str]]) -> Workload:
             )
         values[name] = value if has_value else None
     for name, value in values.items():
-        kind = _MODELLED.get(name) or _IGNORED[name]
-        _check_type(name, kind, value)
+        _check_type(name, _MODELLED.get(name) or _IGNORED[name], value)
+    return values, positional
 
+
+def _check_command(values: Dict[str, Optional[str]], positional: List[str]) -> None:
+    """The test must be fileio and the command run (``[TEST] [COMMAND]`` or ``--test=``)."""
     test = values.get("test")
-    commands = ("run", "prepare", "cleanup", "help")
-    if positional and positional[0] not in commands:
+    if positional and positional[0] not in ("run", "prepare", "cleanup", "help"):
         test = positional.pop(0)
     command = positional.pop(0) if positional else None
     if positional:
@@ -243,13 +233,10 @@ def parse_sysbench(text: Union[str, bytes, Sequence[str]]) -> Workload:
             )
         raise WorkloadError(f"unknown sysbench command {show(command)!r} (expected run)")
 
-    def get(name: str) -> str:
-        value = values.get(name)
-        if name in values and value is None:
-            return "on"  # a bare boolean
-        return value if value is not None else _DEFAULTS[name]
 
-    notes: List[str] = []
+def _dialect(values: Dict[str, Optional[str]], notes: List[str]) -> bool:
+    """Whether the options are sysbench 0.4's (then its defaults are filled in), with a note on
+    the deprecated spellings read."""
     deprecated = [name for name in ("num-threads", "max-requests", "max-time", "tx-rate") if name in values]
     dialect_04 = ("test" in values or bool(deprecated)) and not any(
         name in values for name in ("threads", "events", "time", "rate"))
@@ -264,10 +251,12 @@ def parse_sysbench(text: Union[str, bytes, Sequence[str]]) -> Workload:
             "read " + ", ".join(f"--{name}" for name in deprecated) + " as sysbench 1.0.20 does "
             "(deprecated aliases with 1.0 defaults: --time=10, --events=0)"
         )
+    return dialect_04
 
-    percentile = _percentile(values, dialect_04)
 
-    # sysbench.c init(): the deprecated alias wins when it is set above its default.
+def _run_length(get: Callable[[str], str]) -> Tuple[int, int, int, int]:
+    """(threads, events, seconds, warmup seconds); sysbench.c init(): a deprecated alias wins
+    when it is set above its default."""
     old_threads = sysbench_int("num-threads", get("num-threads"))
     threads = old_threads if old_threads > 1 else sysbench_int("threads", get("threads"))
     if threads <= 0:
@@ -294,15 +283,17 @@ def parse_sysbench(text: Union[str, bytes, Sequence[str]]) -> Workload:
             "--rate (open-loop events through one queue shared by all threads) is not modelled; "
             "drop it for a closed-loop run"
         )
+    return threads, events, seconds, warmup
 
-    # sb_fileio.c file_prepare(), in its order.
+
+def _file_set(values: Dict[str, Optional[str]], get: Callable[[str], str]) -> Dict[str, Any]:
+    """The files and the test mode, read as sb_fileio.c file_prepare() does, in its order."""
     files = sysbench_int("file-num", get("file-num"))
     if files <= 0:
         raise WorkloadError(f"Invalid value for file-num: {files}")
     total = sysbench_size("file-total-size", get("file-total-size"))
     if total <= 0:
         raise WorkloadError(f"Invalid value for file-total-size: {total}")
-    file_size = total // files
     mode = values.get("file-test-mode")
     if mode is None:
         raise WorkloadError("Missing required argument: --file-test-mode (one of " + ", ".join(TEST_MODES) + ")")
@@ -324,6 +315,11 @@ def parse_sysbench(text: Union[str, bytes, Sequence[str]]) -> Workload:
         raise WorkloadError(f"Invalid value for file-block-size: {block}.")
     if block % SECTOR_BYTES:
         raise WorkloadError(f"--file-block-size={show(get('file-block-size'))} is not a multiple of {SECTOR_BYTES}")
+    return dict(files=files, total=total, file_size=total // files, mode=mode, io_mode=io_mode, merged=merged,
+                block=block, direct="direct" in _extra_flags(get))
+
+
+def _extra_flags(get: Callable[[str], str]) -> List[str]:
     flags = [flag for flag in get("file-extra-flags").split(",") if flag]  # strtok skips empty items
     for flag in flags:
         if flag in ("sync", "dsync"):
@@ -333,6 +329,11 @@ def parse_sysbench(text: Union[str, bytes, Sequence[str]]) -> Workload:
             )
         if flag != "direct":
             raise WorkloadError(f"Invalid value for file-extra-flags: {show(flag)} (expected direct)")
+    return flags
+
+
+def _syncs(get: Callable[[str], str]) -> Tuple[int, bool, bool, str]:
+    """(--file-fsync-freq, --file-fsync-end, --file-fsync-all, --file-fsync-mode)."""
     freq = sysbench_int("file-fsync-freq", get("file-fsync-freq"))
     if freq < 0:
         raise WorkloadError(f"Invalid value for file-fsync-freq: {freq}.")
@@ -341,8 +342,11 @@ def parse_sysbench(text: Union[str, bytes, Sequence[str]]) -> Workload:
     fsync_mode = get("file-fsync-mode")
     if fsync_mode not in ("fsync", "fdatasync"):
         raise WorkloadError(f"Invalid fsync mode: {show(fsync_mode)}. (expected fsync or fdatasync)")
-    ratio = sysbench_float("file-rw-ratio", get("file-rw-ratio"))
+    return freq, fsync_end, fsync_all, fsync_mode
 
+
+def _check_file_size(fileset: Dict[str, Any], notes: List[str]) -> None:
+    files, total, file_size, block = fileset["files"], fileset["total"], fileset["file_size"], fileset["block"]
     if file_size == 0:
         raise WorkloadError(f"--file-total-size={human_bytes(total)} leaves nothing for each of {files} files")
     if file_size % SECTOR_BYTES:
@@ -359,64 +363,77 @@ def parse_sysbench(text: Union[str, bytes, Sequence[str]]) -> Workload:
             f"{total - file_size * files} bytes are left out"
         )
 
+
+def _depth(fileset: Dict[str, Any], get: Callable[[str], str], notes: List[str]) -> int:
+    """1 in sync mode; --file-async-backlog I/Os in flight in async mode."""
+    if fileset["io_mode"] != "async":
+        return 1
+    backlog = sysbench_int("file-async-backlog", get("file-async-backlog"))
+    if backlog <= 0:
+        raise WorkloadError(f"Invalid value for file-async-backlog: {backlog}")
+    if backlog > 65536:
+        raise WorkloadError(f"--file-async-backlog={backlog} is more than raidlab's limit of 65536")
+    notes.append("sysbench async mode: its event latency is mostly submission time (research §1.3)")
+    return backlog
+
+
+def _job(fileset: Dict[str, Any], run_length: Tuple[int, int, int, int], syncs: Tuple[int, bool, bool, str],
+         read_fraction: float, iodepth: int) -> Job:
+    threads, events, seconds, warmup = run_length
+    freq, fsync_end, fsync_all, fsync_mode = syncs
+    mode, block, merged = fileset["mode"], fileset["block"], fileset["merged"]
     random = mode.startswith("rnd")
-    if mode in ("seqrd", "rndrd"):
-        read_fraction = 1.0
-    elif mode == "rndrw":
-        read_fraction = ratio / (1.0 + ratio)
-    else:
-        read_fraction = 0.0
-    writes = read_fraction < 1.0
-    request = block * merged if (merged > 0 and not random) else block
-
-    if io_mode == "async":
-        backlog = sysbench_int("file-async-backlog", get("file-async-backlog"))
-        if backlog <= 0:
-            raise WorkloadError(f"Invalid value for file-async-backlog: {backlog}")
-        if backlog > 65536:
-            raise WorkloadError(f"--file-async-backlog={backlog} is more than raidlab's limit of 65536")
-        iodepth = backlog
-        notes.append("sysbench async mode: its event latency is mostly submission time (research §1.3)")
-    else:
-        iodepth = 1
-
     if fsync_all:
         fsync_every, scope, end = 1, "thread", False
     else:
         fsync_every, scope, end = freq, "all_files", fsync_end
-    if not writes:
+    if read_fraction == 1.0:  # nothing is written, so nothing is synced
         fsync_every, end = 0, False
-
     try:
-        job = Job(
-            name=f"sysbench-{mode}",
-            threads=threads,
-            iodepth=iodepth,
-            read_fraction=read_fraction,
+        return Job(
+            name=f"sysbench-{mode}", threads=threads, iodepth=iodepth, read_fraction=read_fraction,
             random_fraction=1.0 if random else 0.0,
-            block_sizes=((request, 100),),
-            offset_bytes=0,
-            size_bytes=file_size * files,
-            files=files,
-            sequential_cursor="shared",
-            distribution=Distribution(),
-            rate_iops=0,
-            arrival="linear",
-            fsync_every=fsync_every,
-            fsync_kind=fsync_mode,
-            fsync_scope=scope,
-            fsync_end=end,
-            runtime_ns=seconds * 10**9,
-            ramp_ns=warmup * 10**9,
-            time_based=seconds > 0,
-            number_ios=0,
-            total_ios=events,
-            io_bytes=0,
-            direct="direct" in flags,
-            block_align_bytes=block,
+            block_sizes=((block * merged if (merged > 0 and not random) else block, 100),),
+            offset_bytes=0, size_bytes=fileset["file_size"] * fileset["files"], files=fileset["files"],
+            sequential_cursor="shared", distribution=Distribution(), rate_iops=0, arrival="linear",
+            fsync_every=fsync_every, fsync_kind=fsync_mode, fsync_scope=scope, fsync_end=end,
+            runtime_ns=seconds * 10**9, ramp_ns=warmup * 10**9, time_based=seconds > 0, number_ios=0,
+            total_ios=events, io_bytes=0, direct=fileset["direct"], block_align_bytes=block,
         )
     except WorkloadError as error:
         raise WorkloadError(f"sysbench {error}") from None
+
+
+def parse_sysbench(text: Union[str, bytes, Sequence[str]]) -> Workload:
+    """Reads sysbench fileio options (or a whole ``sysbench fileio ... run`` line).
+
+    >>> parse_sysbench("--file-test-mode=rndrw --file-rw-ratio=1.5 --threads=16").jobs[0].read_fraction
+    0.6
+    """
+    tokens, source = _tokens(text)
+    if tokens and (tokens[0] == "sysbench" or tokens[0].endswith("/sysbench")):
+        tokens = tokens[1:]
+    if not tokens:
+        raise WorkloadError("sysbench options are empty (expected e.g. --file-test-mode=rndrw)")
+    values, positional = _read_options(tokens)
+    _check_command(values, positional)
+
+    def get(name: str) -> str:
+        value = values.get(name)
+        if name in values and value is None:
+            return "on"  # a bare boolean
+        return value if value is not None else _DEFAULTS[name]
+
+    notes: List[str] = []
+    percentile = _percentile(values, _dialect(values, notes))
+    run_length = _run_length(get)
+    fileset = _file_set(values, get)
+    syncs = _syncs(get)
+    ratio = sysbench_float("file-rw-ratio", get("file-rw-ratio"))
+    _check_file_size(fileset, notes)
+    mode = fileset["mode"]
+    read_fraction = {"seqrd": 1.0, "rndrd": 1.0, "rndrw": ratio / (1.0 + ratio)}.get(mode, 0.0)
+    job = _job(fileset, run_length, syncs, read_fraction, _depth(fileset, get, notes))
     # --report-interval=N: the per-interval lines sysbench prints (0 = none).
     interval = int(values.get("report-interval") or 0)
     return Workload((job,), "sysbench", source, tuple(notes), report_interval_s=interval, percentile=percentile)
