@@ -50,8 +50,6 @@ KNOWN_OFFENDERS: Dict[Tuple[str, str], str] = {
     ("raidlab.commands.sim", "raidlab.report"): "SETTINGS-PY",
     ("raidlab.commands.sim", "raidlab.report.png"): "SETTINGS-PY",
     ("raidlab.planner.candidates", "raidlab.stacked"): "SETTINGS-PY",
-    ("raidlab.report.html", "raidlab.commands"): "DOCMODEL",
-    ("raidlab.report.html", "raidlab.commands.reliability"): "DOCMODEL",
     ("raidlab.report.html", "raidlab.planner"): "DOCMODEL",
     ("raidlab.report.html", "raidlab.planner.rank"): "DOCMODEL",
     ("raidlab.report.html", "raidlab.planner.setup"): "DOCMODEL",

@@ -30,11 +30,11 @@ from raidlab.report import headline, svg
 from raidlab.report.describe import raidlab_block as _block
 from raidlab.report.describe import config_of as _config
 from raidlab.report.describe import describe_run, is_measured, run_label  # noqa: F401 (run_label: commands.sim)
-from raidlab.report.latency import cdf_points, percentile_ms  # noqa: F401 (percentile_ms: sweep.metrics reads it here)
+from raidlab.report.latency import cdf_points
 from raidlab.report.rows import job_rows, phase_rows
 from raidlab.report.table import page_cache_numbers
 from raidlab.report.svg import Axis, Band, LegendItem, Panel, Series, esc, finite, fmt_num
-from raidlab.units import format_probability, human_bytes
+from raidlab.units import decimal_bytes, format_probability, human_bytes, with_ci, years_text
 
 DIRECTIONS = ("read", "write")
 STATE_ORDER = ("optimal", "degraded", "rebuilding")
@@ -692,20 +692,18 @@ def _reliability_inputs(inputs: Dict[str, Any], layout: Dict[str, Any]) -> str:
 def _reliability_results(data: Dict[str, Any]) -> str:
     """The results as ``raidlab reliability`` prints them: the exact chain's column beside the
     Monte Carlo's, so each P(loss) says which model it comes from."""
-    from raidlab.commands.reliability import _bytes, _with_ci, _years
-
     mc = data.get("monte_carlo") or {}
     mission = _g(data.get("mission_years"))
 
     def carlo(key: str, fmt) -> str:
-        return _with_ci(mc.get(key), fmt) if mc else "off"
+        return with_ci(mc.get(key), fmt) if mc else "off"
 
-    rows = [["MTTDL", _years(data.get("mttdl_years")), "–"],
-            ["MTTDL, textbook approximation (drive failures only)", _years(data.get("mttdl_years_approx")), "–"],
+    rows = [["MTTDL", years_text(data.get("mttdl_years")), "–"],
+            ["MTTDL, textbook approximation (drive failures only)", years_text(data.get("mttdl_years_approx")), "–"],
             [f"P(array loss in {mission} y)", _prob(data.get("p_array_loss")), carlo("p_array_loss", _prob)],
             [f"P(any sector lost in {mission} y)", _prob(data.get("p_sector_loss")), carlo("p_sector_loss", _prob)],
-            ["expected bytes lost per year", _bytes(data.get("expected_bytes_lost_per_year")),
-             carlo("expected_bytes_lost_per_year", _bytes)]]
+            ["expected bytes lost per year", decimal_bytes(data.get("expected_bytes_lost_per_year")),
+             carlo("expected_bytes_lost_per_year", decimal_bytes)]]
     exact = (data.get("exact_model") or {}).get("kind", "continuous-time Markov chain, exponential lifetimes")
     how = f"Exact Markov chain: {exact}."
     if mc:
@@ -738,10 +736,8 @@ def _reliability_curve(data: Dict[str, Any]) -> str:
 def reliability_section(data: Dict[str, Any]) -> str:
     """Headline tiles (each saying which model it comes from), the inputs, the chain's and the
     Monte Carlo's results side by side, and the loss curve."""
-    from raidlab.commands.reliability import _bytes, _years
-
     def years(key: str) -> Optional[str]:  # as the results table (and the terminal) write it
-        return _years(data[key]) if finite(data.get(key)) else None
+        return years_text(data[key]) if finite(data.get(key)) else None
 
     mission = f"over {fmt_num(data['mission_years'])} years" if finite(data.get("mission_years")) else "over the mission time"
     lost = data.get("expected_bytes_lost_per_year")
@@ -754,7 +750,7 @@ def reliability_section(data: Dict[str, Any]) -> str:
         ("P(array loss)", _prob(carlo) if finite(carlo) else None, f"{mission}, Monte Carlo (Weibull)"),
         ("P(sector loss)", _prob(data["p_sector_loss"]) if finite(data.get("p_sector_loss")) else None,
          "an unreadable sector during a rebuild, exact Markov chain"),
-        ("Expected loss", f"{_bytes(lost)}/year" if finite(lost) else None,
+        ("Expected loss", f"{decimal_bytes(lost)}/year" if finite(lost) else None,
          "bytes lost per year, expected, exact Markov chain"),
     ) if value is not None]
     html = '<div class="tiles">' + "".join(

@@ -11,7 +11,7 @@ Metric columns (units in the names; None where the run had no such I/O or event)
   2^20 bytes), summed over the jobs;
 - ``read_latency_ns_p50`` / ``_p99`` / ``_p99_9`` and the same for ``write``: completion latency
   over all jobs (fio's clat; one job's percentiles exactly, several jobs' as the mixture of their
-  distributions, :func:`raidlab.report.html.percentile_ms`);
+  distributions, :func:`raidlab.report.latency.latency_ns`);
 - ``member_util_pct_mean``, ``member_util_pct_max``: the members' busy time, percent of the run
   (fio's disk_util), and ``member_queue_depth_mean``;
 - ``rebuild_s`` (a rebuild's duration, extrapolated to the whole member when the run ended
@@ -25,7 +25,7 @@ from __future__ import annotations
 import json
 from typing import Any, Dict, List, Optional, Tuple
 
-from raidlab.report.html import percentile_ms
+from raidlab.report.latency import latency_ns
 from raidlab.run import RunSpec
 from raidlab.sim import run_spec
 
@@ -43,17 +43,6 @@ METRICS: Tuple[Tuple[str, str], ...] = (
     ("data_loss", "bool"), ("data_loss_at_s", "float64"),
     ("events", "int64"), ("simulated_s", "float64"), ("truncated", "string"), ("notes", "string"),
 )
-
-
-def latency_ns(document: Dict[str, Any], direction: str, percent: float) -> Optional[float]:
-    """A completion-latency percentile (ns) over all jobs of a run, None without such I/O."""
-    active = [job[direction] for job in document.get("jobs", []) if job.get(direction, {}).get("total_ios")]
-    if len(active) == 1:
-        value = (active[0].get("clat_ns", {}).get("percentile") or {}).get(f"{percent:.6f}")
-        if value is not None:
-            return float(value)
-    value_ms = percentile_ms(document, direction, percent)
-    return None if value_ms is None else float(round(value_ms * 1e6))
 
 
 def _sum(document: Dict[str, Any], direction: str, key: str) -> float:
