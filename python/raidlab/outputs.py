@@ -38,12 +38,15 @@ again at the moment each file is written:
   report and a write can never land inside a device node. A symlink to a regular file is
   followed: the file it names is replaced, the link stays.
 
-Commands declare their outputs with :func:`writes_files`, which also adds ``--force``.
+Commands declare their outputs with :func:`raidlab.commands.consent.writes_files`, which also adds
+``--force`` and holds the command's :class:`Consent` while it runs (:func:`consenting`); outside a
+command (the Python API) every write has the default consent: no ``--force``.
 """
 
 from __future__ import annotations
 
-import functools
+import contextlib
+import contextvars
 import io
 import json
 import os
@@ -52,15 +55,13 @@ import stat
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Dict, Iterable, List, Optional, Sequence, Tuple, Union
-
-import click
+from typing import Any, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple, Union
 
 from raidlab import _core
 from raidlab.errors import ConfigError
 from raidlab.inputs import inputs_read, note_input
 
-__all__ = ["STDOUT", "Consent", "writes_files", "check_file", "write_text", "write_bytes",
+__all__ = ["STDOUT", "Consent", "consenting", "check_file", "write_text", "write_bytes",
            "write_files", "make_directory", "figure_png", "is_raidlab_output", "under_kernel_tree"]
 
 STDOUT = "-"
@@ -76,7 +77,6 @@ _HTML_MARK = b'<meta name="generator" content="raidlab'
 _TOML_MARK = b"# raidlab drive model fitted by 'raidlab calibrate'"
 _LOG_LINE = re.compile(rb"[0-9]+, -?[0-9]+, [012], 0, 0")
 _REBUILD_LINE = re.compile(rb"[0-9]+, -?[0-9]+, 2, 0, 0")
-_META_KEY = "raidlab.outputs"
 #: The fio logs ``--log-prefix PREFIX`` writes, ``PREFIX_NAME.1.log`` each (raidlab.report.timeline).
 LOG_NAMES = ("iops", "clat", "clat_p99", "rebuild")
 #: compare --csv's header line (commands/compare.py writes it; a CSV starting so is raidlab's).
@@ -84,10 +84,6 @@ COMPARE_CSV_COLUMNS = ("design", "controller", "chunk_kib", "state", "workload",
                        "read_latency_ms_p50", "read_latency_ms_p99", "write_latency_ms_p50",
                        "write_latency_ms_p99", "capacity_bytes", "rebuild_hours", "basis")
 Pathish = Union[str, os.PathLike]
-
-FORCE_HELP = ("Replace existing files that raidlab did not write. Outputs still never go to a "
-              "device, FIFO, socket, /dev, /proc, /sys or the measured --target.")
-
 
 def _refuse(option: str, path: Pathish, why: str) -> ConfigError:
     return ConfigError(f"refusing to write {option} {path}: {why}")
@@ -158,13 +154,26 @@ class Consent:
         return next((o for p, o in self.options.items() if os.path.realpath(p) == real), "output")
 
 
+#: The consent of the command running in this thread (a context variable: each thread starts
+#: with none).
+_CONSENT: "contextvars.ContextVar[Optional[Consent]]" = contextvars.ContextVar("raidlab_output_consent",
+                                                                             default=None)
+
+
 def current() -> Consent:
     """The consent of the running command (a default one outside the CLI: no --force)."""
-    context = click.get_current_context(silent=True)
-    if context is None:
-        return Consent()
-    consent = context.meta.get(_META_KEY)
-    return consent if isinstance(consent, Consent) else Consent()
+    consent = _CONSENT.get()
+    return consent if consent is not None else Consent()
+
+
+@contextlib.contextmanager
+def consenting(consent: Consent) -> Iterator[Consent]:
+    """Makes ``consent`` the running command's for the block."""
+    token = _CONSENT.set(consent)
+    try:
+        yield consent
+    finally:
+        _CONSENT.reset(token)
 
 
 def _protected_why(label: str) -> str:
@@ -380,38 +389,12 @@ def is_raidlab_output(path: Pathish) -> bool:
     return os.fspath(path).endswith(".1.log") and _log_is_ours(path)
 
 
-# -- the commands' side: declare outputs, add --force, check before any work -------------------
+# -- the files an option writes, and all of a command's outputs checked at once ---------------
 
 
 def log_files(prefix: str) -> List[str]:
     """The files ``--log-prefix PREFIX`` writes (see :func:`raidlab.report.timeline.write_fio_logs`)."""
     return [f"{prefix}_{name}.1.log" for name in LOG_NAMES]
-
-
-def _option_name(context: click.Context, name: str) -> str:
-    for param in context.command.params:
-        if param.name == name and param.opts:
-            return max(param.opts, key=len)
-    return "--" + name.replace("_", "-")
-
-
-def _declared(context: click.Context, values: Dict[str, object], kinds: Dict[str, str]):
-    """(option, path, kind) of every output the user gave, with --log-prefix expanded. Two
-    outputs to standard output would interleave there: refused."""
-    to_stdout = [_option_name(context, name) for name in kinds if values.get(name) == STDOUT]
-    if len(to_stdout) > 1:
-        raise ConfigError(f"{' and '.join(to_stdout)} both write to standard output ('-'), where they "
-                          "would run together; give all but one of them a file")
-    for name, kind in kinds.items():
-        value = values.get(name)
-        if value is None or value == STDOUT:
-            continue
-        option = _option_name(context, name)
-        if not str(value).strip():  # was skipped: the report the user asked for never appeared
-            raise ConfigError(f"cannot write {option}: the path is empty")
-        paths = log_files(str(value)) if kind == "log-prefix" else [str(value)]
-        for path in paths:
-            yield option, path, "dir" if kind == "dir" else "file"
 
 
 def check_declared(outputs: Iterable[Tuple[str, str, str]], consent: Consent) -> None:
@@ -429,42 +412,11 @@ def check_declared(outputs: Iterable[Tuple[str, str, str]], consent: Consent) ->
             check_file(path, option, consent)
 
 
-def _param_name(context: click.Context, name: str) -> str:
-    param = next((p for p in context.command.params if p.name == name), None)
-    if isinstance(param, click.Argument):
-        return param.human_readable_name.rstrip(".")
-    return _option_name(context, name)
+def __getattr__(name: str) -> Any:
+    """``raidlab.outputs.writes_files``, kept for ``commands/sim.py`` until it imports it from
+    :mod:`raidlab.commands.consent` (the click half of this module moved there)."""
+    if name == "writes_files":
+        from raidlab.commands.consent import writes_files
 
-
-def _note_given_files(context: click.Context, values: Dict[str, object], outputs: set) -> None:
-    """Every other option or argument whose value names an existing file is an input: no
-    output of the command may replace it (``import X.json --json X.json``, ``--html JOB.fio``)."""
-    for name, value in values.items():
-        if name in outputs:
-            continue
-        for item in value if isinstance(value, (list, tuple)) else (value,):
-            if isinstance(item, str) and item and item != STDOUT and os.path.isfile(item):
-                note_input(item, f"the file given to {_param_name(context, name)}")
-
-
-def writes_files(target: Optional[str] = "target", **kinds: str):
-    """Declares a command's output options (parameter name -> ``file``, ``dir`` or
-    ``log-prefix``), adds ``--force``, and checks them all before the command does any work.
-    ``target`` names the parameter holding the measured target, which is never an output."""
-
-    def decorate(function):
-        @functools.wraps(function)
-        def run(*args, force: bool = False, **values):
-            context = click.get_current_context()
-            consent = Consent(force=force)
-            guarded = values.get(target) if target else None
-            if guarded:
-                consent.protected.append(("--target", str(guarded)))
-            _note_given_files(context, values, set(kinds) | {target})
-            check_declared(_declared(context, values, kinds), consent)
-            context.meta[_META_KEY] = consent
-            return function(*args, **values)
-
-        return click.option("--force", is_flag=True, help=FORCE_HELP)(run)
-
-    return decorate
+        return writes_files
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

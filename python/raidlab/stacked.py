@@ -30,24 +30,6 @@ def is_stacked(level: Any) -> bool:
     return _core.parse_stacked_level(text) is not None
 
 
-def options(command: Callable) -> Callable:
-    """The stacked-array options of a simulating command: kept for ``raidlab sim`` only, which
-    takes them from here until its options come from the settings declaration; every other
-    command uses :func:`raidlab.commands.stacked_options`. Its imports are late so that the
-    library (``import raidlab.run`` imports this module) loads no click."""
-    import click
-    from raidlab.run import DEFAULTS, cli_type
-
-    command = click.option("--outer-chunk-kib", "outer_chunk_kib", type=cli_type("outer_chunk_kib"),
-                           default=DEFAULTS["outer_chunk_kib"], show_default=True,
-                           help="Stacked levels: chunk of the outer raid0 in KiB (--chunk-kib is the inner arrays').")(command)
-    command = click.option("--inner-devices", "inner_devices", type=cli_type("inner_devices"),
-                           default=DEFAULTS["inner_devices"], show_default=True,
-                           help="Stacked levels (1+0, 5+0, 6+0, 0+1): members of each inner array "
-                                "(0: raid1 pairs for 1+0, two inner arrays otherwise).")(command)
-    return command
-
-
 def stacked_arrays(level: str, devices: int, chunk_kib: int, layout: Optional[str], member_kib: int,
                    inner_devices: int, outer_chunk_kib: int) -> Tuple[Dict[str, Any], Array, Array]:
     """(the core's stacked geometry, one inner array, the outer array over the inner ones).

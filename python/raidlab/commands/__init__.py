@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Callable
-
 import click
 
 from raidlab import outputs
-from raidlab.run import DEFAULTS, cli_type
+from raidlab.cli_types import setting_options
 
 
 def write_output(path: str, text: str) -> None:
@@ -21,13 +19,5 @@ def write_output(path: str, text: str) -> None:
     outputs.write_text(path, text if text.endswith("\n") else text + "\n")
 
 
-def stacked_options(command: Callable) -> Callable:
-    """The stacked-array options of a simulating command (declared once in raidlab.run.Design)."""
-    command = click.option("--outer-chunk-kib", "outer_chunk_kib", type=cli_type("outer_chunk_kib"),
-                           default=DEFAULTS["outer_chunk_kib"], show_default=True,
-                           help="Stacked levels: chunk of the outer raid0 in KiB (--chunk-kib is the inner arrays').")(command)
-    command = click.option("--inner-devices", "inner_devices", type=cli_type("inner_devices"),
-                           default=DEFAULTS["inner_devices"], show_default=True,
-                           help="Stacked levels (1+0, 5+0, 6+0, 0+1): members of each inner array "
-                                "(0: raid1 pairs for 1+0, two inner arrays otherwise).")(command)
-    return command
+#: The stacked-array options of a simulating command, from their declarations (raidlab.settings).
+stacked_options = setting_options("inner_devices", "outer_chunk_kib")

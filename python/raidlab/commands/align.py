@@ -11,7 +11,7 @@ import click
 
 from raidlab import align as aligner
 from raidlab.array import DEFAULT_CHUNK_KIB, Array
-from raidlab.commands.numbers import finite, whole
+from raidlab.cli_types import finite, whole
 from raidlab.errors import ConfigError
 from raidlab.inputs import read_stdin, read_text, show_path
 

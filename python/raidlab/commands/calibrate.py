@@ -10,11 +10,11 @@ from typing import Optional
 import click
 
 from raidlab.commands import write_output
-from raidlab.outputs import writes_files
+from raidlab.commands.consent import writes_files
 from raidlab.commands.measure import write_json
 from raidlab.commands import progress
 from raidlab.commands.progress import ProgressBar
-from raidlab.commands.numbers import finite
+from raidlab.cli_types import finite
 from raidlab.errors import ConfigError
 from raidlab.inputs import finite_number, parse_json, read_text, show_path
 from raidlab.measure import calibrate as calibration

@@ -11,17 +11,17 @@ from typing import Optional
 
 import click
 
-from raidlab.cli_types import setting_option
+from raidlab.cli_types import setting_option, whole
 from raidlab.commands import write_output
-from raidlab.outputs import COMPARE_CSV_COLUMNS, writes_files
-from raidlab.commands.numbers import whole
+from raidlab.commands.consent import writes_files
+from raidlab.outputs import COMPARE_CSV_COLUMNS
 from raidlab import _core
 from raidlab import notes as run_notes
 from raidlab.compare import STATES, Case, classic, compare, load_designs, verdicts
 from raidlab.errors import ConfigError
 from raidlab.report.table import render
 from raidlab.sim import FIO_FORMS, resolve_workload
-# issue 23: compare runs its designs through the sweep's executor (--jobs, --ray)
+# compare runs its designs through the sweep's executor (--jobs, --ray)
 from raidlab.commands.sweep import JOBS_HELP, ray_option
 from raidlab.sweep.executor import cpu_count
 from raidlab.report import steady

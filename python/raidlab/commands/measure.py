@@ -12,10 +12,10 @@ from typing import Any, Dict, Optional
 import click
 
 from raidlab.commands import write_output
-from raidlab.outputs import writes_files
+from raidlab.commands.consent import writes_files
 from raidlab.commands import progress
 from raidlab.commands.progress import ProgressBar
-from raidlab.commands.numbers import finite
+from raidlab.cli_types import finite
 from raidlab.measure import importer, measurement
 from raidlab.notes import emit as emit_notes
 from raidlab.measure.report import summary

@@ -9,11 +9,10 @@ from typing import List, Optional
 
 import click
 
-from raidlab.cli_types import setting_option
+from raidlab.cli_types import finite, setting_option, whole
 from raidlab.commands import progress, write_output
-from raidlab.commands.numbers import finite, whole
 from raidlab.commands.progress import ProgressBar
-from raidlab.outputs import writes_files
+from raidlab.commands.consent import writes_files
 from raidlab.planner import MAX_CAPACITY_TB, PlanResult, plan
 from raidlab.planner import setup as setup_mod
 from raidlab.planner.candidates import (DEFAULT_CHUNKS_KIB, DEFAULT_LEVELS, DEFAULT_MAX_DRIVES,
@@ -23,7 +22,7 @@ from raidlab.report import table
 from raidlab.sim import FIO_FORMS, resolve_workload
 from raidlab.units import format_probability
 from raidlab.workload.units import is_decimal
-# issue 23: plan runs its simulations through the sweep's executor (--jobs, --ray)
+# plan runs its simulations through the sweep's executor (--jobs, --ray)
 from raidlab.commands.sweep import ray_option
 from raidlab.report import steady
 from raidlab.report.html import render_html
@@ -105,7 +104,7 @@ def render_text(result: PlanResult, top: int) -> str:
     lines += ["", "Why:"] + [f"  {line}" for line in doc["explanation"]]
     lines += ["", f"Setup for {doc['winner']}:"] + [f"  {line}" for line in setup_mod.render(doc["setup"])]
 
-    lines.append(steady.NOTE + ".")  # issue 20: the simulated figures are steady-state ones
+    lines.append(steady.NOTE + ".")  # the simulated figures are steady-state ones
     return "\n".join(lines)
 
 

@@ -13,12 +13,12 @@ from typing import Any, Dict, Optional, Tuple
 import click
 
 from raidlab.commands import stacked_options, write_output
-from raidlab.outputs import writes_files
-from raidlab.commands.numbers import finite, real_text, whole, whole_text
+from raidlab.commands.consent import writes_files
+from raidlab.cli_types import cli_type, finite, whole
+from raidlab.numeric import real_text, whole_text
 from raidlab.commands.progress import ProgressBar
 from raidlab import reliability as rel
 from raidlab.rebuild import DEFAULT_REBUILD_RATE_MB_S, hours_text
-from raidlab.run import cli_type
 from raidlab.report import html as html_report
 from raidlab.report import table
 from raidlab.units import decimal_bytes, format_probability, with_ci, years_text
@@ -32,7 +32,7 @@ def _sim_options(pairs: Tuple[str, ...]) -> Dict[str, Any]:
         key = key.strip().replace("-", "_")
         if not sep or not key.isidentifier():
             raise click.BadParameter(f"{pair!r} is not KEY=VALUE", param_hint="--sim-opt")
-        # Numbers in ASCII decimal only, as on the command line (commands.numbers); any other
+        # Numbers in ASCII decimal only, as on the command line (raidlab.numeric); any other
         # text stays text and build_run reads it by the setting's declaration ('١' is refused).
         text = value.strip()
         number = whole_text(text)

@@ -10,8 +10,8 @@ from typing import Any, Dict, List, Optional, Union
 import click
 
 from raidlab.commands import write_output
-from raidlab.outputs import writes_files
-from raidlab.commands.numbers import finite, whole
+from raidlab.commands.consent import writes_files
+from raidlab.cli_types import finite, whole
 from raidlab import disksim, outputs
 from raidlab.report.html import render_html
 from raidlab.terminal import printable

@@ -7,9 +7,10 @@ from typing import Optional
 import click
 
 from raidlab.commands import progress as progress_mod
-from raidlab.commands.numbers import whole
+from raidlab.cli_types import whole
 from raidlab.commands.progress import ProgressBar
-from raidlab.outputs import current, writes_files
+from raidlab.commands.consent import writes_files
+from raidlab.outputs import current
 from raidlab.sweep import runner
 
 #: --ray's help, shared by every command that can run on Ray.
