@@ -68,7 +68,7 @@ fn md_on_nvme_is_capped_by_raid5d_and_worker_threads_raise_the_cap() {
         let free = write_mb_s(&run("nvme-tlc", level, seq_writes(50_000_000), MdConfig { raid5d_cpu: Raid5dCpu::FREE, ..MdConfig::default() }));
         let mut last = 0.0;
         for threads in [0u32, 2, 4] {
-            let md = MdConfig { group_thread_cnt: threads, stripe_cache_entries: 4096, ..MdConfig::default() };
+            let md = MdConfig { group_thread_cnt: threads, stripe_cache_size: 4096, ..MdConfig::default() };
             let got = write_mb_s(&run("nvme-tlc", level, seq_writes(50_000_000), md));
             let cap = ceiling_mb_s(&md.raid5d_cpu, level, 1 + threads as u64);
             println!("{level:?} 6 x nvme-tlc, 1 MiB sequential writes 32 deep: group_thread_cnt {threads}: {got:.0} MB/s (raid5d ceiling {cap:.0} MB/s, free CPU {free:.0} MB/s)");
@@ -80,7 +80,7 @@ fn md_on_nvme_is_capped_by_raid5d_and_worker_threads_raise_the_cap() {
             last = got;
         }
         assert!(free > 2.0 * ceiling_mb_s(&Raid5dCpu::SERVER, level, 1), "{level:?}: the drives are not the cap ({free} MB/s)");
-        let md = MdConfig { skip_copy: true, stripe_cache_entries: 4096, ..MdConfig::default() };
+        let md = MdConfig { skip_copy: true, stripe_cache_size: 4096, ..MdConfig::default() };
         let no_copy = write_mb_s(&run("nvme-tlc", level, seq_writes(50_000_000), md));
         let alone = ceiling_mb_s(&Raid5dCpu::SERVER, level, 1);
         println!("{level:?} 6 x nvme-tlc, group_thread_cnt 0, skip_copy 1: {no_copy:.0} MB/s");

@@ -46,7 +46,7 @@ impl std::ops::Deref for Run {
     }
 }
 
-fn run(params: &[(&str, f64)], timeline: Vec<ArrayEvent>, hot_spare: bool, job: Job, devices: usize) -> Run {
+fn run(params: &[(&str, f64)], timeline: Vec<ArrayEvent>, spare: bool, job: Job, devices: usize) -> Run {
     let mut values: ParamValues = params.iter().map(|&(k, v)| (k.to_string(), v)).collect();
     values.insert("capacity_bytes".into(), CAPACITY_BYTES);
     let choice = DriveChoice::resolve(Some("green-5400"), None, &values).unwrap();
@@ -62,10 +62,10 @@ fn run(params: &[(&str, f64)], timeline: Vec<ArrayEvent>, hot_spare: bool, job: 
             Workload { jobs: vec![job] },
         )
     };
-    config.rebuild.hot_spare = hot_spare;
+    config.rebuild.spare = spare;
     // Under load md recovers at speed_limit_min; raised (as admins do, sysctl dev.raid) so the
     // spare is rebuilt within the run.
-    config.rebuild.speed_limit_min_kib_s = 100_000;
+    config.rebuild.speed_limit_min = 100_000;
     let drives = (0..devices).map(|i| choice.build(Prng::derive(3, "drive", i as u64), None)).collect();
     let mut sim = Simulation::new(config, drives).unwrap();
     sim.run_until(Nanos::MAX);
@@ -214,8 +214,8 @@ fn a_swarm_of_misbehaving_arrays_keeps_the_engine_invariants() {
                 Workload { jobs: vec![job] },
             )
         };
-        config.rebuild.hot_spare = rng.chance(0.5);
-        config.rebuild.speed_limit_min_kib_s = 100_000;
+        config.rebuild.spare = rng.chance(0.5);
+        config.rebuild.speed_limit_min = 100_000;
         let drives = (0..devices).map(|i| choice.build(Prng::derive(case, "drive", i as u64), None)).collect();
         let mut sim = Simulation::new(config, drives).unwrap();
         // (In steps of simulated time: the next event may be further than a step away.)

@@ -122,7 +122,7 @@ fn disksim_like(rng: &mut Prng, drive: &DriveChoice) -> HddSpec {
 /// generator, so the rest of a seed's configuration is what it was before timelines).
 fn timeline(seed: u64, devices: u32) -> (Vec<ArrayEvent>, RebuildConfig) {
     let mut rng = Prng::derive(seed, "timeline", 0);
-    let rebuild = RebuildConfig { hot_spare: rng.chance(0.3), ..RebuildConfig::default() };
+    let rebuild = RebuildConfig { spare: rng.chance(0.3), ..RebuildConfig::default() };
     if rng.chance(0.5) {
         return (vec![], RebuildConfig::default());
     }
@@ -157,7 +157,7 @@ fn run_one(seed: u64) {
     let controller = if rng.chance(0.3) {
         ControllerConfig::Hardware(hw_config(&mut rng))
     } else {
-        ControllerConfig::Md(MdConfig { stripe_cache_entries: pick(&mut rng, &[17, 64, 256]), ..MdConfig::default() })
+        ControllerConfig::Md(MdConfig { stripe_cache_size: pick(&mut rng, &[17, 64, 256]), ..MdConfig::default() })
     };
     let scheduler = pick(&mut rng, &[SchedulerKind::None, SchedulerKind::mq_deadline_default(), SchedulerKind::cfq_default()]);
     let workload = Workload { jobs: (0..1 + rng.below(2)).map(|_| job(&mut rng)).collect() };

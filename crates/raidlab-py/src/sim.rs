@@ -212,7 +212,7 @@ fn controller_from(dict: &Bound<'_, PyDict>) -> PyResult<ControllerConfig> {
                 )));
             }
             Ok(ControllerConfig::Md(MdConfig {
-                stripe_cache_entries: entries,
+                stripe_cache_size: entries,
                 rmw_level,
                 read_balance: ReadBalance::Md,
                 group_thread_cnt,
@@ -344,10 +344,10 @@ fn rebuild_from(config: &Bound<'_, PyDict>) -> PyResult<RebuildConfig> {
     let Some(dict) = config.get_item("rebuild")? else { return Ok(RebuildConfig::default()) };
     let dict = dict.downcast_into::<PyDict>().map_err(|_| config_error("'rebuild' must be a dict".into()))?;
     let rebuild = RebuildConfig {
-        speed_limit_min_kib_s: field(&dict, "speed_limit_min_kib_s")?,
-        speed_limit_max_kib_s: field(&dict, "speed_limit_max_kib_s")?,
-        hot_spare: field(&dict, "hot_spare")?,
-        hw_priority_pct: field(&dict, "hw_priority_pct")?,
+        speed_limit_min: field(&dict, "speed_limit_min_kib_s")?,
+        speed_limit_max: field(&dict, "speed_limit_max_kib_s")?,
+        spare: field(&dict, "hot_spare")?,
+        rebuild_priority: field(&dict, "hw_priority_pct")?,
         start_ppm: match dict.get_item("start_ppm")? {
             Some(value) => value.extract()?,
             None => 0,
@@ -356,10 +356,10 @@ fn rebuild_from(config: &Bound<'_, PyDict>) -> PyResult<RebuildConfig> {
     if rebuild.start_ppm >= 1_000_000 {
         return Err(config_error("a rebuild starts before the member's end (start_ppm < 1000000)".into()));
     }
-    if rebuild.speed_limit_min_kib_s == 0 || rebuild.speed_limit_min_kib_s > rebuild.speed_limit_max_kib_s {
+    if rebuild.speed_limit_min == 0 || rebuild.speed_limit_min > rebuild.speed_limit_max {
         return Err(config_error("speed limits need 0 < speed_limit_min <= speed_limit_max (KiB/s)".into()));
     }
-    if !(1..=100).contains(&rebuild.hw_priority_pct) {
+    if !(1..=100).contains(&rebuild.rebuild_priority) {
         return Err(config_error("rebuild priority must be 1 to 100 percent".into()));
     }
     Ok(rebuild)

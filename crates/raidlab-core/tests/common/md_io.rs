@@ -128,7 +128,7 @@ pub fn md_config(case: &Value) -> MdConfig {
         tuned.or_else(|| case["md_before"].get(name).and_then(Value::as_str).and_then(|s| s.parse().ok()))
     };
     if let Some(entries) = sysfs("stripe_cache_size") {
-        md.stripe_cache_entries = entries as u32;
+        md.stripe_cache_size = entries as u32;
     }
     md
 }

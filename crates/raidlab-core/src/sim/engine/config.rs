@@ -14,7 +14,7 @@ use crate::time::Nanos;
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct MdConfig {
     /// `stripe_cache_size`: 4 KiB rows (one page per member each) md may hold at once.
-    pub stripe_cache_entries: u32,
+    pub stripe_cache_size: u32,
     pub rmw_level: RmwLevel,
     pub read_balance: ReadBalance,
     /// sysfs `group_thread_cnt`: worker threads handling stripe heads beside raid5d.
@@ -32,7 +32,7 @@ impl Default for MdConfig {
         // md's defaults: NR_STRIPES = 256, rmw_level ENABLE (raid5.c setup_conf),
         // group_thread_cnt 0, skip_copy 0, BYPASS_THRESHOLD 1.
         MdConfig {
-            stripe_cache_entries: 256,
+            stripe_cache_size: 256,
             rmw_level: RmwLevel::Enable,
             read_balance: ReadBalance::Md,
             group_thread_cnt: 0,
@@ -186,13 +186,13 @@ pub struct ArrayEvent {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct RebuildConfig {
     /// md `speed_limit_min`, KiB/s per device (md default 1000).
-    pub speed_limit_min_kib_s: u64,
+    pub speed_limit_min: u64,
     /// md `speed_limit_max`, KiB/s per device (md default 200000).
-    pub speed_limit_max_kib_s: u64,
+    pub speed_limit_max: u64,
     /// A hot spare takes over a failed member at once.
-    pub hot_spare: bool,
+    pub spare: bool,
     /// Hardware controllers: percent of drive time given to the rebuild under load.
-    pub hw_priority_pct: u32,
+    pub rebuild_priority: u32,
     /// Where in the member a rebuild starts, parts per million of it (the part below counts as
     /// rebuilt): a rebuild's rate sampled at inner zones, whose media is slower.
     pub start_ppm: u32,
@@ -201,6 +201,6 @@ pub struct RebuildConfig {
 impl Default for RebuildConfig {
     fn default() -> RebuildConfig {
         // md.c: sysctl_speed_limit_min = 1000, sysctl_speed_limit_max = 200000.
-        RebuildConfig { speed_limit_min_kib_s: 1000, speed_limit_max_kib_s: 200_000, hot_spare: false, hw_priority_pct: 30, start_ppm: 0 }
+        RebuildConfig { speed_limit_min: 1000, speed_limit_max: 200_000, spare: false, rebuild_priority: 30, start_ppm: 0 }
     }
 }

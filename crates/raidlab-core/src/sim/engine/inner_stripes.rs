@@ -43,7 +43,7 @@ impl InnerStripes {
         let members = stack.per_set() as usize;
         let sets = (0..stack.sets())
             .map(|_| {
-                let mut cache = StripeCache::new(stack.inner().clone(), md.stripe_cache_entries, md.rmw_level);
+                let mut cache = StripeCache::new(stack.inner().clone(), md.stripe_cache_size, md.rmw_level);
                 cache.set_bypass_threshold(md.preread_bypass_threshold);
                 InnerMd { cache, raid5d: Raid5dThreads::new(md.group_thread_cnt, members, max_sectors), pending: false }
             })

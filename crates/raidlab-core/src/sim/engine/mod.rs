@@ -236,7 +236,7 @@ impl Simulation {
             config.page_cache.validate()?;
         }
         let stripe_heads_free = match config.controller {
-            ControllerConfig::Md(md) if is_parity(&array) => md.stripe_cache_entries,
+            ControllerConfig::Md(md) if is_parity(&array) => md.stripe_cache_size,
             _ => u32::MAX,
         };
         let (controller, array_queue) = match config.controller {
@@ -258,7 +258,7 @@ impl Simulation {
         };
         let stripes = match config.controller {
             ControllerConfig::Md(md) if is_parity(&array) => {
-                let mut cache = StripeCache::new(array.clone(), md.stripe_cache_entries, md.rmw_level);
+                let mut cache = StripeCache::new(array.clone(), md.stripe_cache_size, md.rmw_level);
                 cache.set_bypass_threshold(md.preread_bypass_threshold);
                 Some(cache)
             }
@@ -266,7 +266,7 @@ impl Simulation {
         };
         let time_limit = config.workload.time_limit_ns();
         let stop_ns = if time_limit > 0 { time_limit.min(config.max_time_ns) } else { config.max_time_ns };
-        if config.workload.jobs.is_empty() && config.timeline.is_empty() && !config.rebuild.hot_spare {
+        if config.workload.jobs.is_empty() && config.timeline.is_empty() && !config.rebuild.spare {
             return Err(config_error("nothing to simulate: no workload and no failure timeline".into()));
         }
         let first_phase = if config.failed.is_empty() { "optimal" } else { "degraded" };
@@ -622,7 +622,7 @@ impl Simulation {
             stripe_heads: 0,
         };
         if let ControllerConfig::Md(md) = self.config.controller {
-            array_op.stripe_heads = self.plan_scratch.counts.rows_cached.min(md.stripe_cache_entries);
+            array_op.stripe_heads = self.plan_scratch.counts.rows_cached.min(md.stripe_cache_size);
         }
         let id = self.ops.insert(array_op);
         let heads = self.ops.get(id).stripe_heads;
@@ -986,11 +986,11 @@ impl Simulation {
             let member = &self.members[rebuild.member as usize];
             let AnyDrive::Hdd(hdd) = &member.drive else { continue };
             let sectors_per_ns = rebuild.done_sectors as f64 / elapsed.max(1.0);
-            let min_limit = limits.speed_limit_min_kib_s as f64 * 2.0 / 1e9;
+            let min_limit = limits.speed_limit_min as f64 * 2.0 / 1e9;
             if md && sectors_per_ns <= 1.25 * min_limit {
                 continue;
             }
-            let floor_ns = if md { 1e9 / (limits.speed_limit_max_kib_s as f64 * 2.0) } else { 0.0 };
+            let floor_ns = if md { 1e9 / (limits.speed_limit_max as f64 * 2.0) } else { 0.0 };
             let (rev_ns, surfaces) = (hdd.geometry().rev_ns() as f64, hdd.geometry().surfaces() as f64);
             // (A rebuild started part-way, `start_sector`, has done the sectors after it.)
             let (offset, total) = (member.lba_offset, rebuild.total_sectors);
@@ -1032,7 +1032,7 @@ fn stacked_array(config: &SimConfig, stack: &crate::layout::StackSpec) -> Result
     }
     let array = Array::stacked(stack)?;
     let replaces = config.timeline.iter().any(|e| matches!(e.kind, ArrayEventKind::Replace(_)));
-    if stack.outer_level == Level::Raid1 && (replaces || config.rebuild.hot_spare) {
+    if stack.outer_level == Level::Raid1 && (replaces || config.rebuild.spare) {
         return Err(config_error(format!(
             "raid{}: a replaced drive means creating its raid0 half again and resyncing the outer raid1; that rebuild is not modelled (no --replace or --spare)",
             stack.name()

@@ -6,7 +6,7 @@
 //! `speed_limit_max` it sleeps 500 ms; above `speed_limit_min` it waits for its in-flight
 //! windows to drain whenever the members saw other I/O (`is_mddev_idle`: more than 64 sectors
 //! since the last check). Below the minimum it does not throttle. A hardware controller instead
-//! gives the rebuild a share of drive time under load (`hw_priority_pct`).
+//! gives the rebuild a share of drive time under load (`rebuild_priority`).
 
 use super::config::{ArrayEventKind, ControllerConfig};
 use super::events::Event;
@@ -113,7 +113,7 @@ impl Simulation {
         for event in self.config.timeline.clone() {
             self.events.push(event.at_ns, Event::ArrayChange { kind: event.kind });
         }
-        if self.config.rebuild.hot_spare {
+        if self.config.rebuild.spare {
             if let Some(&member) = self.failed.first() {
                 self.events.push(0, Event::ArrayChange { kind: ArrayEventKind::Replace(member) });
             }
@@ -149,7 +149,7 @@ impl Simulation {
             return;
         }
         self.replan();
-        if self.config.rebuild.hot_spare && self.rebuild.is_none() {
+        if self.config.rebuild.spare && self.rebuild.is_none() {
             self.replace_member(member);
         }
     }
@@ -227,7 +227,7 @@ impl Simulation {
     fn sync_heads(&self) -> Option<SyncHeads> {
         match self.config.controller {
             ControllerConfig::Md(md) if self.planner.array().rebuild_array().stripe(0).is_some() => {
-                Some(SyncHeads { total: md.stripe_cache_entries as u64, used: 0 })
+                Some(SyncHeads { total: md.stripe_cache_size as u64, used: 0 })
             }
             _ => None,
         }
@@ -404,10 +404,10 @@ impl Simulation {
     fn md_sync_check(&mut self, sync_in_flight: bool) -> Option<Wait> {
         let speed = self.rebuild_speed_kib_s();
         let limits = self.config.rebuild;
-        if speed <= limits.speed_limit_min_kib_s {
+        if speed <= limits.speed_limit_min {
             return None;
         }
-        if speed > limits.speed_limit_max_kib_s {
+        if speed > limits.speed_limit_max {
             return Some(Wait::Until(self.now + OVER_MAX_SLEEP_NS));
         }
         if !self.rebuild_members_idle() && sync_in_flight {
@@ -428,7 +428,7 @@ impl Simulation {
     /// "rebuild rate" of LSI/Adaptec-class controllers). A window may go out once the host has
     /// had (100 − pct)/pct times the window's member commands since the last one.
     fn rebuild_hw_share(&mut self) -> bool {
-        let pct = self.config.rebuild.hw_priority_pct.clamp(1, 100) as u64;
+        let pct = self.config.rebuild.rebuild_priority.clamp(1, 100) as u64;
         let foreground = self.foreground_ios;
         let devices = self.members.len() as u64;
         let state = self.rebuild.as_mut().expect("rebuilding");
@@ -487,7 +487,7 @@ impl Simulation {
             self.replan();
             self.note_phase();
             if let Some(&next) = self.failed.first() {
-                if self.config.rebuild.hot_spare {
+                if self.config.rebuild.spare {
                     self.replace_member(next);
                     self.note_phase();
                 }
