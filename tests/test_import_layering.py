@@ -263,3 +263,33 @@ def test_the_scan_sees_parent_packages_and_relative_imports():
     assert imported_names("raidlab.report.table", node) == ["raidlab.errors"]
     assert find_cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a", "b", "c", "a"]
     assert find_cycle({"a": {"b"}, "b": set()}) is None
+
+
+#: What ``dir(raidlab)`` listed (public names) when ``import raidlab`` imported every module eagerly.
+PUBLIC_NAMES = [
+    "Array", "ArrayError", "ConfigError", "DEFAULT_CHUNK_KIB", "DEFAULT_MEMBER_KIB", "DataLossError",
+    "DeviceError", "LayoutError", "MAX_DEVICES", "RaidlabError", "RequestError", "SimResult", "WorkloadError",
+    "array", "commands", "controllers", "drives", "errors", "hosts", "inputs", "layout", "load_sweep",
+    "outputs", "planner", "rebuild", "reliability", "report", "run", "schema", "sim", "simulate", "stacked",
+    "sweep", "units", "workload",
+]
+
+
+def test_the_lazy_package_keeps_its_names():
+    """``import raidlab`` loads names on first use, yet lists and gives the same ones; ``raidlab.sweep``
+    stays the function even once the package of the same name is loaded."""
+    code = (
+        "import json, types, raidlab\n"
+        "names = sorted(n for n in dir(raidlab) if not n.startswith('_'))\n"
+        "kinds = {n: type(getattr(raidlab, n)).__name__ for n in names}\n"
+        "import raidlab.sweep.store\n"
+        "print(json.dumps([names, kinds, callable(raidlab.sweep), raidlab.__version__]))\n"
+    )
+    where = str(Path(importlib.util.find_spec(PACKAGE).origin).parents[1])
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [where, os.environ.get("PYTHONPATH")])))
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env)
+    names, kinds, sweep_callable, version = json.loads(done.stdout)
+    assert names == PUBLIC_NAMES
+    assert kinds["sweep"] == kinds["simulate"] == kinds["load_sweep"] == "function"
+    assert kinds["planner"] == kinds["reliability"] == kinds["commands"] == "module"
+    assert kinds["Array"] == kinds["ConfigError"] == "type" and sweep_callable and version

@@ -51,7 +51,8 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 from raidlab.errors import ConfigError, RaidlabError
 from raidlab.workload import Job, Workload
 from raidlab.units import human_bytes
-from raidlab.sim import load_drive, simulate
+from raidlab.drives import load_drive
+from raidlab.sim import simulate
 
 __all__ = ["Point", "Observation", "Fit", "predict_point", "fit_model", "fit_all", "choose",
            "MODELS", "single_drive_sim"]
