@@ -47,10 +47,6 @@ def _pct(p: Optional[float]) -> str:
     return format_probability(p)
 
 
-#: The library's formatters, under the names report/html.py imports until it takes them from raidlab.units.
-_bytes, _years, _with_ci = decimal_bytes, years_text, with_ci
-
-
 def render_text(doc: Dict[str, Any]) -> str:
     """The default output: what was modelled, then exact and Monte Carlo results side by side."""
     inputs, layout, rebuild = doc["inputs"], doc["layout"], doc["rebuild"]
