@@ -16,7 +16,7 @@ from raidlab.outputs import writes_files
 from raidlab.errors import ConfigError
 from raidlab.report import html as html_report
 from raidlab.report import sysbench_text, table
-from raidlab.report import timeline as timeline_report
+from raidlab.report import fio_logs
 from raidlab import notes as run_notes
 from raidlab.cli_types import setting_option, setting_options
 from raidlab.numeric import whole_text
@@ -110,7 +110,7 @@ def sim_command(failed, fio_job, sysbench, preset, fail_at, replace_at, latent_a
         write_pngs(png_dir, [{"design": f"raid{spec.design.level} x{spec.design.devices}", "state": state, "document": document}])
     if log_prefix:
         try:
-            timeline_report.write_fio_logs(result.raw, log_prefix)
+            fio_logs.write_fio_logs(result.raw, log_prefix)
         except OSError as error:
             raise ConfigError(f"cannot write logs with prefix {log_prefix}: {error.strerror}") from None
     if html_out:

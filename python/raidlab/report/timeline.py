@@ -1,16 +1,14 @@
 """The bad days in a report: the measured parts of a run, the rebuild with its rate and a
-full-size estimate, the 1 s time series, and fio-format log files of that series."""
+full-size estimate, data loss, drive events and the 1 s time series (its fio-format log files:
+:mod:`raidlab.report.fio_logs`)."""
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any, Dict, List, Optional, Tuple
 
 from raidlab import stacked
 
 SECTOR_BYTES = 512
-#: The fio-format logs ``--log-prefix PREFIX`` writes: PREFIX_<name>.1.log.
-LOG_NAMES = ("iops", "clat", "clat_p99", "rebuild")
 
 
 def measured_windows(result: Dict[str, Any]) -> List[Tuple[int, int]]:
@@ -108,25 +106,3 @@ def drive_events(result: Dict[str, Any]) -> List[Dict[str, Any]]:
     ``corrected``, ``timeout-dropped``), in time order."""
     return [{"at_s": event["at_ns"] / 1e9, "member": event["member"], "event": event["event"]}
             for event in result.get("drive_events", [])]
-
-
-def write_fio_logs(result: Dict[str, Any], prefix: str) -> List[Path]:
-    """fio's log format (``msec, value, data direction, block size, offset``; direction 0 read,
-    1 write): PREFIX_iops.1.log, PREFIX_clat.1.log (p50, ns) and PREFIX_clat_p99.1.log, plus
-    PREFIX_rebuild.1.log (progress in per mille, direction 2)."""
-    files: Dict[str, List[str]] = {name: [] for name in LOG_NAMES}
-    # fio logs nothing during ramp_time (no host I/O is counted then); the rebuild's progress
-    # is the array's, logged throughout.
-    windows = measured_windows(result)
-    for point in result["series"]:
-        msec = (point["start_ns"] + 1_000_000_000) // 1_000_000
-        if is_measured(windows, point["start_ns"]):
-            files["iops"].append(f"{msec}, {point['read_ios']}, 0, 0, 0")
-            files["iops"].append(f"{msec}, {point['write_ios']}, 1, 0, 0")
-            files["clat"].append(f"{msec}, {point['latency_ns_p50']}, 0, 0, 0")
-            files["clat_p99"].append(f"{msec}, {point['latency_ns_p99']}, 0, 0, 0")
-        files["rebuild"].append(f"{msec}, {int(point['rebuild_pct'] * 10)}, 2, 0, 0")
-    from raidlab import outputs
-
-    return outputs.write_files([(Path(f"{prefix}_{name}.1.log"), "".join(line + "\n" for line in lines).encode())
-                                for name, lines in files.items()], "--log-prefix")
