@@ -45,22 +45,14 @@ OPTIONAL_HEAVY = {"pandas": "pandas", "pyarrow": "pyarrow", "ray": "ray", "matpl
 #: fails while an entry names an import that is gone). Keys: (importing module, imported module).
 KNOWN_OFFENDERS: Dict[Tuple[str, str], str] = {
     # value: the helper rewriting the importing module
-    ("raidlab.stacked", "click"): "SETTINGS-PY: stacked.options is kept for commands/sim.py until sim's options come from the settings declaration",
-    ("raidlab.stacked", "raidlab.run"): "SETTINGS-PY: as above (stacked.options)",
-    ("raidlab.commands.sim", "raidlab.report"): "SETTINGS-PY",
-    ("raidlab.commands.sim", "raidlab.report.png"): "SETTINGS-PY",
-    ("raidlab.planner.candidates", "raidlab.stacked"): "SETTINGS-PY",
+    ("raidlab.outputs", "raidlab.commands"): "SETTINGS-PY: outputs.writes_files is kept for commands/sim.py until "
+                                             "it imports raidlab.commands.consent",
+    ("raidlab.outputs", "raidlab.commands.consent"): "SETTINGS-PY: as above (outputs.writes_files)",
     ("raidlab.report.html", "raidlab.planner"): "DOCMODEL",
     ("raidlab.report.html", "raidlab.planner.rank"): "DOCMODEL",
     ("raidlab.report.html", "raidlab.planner.setup"): "DOCMODEL",
     ("raidlab.run", "raidlab.cli_types"): "SETTINGS-PY",
-    ("raidlab.run", "raidlab.sim"): "SETTINGS-PY",
-    ("raidlab.sim", "raidlab.disksim"): "SETTINGS-PY",
-    ("raidlab.sim", "raidlab.notes"): "SETTINGS-PY",
-    ("raidlab.sim", "raidlab.run"): "SETTINGS-PY",
-    ("raidlab.sim", "raidlab.stacked"): "SETTINGS-PY",
     ("raidlab.workload.fio", "raidlab.inputs"): "FIO",
-    ("raidlab.workload.spec", "raidlab.workload.units"): "FIO",
 }
 
 Edge = Tuple[str, str]
@@ -249,7 +241,7 @@ def test_known_offenders_are_still_there():
     assert not gone, f"fixed (no longer a late or library-to-CLI import), remove from KNOWN_OFFENDERS: {gone}"
 
 
-@pytest.mark.parametrize("module", ["raidlab", "raidlab.run"])
+@pytest.mark.parametrize("module", ["raidlab", "raidlab.run", "raidlab.outputs"])
 def test_importing_the_library_loads_neither_the_cli_nor_click(module):
     code = f"import json, sys, {module}; print(json.dumps(sorted(sys.modules)))"
     # the fresh interpreter imports the raidlab this test process imports (an install or a checkout)
@@ -271,3 +263,33 @@ def test_the_scan_sees_parent_packages_and_relative_imports():
     assert imported_names("raidlab.report.table", node) == ["raidlab.errors"]
     assert find_cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a", "b", "c", "a"]
     assert find_cycle({"a": {"b"}, "b": set()}) is None
+
+
+#: What ``dir(raidlab)`` listed (public names) when ``import raidlab`` imported every module eagerly.
+PUBLIC_NAMES = [
+    "Array", "ArrayError", "ConfigError", "DEFAULT_CHUNK_KIB", "DEFAULT_MEMBER_KIB", "DataLossError",
+    "DeviceError", "LayoutError", "MAX_DEVICES", "RaidlabError", "RequestError", "SimResult", "WorkloadError",
+    "array", "commands", "controllers", "drives", "errors", "hosts", "inputs", "layout", "load_sweep",
+    "outputs", "planner", "rebuild", "reliability", "report", "run", "schema", "sim", "simulate", "stacked",
+    "sweep", "units", "workload",
+]
+
+
+def test_the_lazy_package_keeps_its_names():
+    """``import raidlab`` loads names on first use, yet lists and gives the same ones; ``raidlab.sweep``
+    stays the function even once the package of the same name is loaded."""
+    code = (
+        "import json, types, raidlab\n"
+        "names = sorted(n for n in dir(raidlab) if not n.startswith('_'))\n"
+        "kinds = {n: type(getattr(raidlab, n)).__name__ for n in names}\n"
+        "import raidlab.sweep.store\n"
+        "print(json.dumps([names, kinds, callable(raidlab.sweep), raidlab.__version__]))\n"
+    )
+    where = str(Path(importlib.util.find_spec(PACKAGE).origin).parents[1])
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [where, os.environ.get("PYTHONPATH")])))
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env)
+    names, kinds, sweep_callable, version = json.loads(done.stdout)
+    assert names == PUBLIC_NAMES
+    assert kinds["sweep"] == kinds["simulate"] == kinds["load_sweep"] == "function"
+    assert kinds["planner"] == kinds["reliability"] == kinds["commands"] == "module"
+    assert kinds["Array"] == kinds["ConfigError"] == "type" and sweep_callable and version
