@@ -27,9 +27,10 @@ value is read is :mod:`raidlab.workload.fio_values`.
   (:mod:`raidlab_core` ``sim::pagecache``); ``invalidate=0`` starts with the file cached;
   ``fsync_on_close`` syncs at the end of the job like ``end_fsync``.
 - ``bs``/``bssplit``/``blockalign``/``percentage_random``/``rate_iops`` take ``read,write[,trim]``
-  values; a job that does both reads and writes must give both directions the same value,
-  because the spec has one. A single value applies to every direction (fio copies it).
-- ``bssplit``: see :mod:`raidlab.workload.fio_values`.
+  values; a single value applies to every direction (fio copies it). A job that does both
+  reads and writes may give them different sizes (the writes draw from their own mix), but
+  one ``blockalign`` and one ``percentage_random``, because the spec has one of each.
+- ``bssplit``'s grammar and rounding: see :mod:`raidlab.workload.fio_values`.
 - ``rate_iops`` caps each direction separately in fio (HOWTO ``rate_iops=int[,int][,int]``;
   one value applies to reads and writes each; io_u.c ``rate_ddir`` issues the other direction
   while one is ahead of its cap). A job that reads and writes with both caps binding therefore
