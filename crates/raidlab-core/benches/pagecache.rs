@@ -1,5 +1,5 @@
-//! Buffered sequential I/O through the page cache (issue 19 target: a 16 GiB buffered
-//! sequential run simulates in at most 5 s). One file of 16 GiB written in 8 KiB `write()`
+//! Buffered sequential I/O through the page cache (target: a 16 GiB buffered sequential run
+//! simulates in at most 5 s). One file of 16 GiB written in 8 KiB `write()`
 //! calls then fsynced (fio `rw=write bs=8k size=16g end_fsync=1`, direct=0), and read back in
 //! 8 KiB calls, on md raid5 of four nearline-7200 drives with 8 GiB of page cache (so the
 //! writes pass the dirty limits and are throttled, and the reads miss: the file is twice RAM,

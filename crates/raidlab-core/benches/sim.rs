@@ -1,5 +1,5 @@
-//! Simulator throughput: simulated host I/Os per wall second on one core (issue target: at
-//! least one million). Workload from issue 3: 6-drive raid5 and raid10, 16 KiB random 60/40,
+//! Simulator throughput: simulated host I/Os per wall second on one core (target: at least
+//! one million; README.md, "Performance"). Workload: 6-drive raid5 and raid10, 16 KiB random 60/40,
 //! 128 threads, Cheetah 10K.7 preset with SPTF command queueing, md, mq-deadline.
 //!
 //! Each iteration runs 20 simulated seconds; the benchmark reports host I/Os per iteration as

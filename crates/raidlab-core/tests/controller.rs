@@ -1,4 +1,4 @@
-//! The hardware RAID controller's room (sim/controller, issue 20): its state stays consistent
+//! The hardware RAID controller's room (sim/controller): its state stays consistent
 //! through a run (`Simulation::check` between steps), and its mechanisms bite: firmware
 //! commands per drive, a shared Ultra320 channel, the processor's command rate, and write
 //! policies.

@@ -256,7 +256,7 @@ fn replays_validation_traces_within_a_quarter_of_disksims_demerit() {
         let n = records.len();
         let result = disksim::replay(&imported.spec, &records[..n], None).unwrap();
         let demerit = result.demerit_ms(10_000);
-        // Issue 8's bound: at most 1.25 × DiskSim's own demerit on the same trace.
+        // The bound the import must meet: at most 1.25 × DiskSim's own demerit on the same trace.
         assert!(demerit <= 1.25 * published_ms(stem), "{stem}: demerit {demerit} ms");
         println!(
             "{stem}: {n} requests, measured mean {:.3} ms, simulated {:.3} ms, demerit {:.3} ms",
@@ -277,7 +277,7 @@ fn demerit_is_zero_for_identical_and_the_shift_for_shifted_samples() {
 
 /// DiskSim's atlas_III lists some slips out of order; DiskSim takes them and counts them in the
 /// file's order (`g1_ltop_sectperzonespare`). The drive imports and replays its validation trace
-/// within issue 8's bound of DiskSim's own demerit (0.378 ms, valid/runvalid).
+/// within 1.25 × DiskSim's own demerit (0.378 ms, valid/runvalid).
 #[test]
 fn atlas_iii_with_unsorted_slips_imports_and_replays() {
     let imported = import_file("atlas_III.parv").unwrap();

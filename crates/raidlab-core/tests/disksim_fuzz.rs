@@ -1,4 +1,4 @@
-//! Fuzzing of the DiskSim readers (issue 21): arbitrary text and real files with one number
+//! Fuzzing of the DiskSim readers: arbitrary text and real files with one number
 //! mutated must give Ok or an Err, never a panic, through the parameter parser, the importer,
 //! the seek-file and trace parsers and a short replay. Bounded: a few hundred cases each.
 

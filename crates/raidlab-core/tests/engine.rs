@@ -188,25 +188,25 @@ fn results_are_pinned_across_machines_and_releases() {
 
 // The stripe cache changed raid5 under md (18367589360843957434), and MemberStats' Debug text
 // gained read_merges/write_merges (with them taken out, that value still holds). raid5d's CPU
-// (issue 18 section 2; was 7908144374176632224): each raid5d pass now takes its heads' CPU time
+// (was 7908144374176632224): each raid5d pass now takes its heads' CPU time
 // (Raid5dCpu::SERVER, ~6-9 µs a head here) before their member I/O leaves md, so every write's
 // member I/O starts some µs later and the HDD timings shift; host I/O moves by under 1 %
-// (tests/md_raid5d.rs `hdd_arrays_barely_notice_raid5d`). Issue 20 (was 2783196745631113984):
-// the result's Debug text gained SeriesPoint::bytes, SimResult::steady_state_ns and
-// RebuildResult::estimated_duration_ns; with those taken out the old value still holds (the
-// run itself did not change: nr_requests 256 is not reached here). Issues 22 and 18 (was
-// 2467215979057575628) added more reported fields (MemberStats read_area/write_area, SeriesPoint
-// flush_ios/latency_ns_p95, SimResult host_busy_ns, RebuildResult start_sector): with every field
-// added this round taken out of the Debug text of the merged code, 2783196745631113984 holds.
-// Issue 18, session 11 (was 7786726260697554614): a head whose member I/O completed goes back
-// through raid5d's handle list before it is released (raid5_end_write_request → handle_stripe),
+// (tests/md_raid5d.rs `hdd_arrays_barely_notice_raid5d`). The hardware controller (was
+// 2783196745631113984): the result's Debug text gained SeriesPoint::bytes,
+// SimResult::steady_state_ns and RebuildResult::estimated_duration_ns; with those taken out the
+// old value still holds (the run itself did not change: nr_requests 256 is not reached here).
+// fio's stream options and the md fidelity work (was 2467215979057575628) added more reported
+// fields (MemberStats read_area/write_area, SeriesPoint flush_ios/latency_ns_p95, SimResult
+// host_busy_ns, RebuildResult start_sector): with every field added then taken out of the Debug
+// text of the merged code, 2783196745631113984 holds. Completions through raid5d (was
+// 7786726260697554614): a head whose member I/O completed goes back through raid5d's handle list before it is released (raid5_end_write_request → handle_stripe),
 // and bypass_count counts only heads without STRIPE_IO_STARTED, as __get_priority_stripe does.
-// Issue 18, session 13 (was 13960990992781719593): raid5d's member I/O goes through raid5d's
+// raid5d's block plug (was 13960990992781719593): raid5d's member I/O goes through raid5d's
 // block plug (raid5d: blk_start_plug … blk_finish_plug), reaching the member queues when its
 // loop ends or the plug fills, and the queues run in blk_mq_flush_plug_list's order.
-// Session 14 (was 11956279002286173175): JobResult's Debug text gained start_ns (when a job's
+// Job start times (was 11956279002286173175): JobResult's Debug text gained start_ns (when a job's
 // threads started: stonewall, startdelay); with it taken out the old value still holds.
-// Session 17 (was 8902238137657825205): JobResult's Debug text gained `finished` (the job's
+// Job completion (was 8902238137657825205): JobResult's Debug text gained `finished` (the job's
 // threads were all done when the run ended); with it taken out the old value still holds.
 const PINNED_RAID5_CHEETAH: u64 = 10597124877718700790;
 

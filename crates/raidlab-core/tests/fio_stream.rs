@@ -1,4 +1,4 @@
-//! fio's stream options in the engine (issue 22): directed checks of what each does to the
+//! fio's stream options in the engine: directed checks of what each does to the
 //! I/O, and a small swarm of random combinations under the core's assertions (a failure names
 //! the seed).
 

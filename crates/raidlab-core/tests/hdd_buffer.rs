@@ -1,4 +1,4 @@
-//! Drive behaviours DiskSim's validated models need (issue 8), each off for presets: zero-latency
+//! Drive behaviours DiskSim's validated models need, each off for presets: zero-latency
 //! access, read-ahead bounds, read segments shared with write data, and a negative write settle.
 //! One command at a time, as the validation traces issue them.
 

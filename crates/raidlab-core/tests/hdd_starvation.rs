@@ -55,8 +55,8 @@ fn a_read_waits_one_destage_behind_a_full_write_cache_not_a_second() {
     // Sequential 1 MiB writes: by 5 s the 192 MiB write cache is full (the host offers writes
     // far faster than the platters take them) and writes wait for room, so the arm must destage.
     // The far read goes after the destage under way: that and its own ~full-stroke access, a
-    // few tens of ms. It used to wait behind every destage until it was 1 s old (a review's QD1
-    // reader beside a random writer got 1 read a second).
+    // few tens of ms. It used to wait behind every destage until it was 1 s old (a QD1 reader
+    // beside a random writer got 1 read a second).
     let (waited, writes) = far_read_behind(5_000_000_000, |id| (Op::Write, id * 2048, 2048));
     assert!(writes > 1000, "the write stream ran: {writes} MiB acknowledged");
     assert!((10_000_000..40_000_000).contains(&waited), "the read waited {waited} ns");

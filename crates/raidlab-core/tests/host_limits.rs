@@ -1,4 +1,4 @@
-//! Issue 24: the instance's EBS limits in front of every volume member (sim/instance), and a
+//! The instance's EBS limits in front of every volume member (sim/instance), and a
 //! controller's BBU learn cycle (sim/controller), checked through whole runs with the rooms'
 //! `check()` between steps.
 

@@ -21,7 +21,7 @@
 //!
 //! Figures in `KNOWN_GAPS` are asserted to still miss (the list may only shrink): the VM's one
 //! vCPU, which the simulator does not model, sets their pace. The 16-thread cases were recorded
-//! after the replay was written and held out: they match and miss in the same families (raid1
+//! after the replay was written, so nothing was tuned to them: they match and miss in the same families (raid1
 //! and raid10 at K = 1, raid10 at K = 100 match; raid1 at K = 100 and raid5 miss).
 
 /// (case, figure, why) known to miss. May only shrink.

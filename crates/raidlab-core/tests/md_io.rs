@@ -1,4 +1,4 @@
-//! Acceptance harness of issue 18: every O_DIRECT case recorded from the real Linux 6.1 md driver
+//! Acceptance harness of md's member I/O: every O_DIRECT case recorded from the real Linux 6.1 md driver
 //! (`data/md-io/cases.json`, see its README) replayed through the simulator with the same array,
 //! md tunables and host load. Member read and write sectors per host sector, and the spread of
 //! read sectors over members (sorted largest first), must lie within the range of the recorded
@@ -8,8 +8,8 @@
 //! `common/md_io.rs` (shared with `md_io_mirrors.rs`, which adds the mirrors' request counts and
 //! the recovery). Cases the model does not match yet are listed in `KNOWN_GAPS`; each is asserted to still
 //! miss, so the list can only shrink (a case that starts matching must leave it). Buffered cases
-//! need the page cache (issue 19) and the recovery case has no host load: both are skipped and
-//! counted.
+//! go through the page cache (`md_io_buffered.rs` replays them) and the recovery case has no host
+//! load: both are skipped here and counted.
 
 mod common;
 
@@ -26,7 +26,7 @@ use std::collections::BTreeMap;
 
 /// Cases (by id) the simulator does not match yet, each with why.
 ///
-/// Since raid5d's member I/O goes through raid5d's block plug (session 13, `Raid5dThreads`), a
+/// Since raid5d's member I/O goes through raid5d's block plug (`Raid5dThreads`), a
 /// loop's writes reach the members together and complete together. That closed the 64 KiB
 /// streams on 64 KiB chunks (0.50 reads per host sector before, 0.26 now against md's
 /// 0.18-0.34; with the VM disk's command times varied by 5-20 % the model gives 0.30-0.33, so
@@ -38,18 +38,18 @@ use std::collections::BTreeMap;
 /// O_DIRECT write runs under `blkdev_write_iter`'s plug, which holds the heads
 /// (`release_stripe_plug`) until the writer sleeps waiting for the write (`blk_io_schedule` in
 /// `__blkdev_direct_IO_simple`) and its plug is flushed (`raid5_unplug`), so they too reach
-/// raid5d together. Tried (session 13, not kept): writers adding
+/// raid5d together. Tried with the plug (not kept): writers adding
 /// their heads 1 or 8 at a time, 0.3-1 µs a head, with raid5d running beside them. The two
 /// cases then pre-read (0.01-0.03 and 0.001-0.007), but so do the single-thread 1536 KiB
 /// full-stripe writes (0.02-0.10 against md's 0, the same in every run): md splits them at
 /// 1 MiB, and raid5d took the first piece's heads, 2/3 full, before the second piece came.
 /// On the recording's one vCPU raid5d does not run while a writer submits, which is what the
 /// atomic add stands for; the 8-deep cases need the guest's scheduler, which is not modelled.
-/// Tried before the plug (session 12): host writes ending when raid5d handles the written
+/// Tried before the plug: host writes ending when raid5d handles the written
 /// head, one vCPU shared by the writers and raid5d (gathering all or nothing), and raid5d
 /// uniformly slower; with it: raid5d 2x and 5x slower (the 64 KiB streams 0.28 and 0.33, and
 /// the 512 KiB-chunk stream with 4096 heads falls to 0.10 and 0.05 against md's 0.30-0.34).
-/// Tried with the plug (session 15, not kept; the 8-deep streams of the shared cases are the
+/// Tried with the plug later (not kept; the 8-deep streams of the recorded cases are the
 /// measure, 45 of 47 write cases matching now):
 /// - Host writes ending in raid5d (`handle_stripe_clean_event`), each handled head costing
 ///   `handle_stripe`'s overhead: both cases match (0.121, and 0.011 on members 0 and 1 as md's
@@ -67,7 +67,7 @@ use std::collections::BTreeMap;
 ///   write, `__blkdev_direct_IO_simple` included), so a write that finds a queued head moves it
 ///   to the handle list's tail as md does: these two unchanged, the three 64 KiB streams leave
 ///   (0.33 against md's 0.18-0.34 but spread 0.37/0.37/0.13/0.12).
-/// Tried in session 16 (not kept):
+/// Tried after that (not kept):
 /// - One guest CPU shared CFS-like (vruntime, sleeper credit of half of sched_latency, 1 ms
 ///   wakeup granularity, raid5d yielding at `handle_active_stripes`'s cond_resched) by the
 ///   writers' submissions and raid5d, with writes ending in raid5d as above, and costs chosen so
@@ -186,7 +186,7 @@ fn md_member_io_matches_the_recorded_cases() {
         println!("known gap {gap}: {why}");
     }
     println!(
-        "{} cases: {} match, {} known gaps, {} skipped (buffered: page cache, issue 19; recovery: no host load): {skipped:?}",
+        "{} cases: {} match, {} known gaps, {} skipped (buffered: md_io_buffered.rs; recovery: no host load): {skipped:?}",
         targets.len() + skipped.len(),
         targets.len() - still_failing.len() - failures.len(),
         still_failing.len(),
@@ -269,7 +269,7 @@ fn random_write_case(level: u64, layout: &str, devices: u64, member_bytes: u64) 
 
 #[test]
 fn small_random_writes_keep_md_accounting() {
-    // Member reads + writes per 4 KiB write (issue 18): raid5 2 + 2, raid6 on >= 6 members
+    // Member reads + writes per 4 KiB write (md's rmw/rcw rules): raid5 2 + 2, raid6 on >= 6 members
     // 3 + 3 and on 4 members 1 + 3 (rcw reads the one other data page), raid10 n2 0 + 2.
     let cases = [
         (5, "left-symmetric", 4, 2.0, 2.0),
@@ -321,29 +321,29 @@ fn pinned_run(level: Level, layout: Option<&str>, controller: ControllerConfig) 
 }
 
 
-/// Runs the md stripe cache must leave byte for byte as they were (pinned from the commit
-/// before it, re-pinned once when MemberStats gained read_merges/write_merges: with those two
-/// fields taken out of the Debug text the old values still hold; raid1/raid10 are left unpinned,
-/// their read balancing changed with md's nr_pending counting writes). Re-pinned for issue 20
-/// (were 17791776641154526057, 2912434286494361408, 10848120410836575129): the result's Debug
-/// text gained SeriesPoint::bytes, steady_state_ns and estimated_duration_ns; with those taken
-/// out the old values still hold (16 commands in flight never fill a queue, so the controller's
-/// own queues and the host queue on its logical drive change nothing here). Re-pinned again for
-/// issues 22 and 18 (were 8642490386406219211, 12910599201704340492, 11491789720008222299): more
-/// reported fields (MemberStats read_area/write_area, SeriesPoint flush_ios/latency_ns_p95,
-/// SimResult host_busy_ns, RebuildResult start_sector); with every field added this round taken
-/// out of the merged code's Debug text, the values before this round hold. Session 14 (were
-/// 11289507716910177579, 5602969525903871917, 6599118809412580155): JobResult gained start_ns;
-/// with it taken out the old values hold. Session 16 (raid0 was 3104099683180974475): the drive
-/// serves a sequential stream's commands in order (`hdd/queue.rs`, DiskSim's sequential stream
-/// scheme); the raid0 run's 30 % sequential share moves a few reads by one latency bucket (read
-/// latency sum 4384.2 ms -> 4383.7 ms over the same 155 reads, the same maximum), nothing else;
-/// behind the controller its destage stops serving a queued command before the one it
-/// continues, and the 0.3 s runs shift by a few commands (raid5 157 -> 156 reads, mean 28.3 ->
-/// 28.1 ms; raid6 150 -> 141 reads, 29.4 -> 30.7 ms, 169 -> 151 cached writes). Session 17
-/// (were 5128997558555372020, 12435532017135400202, 10866560993266607922): JobResult gained
-/// `finished` (whether the job's threads were done when the run ended); with it taken out of the
-/// Debug text the old values hold.
+/// Runs the md stripe cache must leave byte for byte as they were (pinned from the commit before
+/// it, re-pinned once when MemberStats gained read_merges/write_merges: with those two fields taken
+/// out of the Debug text the old values still hold; raid1/raid10 are left unpinned, their read
+/// balancing changed with md's nr_pending counting writes). Re-pinned for the hardware controller
+/// (were 17791776641154526057, 2912434286494361408, 10848120410836575129): the result's Debug text
+/// gained SeriesPoint::bytes, steady_state_ns and estimated_duration_ns; with those taken out the
+/// old values still hold (16 commands in flight never fill a queue, so the controller's own queues
+/// and the host queue on its logical drive change nothing here). Re-pinned again for fio's stream
+/// options and the md fidelity work (were 8642490386406219211, 12910599201704340492,
+/// 11491789720008222299): more reported fields (MemberStats read_area/write_area, SeriesPoint
+/// flush_ios/latency_ns_p95, SimResult host_busy_ns, RebuildResult start_sector); with every field
+/// added then taken out of the merged code's Debug text, the values before hold. Job start times
+/// (were 11289507716910177579, 5602969525903871917, 6599118809412580155): JobResult gained
+/// start_ns; with it taken out the old values hold. In-order sequential streams (raid0 was
+/// 3104099683180974475): the drive serves a sequential stream's commands in order (`hdd/queue.rs`,
+/// DiskSim's sequential stream scheme); the raid0 run's 30 % sequential share moves a few reads by
+/// one latency bucket (read latency sum 4384.2 ms -> 4383.7 ms over the same 155 reads, the same
+/// maximum), nothing else; behind the controller its destage stops serving a queued command before
+/// the one it continues, and the 0.3 s runs shift by a few commands (raid5 157 -> 156 reads, mean
+/// 28.3 -> 28.1 ms; raid6 150 -> 141 reads, 29.4 -> 30.7 ms, 169 -> 151 cached writes). Job
+/// completion (were 5128997558555372020, 12435532017135400202, 10866560993266607922): JobResult
+/// gained `finished` (whether the job's threads were done when the run ended); with it taken out of
+/// the Debug text the old values hold.
 #[test]
 fn runs_without_md_parity_are_unchanged() {
     let md = ControllerConfig::Md(MdConfig::default());

@@ -1,8 +1,8 @@
-//! The buffered cases of `data/md-io` (issue 19): 64 MiB written in 1 MiB `write()` calls
+//! The buffered cases of `data/md-io`: 64 MiB written in 1 MiB `write()` calls
 //! through the page cache of the recording VM (512 MiB RAM), then one `fsync`, on md raid5 of
 //! four members (chunk 64 KiB and 512 KiB). md received the page cache's writeback and wrote
 //! near-full stripes; the replay must put member read and write sectors per host sector within
-//! the recorded range widened by 0.05 + 10 % (issue 18's slack for timing-dependent cases).
+//! the recorded range widened by 0.05 + 10 % (`md_io.rs`'s slack for timing-dependent cases).
 //! Run with `--nocapture` for the figures.
 
 mod common;
@@ -20,7 +20,7 @@ use serde_json::Value;
 /// every 4 KiB page), and a booted minimal Debian guest holds some 60-80 MiB more in process
 /// and slab memory, with ~5 MiB of watermark reserves. So ~420 MiB; the replay is checked over
 /// 400-460 MiB (`DIRTYABLE_BAND`), and every value there gives the same figures. (Taking the
-/// whole 512 MiB as dirtyable, as this test did until session 14, raises the thresholds by a
+/// whole 512 MiB as dirtyable, as this test once did, raises the thresholds by a
 /// fifth: from about 475 MiB up the 512 KiB-chunk case reads 0.23 per host sector, against
 /// md's 0.07-0.09, where it reads 0.134 below that, inside the slack.)
 const VM_DIRTYABLE_BYTES: u64 = 420 << 20;

@@ -1,4 +1,4 @@
-//! raid5d's CPU (issue 18 section 2): md raid5/6 on NVMe members tops out at what raid5d
+//! raid5d's CPU: md raid5/6 on NVMe members tops out at what raid5d
 //! and its `group_thread_cnt` workers can handle, not at the drives; on HDD arrays the CPU is
 //! far faster than the disks and results barely move. Run with `--nocapture` for the figures
 //! recorded in bench/README.md.

@@ -1,4 +1,4 @@
-//! Issue 24 §3: drives that misbehave in arrays. A latent sector error under load on a drive
+//! Drives that misbehave in arrays. A latent sector error under load on a drive
 //! without ERC stalls it past the host's 30 s command timeout and md drops it (then recovers
 //! onto a spare); with ERC (7 s) the read fails fast, md computes the block from the others,
 //! rewrites it and the drive stays. Idle timers put the wake-up in the latency tail.

@@ -1,4 +1,4 @@
-//! Issue 19's published orderings of md raid5 vs raid10 n2/f2/o2 rest on two mechanisms the
+//! The published orderings of md raid5 vs raid10 n2/f2/o2 rest on two mechanisms the
 //! core restates from Linux 6.1; these pin them (the orderings themselves are checked end to
 //! end by tests/test_orderings.py).
 

@@ -1,4 +1,4 @@
-//! The page cache (issue 19): buffered I/O on real drive models against O_DIRECT on the same
+//! The page cache: buffered I/O on real drive models against O_DIRECT on the same
 //! drives, every written sector reaching the drive, a cached file served from memory, md raid5
 //! seeing near-full stripes from writeback, and `check()` of the cache's conserved quantities
 //! on randomised runs. Run with `--nocapture` for the figures.

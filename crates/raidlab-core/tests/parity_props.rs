@@ -98,7 +98,7 @@ fn encode_chunk_heads(array: &Array, heads: &[(u64, &[u8])]) -> Vec<Vec<u8>> {
     parity::encode(array, &data).unwrap()
 }
 
-/// md's "multiply by x": shift left, XOR 0x1d on carry (md-internals.md §8).
+/// md's "multiply by x": shift left, XOR 0x1d on carry (kernel `lib/raid6/mktables.c`).
 fn xtime(x: u8) -> u8 {
     (x << 1) ^ if x & 0x80 != 0 { 0x1d } else { 0 }
 }
@@ -206,7 +206,7 @@ fn raid6_left_symmetric_4_disks_row_0_by_hand() {
 #[test]
 fn raid6_left_asymmetric_slot_order_differs_from_data_order() {
     // 5-disk left-asymmetric row 2 is `D0 D1 P Q D2`: slots D2→0, D0→1, D1→2
-    // (md-internals.md §1), so Q = D2 ⊕ 2·D0 ⊕ 4·D1. Row 2 holds array chunks 6, 7, 8.
+    // (kernel `drivers/md/raid5.c` `set_syndrome_sources`), so Q = D2 ⊕ 2·D0 ⊕ 4·D1. Row 2 holds array chunks 6, 7, 8.
     let la = Some(Layout::Parity(ParityAlgorithm::LeftAsymmetric));
     let array = make_array(Level::Raid6, la, 4, vec![16; 5]);
     let stripe = array.stripe(2).unwrap();

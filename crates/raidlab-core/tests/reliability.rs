@@ -1,6 +1,6 @@
-//! Acceptance tests of the reliability core (issue 6) against the textbook values of
-//! `../shared/research/reliability.md` (§1.2, §1.4, §2.1, §9 "validation targets"), the layout
-//! engine, the Monte Carlo, and monotonicity.
+//! Acceptance tests of the reliability core against textbook values (the exact chains' closed
+//! forms and the published cases named at each test, computed by hand), the layout engine, the
+//! Monte Carlo, and monotonicity.
 
 mod common;
 
@@ -38,7 +38,8 @@ fn close(got: f64, want: f64, rel: f64) -> bool {
 
 #[test]
 fn greenan_raid5_exact_and_approximate_mttdl() {
-    // HFRS/Greenan canonical case: RAID4/5, N = 8, MTTF 461,386 h, MTTR 12 h (research §1.4).
+    // HFRS/Greenan canonical case: RAID4/5, N = 8, MTTF 461,386 h, MTTR 12 h (the example model
+    // of HFRS, Greenan, Plank & Wylie, HotStorage 2010).
     // Exact CTMC ((2N−1)λ + μ)/(N(N−1)λ²) = 36,176 y; PGK approximation μ/(N(N−1)λ²) = 36,162 y.
     let inputs = Inputs { mttf_hours: 461_386.0, repair_hours: 12.0, mission_hours: 10.0 * HOURS_PER_YEAR, ..exact_only() };
     let report = analyze(&array("5", 8, None, 4.0 * TB), &inputs).unwrap();
@@ -48,7 +49,7 @@ fn greenan_raid5_exact_and_approximate_mttdl() {
     assert!(close(approx, 36_162.0, 1e-4), "approximate MTTDL {approx} y, want 36,162 y");
     // The exact value is the larger one: the (2N−1)λ term adds survival the approximation drops.
     assert!(exact > approx + 10.0);
-    // P(loss in 10 y) = 2.763e-4 (research §1.4) and, MTTDL ≫ MTTR, ≈ 1 − exp(−T/MTTDL).
+    // P(loss in 10 y) = 2.763e-4 (computed from the chain) and, MTTDL ≫ MTTR, ≈ 1 − exp(−T/MTTDL).
     assert!(close(report.p_array_loss, 2.763e-4, 1e-3), "P(10 y) {}", report.p_array_loss);
     let poisson = -(-10.0 / exact).exp_m1();
     assert!(close(report.p_array_loss, poisson, 1e-3));
@@ -63,7 +64,7 @@ fn greenan_raid5_exact_and_approximate_mttdl() {
 
 #[test]
 fn raid6_serial_parallel_and_chen_values() {
-    // research §1.4: RAID6, N = 8, same λ and μ: serial 2.318e8 y, parallel 4.636e8 y, Chen
+    // RAID6, N = 8, same λ and μ (computed from the chain): serial 2.318e8 y, parallel 4.636e8 y, Chen
     // approximation 2.317e8 y; P(10 y) serial 4.31e-8.
     let base = Inputs { mttf_hours: 461_386.0, repair_hours: 12.0, mission_hours: 10.0 * HOURS_PER_YEAR, ..exact_only() };
     let raid6 = array("6", 8, None, 4.0 * TB);
@@ -77,9 +78,9 @@ fn raid6_serial_parallel_and_chen_values() {
 
 #[test]
 fn afr_figures_of_the_research_table() {
-    // research §1.4: AFR 1.5 %, MTTR 24 h: RAID5 N = 8 2.855e4 y, P(5 y) 1.75e-4; RAID6 N = 8
+    // Computed from the exact chains: AFR 1.5 %, MTTR 24 h: RAID5 N = 8 2.855e4 y, P(5 y) 1.75e-4; RAID6 N = 8
     // (serial) 1.149e8 y, P(5 y) 4.35e-8; RAID5 N = 12 1.21e4 y; RAID5 N = 8, MTTR 72 h 9,529 y;
-    // raid10 n2 N = 8: 1.998e5 y exact vs 1.997e5 y approximate (§1.3).
+    // raid10 n2 N = 8: 1.998e5 y exact vs 1.997e5 y approximate.
     let mttf = mttf_from_afr(0.015).unwrap();
     let base = Inputs { mttf_hours: mttf, repair_hours: 24.0, ..exact_only() };
     let r5 = analyze(&array("5", 8, None, 4.0 * TB), &base).unwrap();
@@ -97,7 +98,7 @@ fn afr_figures_of_the_research_table() {
 
 #[test]
 fn harris_ure_during_rebuild() {
-    // research §2.1: 7 × 2 TB RAID5 reads 12 TB to rebuild: 61.7 % at 1e-14, 9.15 % at 1e-15,
+    // 7 × 2 TB RAID5 reads 12 TB to rebuild: 61.7 % at 1e-14, 9.15 % at 1e-15,
     // 0.95 % at 1e-16 (Harris 2007).
     // (Tolerances: half a unit of the research table's last digit.)
     let raid5 = array("5", 7, None, 2.0 * TB);
@@ -212,7 +213,7 @@ fn rare_events_are_estimated_with_small_relative_error() {
 
 #[test]
 fn weibull_raid0_matches_its_closed_form() {
-    // research §1.2: RAID0 under Weibull: P(loss by t) = 1 − exp(−N(t/η)^β); the killed-process
+    // RAID0 under Weibull (its CDF, N drives): P(loss by t) = 1 − exp(−N(t/η)^β); the killed-process
     // estimator is exact here (no sampled event can change the hazard).
     use raidlab_core::reliability::{afr_from_mttf, weibull_scale_for_afr};
     let inputs = Inputs { weibull_shape: 1.5, trials: 200, ..Inputs::defaults() };
@@ -273,7 +274,7 @@ fn weibull_shape_changes_the_answer_and_fixed_repairs_halve_raid6_exposure() {
     let (e, w) = (exp.monte_carlo.unwrap().p_array_loss, wear.monte_carlo.unwrap().p_array_loss);
     assert!(w.ci_low > e.ci_high, "shape 1.5 {w:?} vs exponential {e:?}");
     // For 2-fault tolerance the double-failure term scales with E[R²]: fixed repairs give half
-    // the exponential value (research §7.2).
+    // the exponential value (E[R²] is R² for a fixed R, 2·E[R]² for an exponential one).
     let raid6 = array("6", 8, None, 4.0 * TB);
     let base = Inputs { weibull_shape: 1.0, mttf_hours: mttf_from_afr(0.05).unwrap(), repair_hours: 72.0, policy: RepairPolicy::Serial, ..Inputs::defaults() };
     let fixed = analyze(&raid6, &Inputs { repair_distribution: RepairDistribution::Fixed, ..base }).unwrap();
@@ -326,7 +327,7 @@ proptest! {
     ) {
         let a = array("10", devices, Some(layout), 1e9);
         let n = devices as f64;
-        // research §1.3: n2 even pairs members, 1/(N−1); n2 odd, f2 and o2 share each member's
+        // n2 even pairs members, 1/(N−1); n2 odd, f2 and o2 share each member's
         // data with both neighbours, 2/(N−1) (N ≥ 3; on 2 devices every layout is a mirror).
         let textbook = if devices == 2 || (layout == "n2" && devices % 2 == 0) { 1.0 / (n - 1.0) } else { 2.0 / (n - 1.0) };
         let from_layout = layout_second_fraction(&a);
@@ -366,7 +367,7 @@ fn large_raid10_is_solved_exactly_or_within_tight_bounds() {
     // 64-device n2 pairs members: the chain counts degraded pairs, 33 states, exact.
     let pairs = analyze(&array("10", 64, Some("n2"), 4.0 * TB), &exact_only()).unwrap();
     assert_eq!((pairs.states, pairs.depth_cap), (33, None));
-    // Pairs: loss rate ≈ Nλ·λ/μ, MTTDL ≈ μ/(Nλ²) (research §1.3).
+    // Pairs: loss rate ≈ Nλ·λ/μ, MTTDL ≈ μ/(Nλ²) (a fatal second failure hits the pair's other member).
     assert!(close(pairs.mttdl_hours, pairs.mttdl_hours_approx, 2e-3));
     let mu_over = |r: &Report| r.mttdl_hours;
     let expected = (1.0 / 24.0) / (64.0 * (1.0 / Inputs::defaults().mttf_hours).powi(2));
@@ -488,12 +489,12 @@ fn bad_inputs_are_one_line_config_errors() {
     }
     assert_eq!(mttf_from_afr(-0.01).unwrap_err().kind, ErrorKind::InvalidConfig);
     assert_eq!(mttf_from_afr(1.0).unwrap_err().kind, ErrorKind::InvalidConfig);
-    assert!(close(mttf_from_afr(0.00872).unwrap(), 1.0e6, 1e-3), "1 M h is AFR 0.872 % (research §0)");
+    assert!(close(mttf_from_afr(0.00872).unwrap(), 1.0e6, 1e-3), "1 M h is AFR 0.872 % (1 − exp(−8760/10^6))");
 }
 
 #[test]
 fn ure_helpers_use_bits() {
-    // 8 × 16 TB RAID5 reads 112 TB: 59.2 % at 1e-15 (research §2.1).
+    // 8 × 16 TB RAID5 reads 112 TB: 59.2 % at 1e-15 (1 − (1 − u)^{8B}).
     assert!((ure::p_ure(112e12, 1e-15) - 0.592).abs() < 0.001);
 }
 

@@ -690,7 +690,7 @@ fn writes_larger_than_the_buffer_and_mixed_traffic_all_complete() {
 
 /// Writes waiting for buffer room at depth 32 on nvme-tlc: with every die programming the same
 /// tPROG, the 128 dies stayed in step from the first fill and freed their pages together, so 94 %
-/// of writes waited ~35 µs and 6 % exactly 2.08 ms (a review's finding: two values, no tail).
+/// of writes waited ~35 µs and 6 % exactly 2.08 ms (two values, no tail).
 /// With tPROG varying page to page the waits spread out: many distinct latencies above the
 /// buffered ones, and the slowest percent no longer one value.
 #[test]

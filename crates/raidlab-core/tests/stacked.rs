@@ -1,4 +1,4 @@
-//! Stacked md arrays (issue 24 §2) end to end: raid1+0, raid5+0, raid6+0 and raid0+1 run,
+//! Stacked md arrays end to end: raid1+0, raid5+0, raid6+0 and raid0+1 run,
 //! random 4 KiB writes cost what each inner md's rule says, data loss is decided by the stack,
 //! an inner array rebuilds its own member, and the reliability chain of the stack matches the
 //! closed form of independent pairs.

@@ -34,7 +34,7 @@ fn array(rng: &mut Prng, member_kib: u64) -> ArraySpec {
     ArraySpec { level, layout, chunk_kib, member_kib: vec![member_kib; devices] }
 }
 
-/// A hardware controller with random policies, firmware limits and ceilings (issue 20).
+/// A hardware controller with random policies, firmware limits and ceilings.
 fn hw_config(rng: &mut Prng) -> HwConfig {
     use raidlab_core::sim::controller::{CommandOrder, MirrorReads, ReadAheadPolicy, WritePolicy};
     let base = HwConfig { cache_bytes: (1 + rng.below(64)) << 20, bbu: rng.chance(0.7), read_ahead: rng.chance(0.5), ..HwConfig::default() };
@@ -180,7 +180,7 @@ fn run_one(seed: u64) {
     // A battery-backed controller cache may absorb every write of a short run.
     let absorbs_writes = matches!(config.controller, ControllerConfig::Hardware(HwConfig { bbu: true, .. }));
     let mut sim = Simulation::new(config, drives).unwrap_or_else(|e| panic!("seed {seed}: {e}"));
-    // Step through the run checking the queues and the controller's state (issue 20).
+    // Step through the run checking the queues and the controller's state.
     let mut until = 0;
     while !sim.finished() {
         until += 100_000_000;

@@ -1,4 +1,4 @@
-//! Glue for issue 24's host (instance) limits: the `host` dict of a run's configuration becomes
+//! Glue for the host (cloud instance) limits: the `host` dict of a run's configuration becomes
 //! the core's `HostLimits`; the core's `HostReport` becomes the result's `host` dict.
 
 use crate::dict::field;

@@ -77,7 +77,7 @@ pub fn reliability_analyze<'py>(
     progress: Option<Py<PyAny>>,
 ) -> PyResult<Bound<'py, PyDict>> {
     let level_text: String = field(config, "level")?;
-    // A stacked level (issue 24 §2): the structure comes from its inner arrays.
+    // A stacked level (an md array of md arrays): the structure comes from its inner arrays.
     let stacked = raidlab_core::layout::parse_stacked(&level_text);
     let level = match stacked {
         Some((_, _, inner)) => inner,
@@ -173,7 +173,7 @@ pub fn reliability_analyze<'py>(
     Ok(d)
 }
 
-/// Issue 24 §3: members dropped by the host's command timeout, per drive-hour: the read-error
+/// Members dropped by the host's command timeout, per drive-hour: the read-error
 /// rate (UBER and bytes read an hour), P(recovery > timeout) from the drive's behaviour
 /// parameters (`erc_read_s`, `recovery_s_min`, `recovery_s_max`; others ignored) and the
 /// product. Returns a dict of the three.
@@ -208,7 +208,7 @@ pub fn reliability_timeout_drops<'py>(
     Ok(d)
 }
 
-/// Issue 24 §3: a drive's behaviour in an array (the core drive dict, as `sim` takes it): its
+/// A drive's behaviour in an array (the core drive dict, as `sim` takes it): its
 /// idle timers, ERC (`erc_read_s`, 0: none) and deep recovery bounds, in the declared units.
 #[pyfunction]
 pub fn drive_behaviour<'py>(py: Python<'py>, drive: &Bound<'py, PyDict>) -> PyResult<Bound<'py, PyDict>> {

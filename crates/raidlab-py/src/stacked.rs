@@ -1,4 +1,4 @@
-//! Glue for stacked arrays (issue 24 §2): a configuration dict whose level names a stack
+//! Glue for stacked arrays (md arrays of md arrays): a configuration dict whose level names a stack
 //! (`1+0`, `5+0`, `6+0`, `0+1`) becomes a core `StackSpec`. No RAID logic lives here.
 
 use crate::dict::field;

@@ -17,7 +17,7 @@ use std::any::Any;
 /// 1.86).
 pub trait AsAny: Any {
     fn as_any(&self) -> &dyn Any;
-    /// (issue 24 §3: the engine reaches a [`super::behaviour::Behaved`] member through it.)
+    /// (The engine reaches a [`super::behaviour::Behaved`] member's behaviour through it.)
     fn as_any_mut(&mut self) -> &mut dyn Any;
     fn into_any(self: Box<Self>) -> Box<dyn Any>;
 }
@@ -62,7 +62,8 @@ macro_rules! each {
 }
 
 impl AnyDrive {
-    /// The drive's behaviour wrapper, when the engine gave it one (issue 24 §3).
+    /// The drive's behaviour wrapper (idle power management, error recovery), when the engine
+    /// gave it one.
     pub fn behaved(&mut self) -> Option<&mut super::behaviour::Behaved> {
         match self {
             AnyDrive::Other(drive) => (**drive).as_any_mut().downcast_mut(),

@@ -1,4 +1,4 @@
-//! How a drive behaves in an array beyond its mechanics (issue 24 §3): idle power management
+//! How a drive behaves in an array beyond its mechanics: idle power management
 //! (heads parked on the ramp, spindle stopped) and what it does with a sector it cannot read
 //! (error recovery control, or none), against the host's command timeout.
 //!

@@ -11,7 +11,7 @@
 //! with unit, default, range and doc) and a constructor from resolved `params::ParamValues`.
 
 mod any;
-/// Idle power management and error recovery in arrays (issue 24 §3).
+/// Idle power management and error recovery in arrays.
 pub mod behaviour;
 pub mod catalog;
 pub mod disksim;

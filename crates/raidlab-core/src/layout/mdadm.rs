@@ -1,7 +1,7 @@
 //! mdadm's defaults that change where data starts on each member.
 //!
 //! Restates mdadm `super1.c:validate_geometry1` and `choose_bm_space` (metadata 1.2, the
-//! default since mdadm 3.0; see shared/research/md-internals.md §9).
+//! default since mdadm 3.0).
 
 const GIB_SECTORS: u64 = 1 << 21;
 

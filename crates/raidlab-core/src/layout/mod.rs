@@ -9,7 +9,7 @@ mod names;
 mod raid0;
 mod raid10;
 mod raid456;
-// issue 24 §2: arrays whose members are md arrays (raid1+0, raid5+0, raid6+0, raid0+1).
+// Arrays whose members are md arrays (raid1+0, raid5+0, raid6+0, raid0+1).
 pub mod stack;
 
 pub use names::{Layout, Level, ParityAlgorithm, Raid0Layout, Raid10Layout};

@@ -1,4 +1,4 @@
-//! Stacked md arrays: an outer md array whose members are inner md arrays (issue 24 §2).
+//! Stacked md arrays: an outer md array whose members are inner md arrays.
 //!
 //! This is how people build raid1+0, raid5+0 and raid6+0 with md (`mdadm --create /dev/md0
 //! --level=1 ... ; mdadm --create /dev/md1 --level=1 ...; mdadm --create /dev/md2 --level=0

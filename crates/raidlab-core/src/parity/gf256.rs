@@ -1,7 +1,7 @@
 //! Arithmetic in GF(2^8) as Linux md's RAID6 uses it.
 //!
 //! The field is GF(2)\[x\] modulo x^8+x^4+x^3+x^2+1 (0x11d) with generator g = {02}
-//! (kernel `lib/raid6/mktables.c`; research notes md-internals.md §8). Addition is XOR.
+//! (kernel `lib/raid6/mktables.c`). Addition is XOR.
 //! The exp/log/inverse tables are built by `const fn` at compile time, so there is no lazy
 //! initialisation and no runtime cost; a table that failed its own checks would not compile.
 

@@ -10,7 +10,7 @@
 //!   set beyond what the layout survives is [`crate::ErrorKind::DataLoss`], never garbage.
 //!
 //! Sources: kernel `lib/raid6/mktables.c`, `recov.c`, `drivers/md/raid5.c`
-//! (`set_syndrome_sources`); summarised in the research notes md-internals.md §1 and §8.
+//! (`set_syndrome_sources`).
 
 mod codec;
 pub mod gf256;

@@ -1,9 +1,9 @@
 //! P/Q generation and recovery for one row (md's "stripe") of a raid4/5/6 array.
 //!
 //! P = ⊕ D_i and Q = ⊕ g^slot(i) · D_i, with md's slot order from [`Stripe::q_slot`]
-//! (kernel `set_syndrome_sources`; md-internals.md §1). Recovery restates kernel
+//! (kernel `drivers/md/raid5.c` `set_syndrome_sources`). Recovery restates kernel
 //! `lib/raid6/recov.c` `raid6_2data_recov` and `raid6_datap_recov` and the raid5 XOR path of
-//! `ops_run_compute5` (md-internals.md §6 and §8).
+//! `ops_run_compute5` (`drivers/md/raid5.c`).
 
 use super::gf256;
 use crate::error::{Error, Result};

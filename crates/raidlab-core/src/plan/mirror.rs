@@ -1,7 +1,7 @@
 //! Mirror read balancing: which copy md reads.
 //!
 //! Restates kernel `drivers/md/raid1.c` `choose_best_rdev` and `raid10.c` `read_balance`
-//! (see shared/research/md-internals.md §4). The simulator owns the state (pending I/O per
+//! (as in the md-next tree of Linux ~6.12–6.14). The simulator owns the state (pending I/O per
 //! member, head positions) and updates it as I/Os are issued and complete.
 
 use crate::layout::{Location, Raid10Layout};

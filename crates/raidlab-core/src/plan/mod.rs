@@ -11,7 +11,7 @@ mod fast;
 mod mirror;
 pub(crate) mod parity_rows;
 mod rebuild;
-// issue 24 §2: stacked arrays, planned level by level.
+// Stacked arrays (md arrays of md arrays), planned level by level.
 mod stacked;
 
 pub use mirror::{MirrorState, ReadBalance};
@@ -167,7 +167,7 @@ pub struct Planner {
     /// A failed member being rebuilt, and the member sector below which it is back in sync.
     recovering: Option<(u32, u64)>,
 
-    // ---- issue 24 §2: stacked arrays ----
+    // ---- stacked arrays ----
     /// An inner array's planner: its first member's index among the physical members (md's
     /// read balancing state is kept per physical member). 0 for an array that is not inside a stack.
     member_base: u32,
@@ -366,7 +366,7 @@ impl Planner {
         Ok(())
     }
 
-    /// Issue 24 §3: md's answer to a read error on `member`: read what the other members hold
+    /// md's answer to a read error on `member`: read what the other members hold
     /// of `sectors` at `sector` (its mirror copy, or the rest of each stripe to recompute it),
     /// then write it back to `member` (raid5.c handle_stripe's R5_ReadError → R5_ReWrite;
     /// raid1.c fix_read_error). The plan is the rebuild's with `member` counted as failed.

@@ -3,11 +3,11 @@
 //! States are the failed sets that still hold all data, lumped by [`FailureStructure::canonical`]
 //! (by count where loss depends only on the count, by failures per group where the copy sets
 //! partition the members, otherwise up to the layout's ring symmetries; a lumping by a symmetry
-//! group of the chain is exact: Kemeny & Snell, *Finite Markov Chains*, 1960, §6.3). Transitions (research `reliability.md` §1.2):
+//! group of the chain is exact: Kemeny & Snell, *Finite Markov Chains*, 1960, §6.3). Transitions:
 //! - a live member fails at rate λ: into the larger set, or into the absorbing loss state when
 //!   the layout says the larger set loses data;
 //! - repairs by [`RepairPolicy`]: `Md`, md's one recovery pass that rebuilds every missing member
-//!   and restarts when another fails (`md.c` `md_do_sync`, research §1.2), so the whole set is
+//!   and restarts when another fails (`md.c` `md_do_sync`), so the whole set is
 //!   repaired at rate μ; `Serial`, one member at a time at total rate μ (μ_j = μ, Chen et al.
 //!   1994); `Parallel`, each failed member independently at rate μ (μ_j = jμ).
 //!
@@ -352,7 +352,8 @@ impl Chain {
     /// failure sequences that lose data, each intermediate failure arriving before the repair of
     /// the previous state. For k-of-N parity this is Π μ_j / Π (N − j)λ (Patterson, Gibson & Katz,
     /// SIGMOD 1988; Chen et al., ACM Computing Surveys 26(2), 1994); for 2-copy raid10 it is
-    /// μ / (N·(N−1)·p·λ²) with p the second-failure loss fraction (research §1.3).
+    /// μ / (N·(N−1)·p·λ²) with p the second-failure loss fraction (for pairs p = 1/(N−1):
+    /// the first failure at rate Nλ, a fatal second one at λ within the repair time).
     pub fn approx_mttdl_hours(&self) -> f64 {
         let flow = self.leading_flow();
         let d = self.fatal_depth;
@@ -506,7 +507,7 @@ mod tests {
 
     #[test]
     fn raid5_closed_form() {
-        // research §1.2: ((2N−1)λ + μ) / (N(N−1)λ²).
+        // The exact raid5 MTTDL (Greenan, Plank & Wylie, HotStorage 2010): ((2N−1)λ + μ) / (N(N−1)λ²).
         let (n, lambda, mu) = (8.0, 1.0 / 461_386.0, 1.0 / 12.0);
         let exact = ((2.0 * n - 1.0) * lambda + mu) / (n * (n - 1.0) * lambda * lambda);
         let c = chain(&raid(Level::Raid5, 8), lambda, mu, RepairPolicy::Md);

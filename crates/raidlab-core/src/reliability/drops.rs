@@ -1,4 +1,4 @@
-//! Issue 24 §3: members dropped by a command timeout, as failures the chain counts.
+//! Members dropped by the host's command timeout, as failures the chain counts.
 //!
 //! A drive meets unreadable sectors at the rate its reads and its unrecoverable bit error rate
 //! give (errors per hour = 8 · bytes read per hour · UBER, the Poisson intensity of

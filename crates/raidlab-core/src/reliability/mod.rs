@@ -1,6 +1,6 @@
 //! Reliability: how likely an array is to lose data, computed from its layout.
 //!
-//! Four parts, each answering one question (facts and formulas: `../shared/research/reliability.md`):
+//! Four parts, each answering one question (each module cites the papers its formulas come from):
 //! - [`structure`]: which failed sets lose data, and which rebuild reads have no redundancy left,
 //!   derived from the layout engine ([`crate::layout::Array::loses_data`] and the map).
 //! - [`ctmc`]: the exact Markov chain over failed sets with exponential failures and repairs:
@@ -31,26 +31,28 @@ use ure::SectorErrorModel;
 /// Hours in the years the inputs and outputs speak of.
 pub const HOURS_PER_YEAR: f64 = 8760.0;
 
-/// Defaults, each with its source (research `reliability.md` §9).
+/// Defaults, each with its source.
 pub mod defaults {
     /// Annualized failure rate, as a fraction: Backblaze Drive Stats fleet AFR 2023–2025 was
-    /// 1.36–1.70 % (research §5); datasheets claim 0.6–0.9 %.
+    /// 1.36–1.70 % (backblaze.com/cloud-storage/resources/hard-drive-test-data); datasheets
+    /// claim 0.6–0.9 %.
     pub const AFR: f64 = 0.015;
     /// Weibull shape of the time to operational failure: 1.12, Elerath & Pecht, IEEE TC 58(3),
-    /// 2009 (research §3); slightly increasing hazard.
+    /// 2009; slightly increasing hazard.
     pub const WEIBULL_SHAPE: f64 = 1.12;
     /// Unrecoverable bit error rate per bit read of enterprise/NAS drives (datasheets: < 1 in
     /// 10^15); desktop drives specify [`UBER_DESKTOP`].
     pub const UBER: f64 = 1e-15;
     /// Desktop drives' datasheet UBER, 1 in 10^14 (Harris 2007 used it).
     pub const UBER_DESKTOP: f64 = 1e-14;
-    /// Mission time in years (research §9: 5 y; the literature often uses 10 y).
+    /// Mission time in years: 5 y (the literature often uses 10 y).
     pub const MISSION_YEARS: f64 = 5.0;
-    /// Repair (rebuild) hours when none is given: the 24 h of the research's worked examples
-    /// (§1.4); a 16 TB drive rebuilt at 180 MB/s takes 24.7 h (§7.2).
+    /// Repair (rebuild) hours when none is given: 24 h, as in the worked examples the tests
+    /// check (`tests/reliability.rs`); a 16 TB drive rebuilt at
+    /// 180 MB/s takes 24.7 h (capacity / rate).
     pub const REPAIR_HOURS: f64 = 24.0;
     /// Days between scrubs: monthly, as Debian/Ubuntu mdadm packaging runs `checkarray` on the
-    /// first Sunday of each month (research §2.2).
+    /// first Sunday of each month (Debian's `/etc/cron.d/mdadm`).
     pub const SCRUB_DAYS: f64 = 30.0;
     /// Monte Carlo trials.
     pub const TRIALS: u64 = 20_000;
@@ -138,7 +140,7 @@ pub struct Inputs {
     pub trials: u64,
     pub seed: u64,
 
-    // ---- issue 24 §3 ----
+    // ---- drives dropped by the host's command timeout ----
     /// Members dropped by the host's command timeout per drive-hour (a read error the drive
     /// recovers for longer than the timeout, [`drops`]); added to the failure rate.
     pub drops_per_hour: f64,
@@ -204,7 +206,7 @@ impl Inputs {
 }
 
 /// MTTF in hours from an annualized failure rate (a fraction): λ = −ln(1 − AFR)/8760
-/// (research §0, exponential lifetimes).
+/// (exponential lifetimes: P(failure within a year) = 1 − exp(−8760·λ) = AFR).
 pub fn mttf_from_afr(afr: f64) -> Result<f64> {
     if !(afr.is_finite() && afr > 0.0 && afr < 1.0) {
         return Err(config(format!("AFR must be between 0 and 100 %, got {} %", afr * 100.0)));
@@ -213,14 +215,14 @@ pub fn mttf_from_afr(afr: f64) -> Result<f64> {
 }
 
 /// The AFR the chain's exponential lifetimes give: P(a new drive fails within a year) =
-/// 1 − exp(−8760/MTTF) (research reliability.md §0: λ = 1/MTTF = −ln(1−AFR)/8760).
+/// 1 − exp(−8760/MTTF) (the inverse of [`mttf_from_afr`]: λ = 1/MTTF = −ln(1−AFR)/8760).
 pub fn afr_from_mttf(mttf_hours: f64) -> f64 {
     -libm::expm1(-HOURS_PER_YEAR / mttf_hours)
 }
 
 /// The Weibull scale η that gives a new drive the failure probability `afr` within its first
 /// year, for any shape β: 1 − exp(−(8760/η)^β) = AFR, so η = 8760 / (−ln(1 − AFR))^(1/β)
-/// (the Weibull CDF, research reliability.md §1, RAID0 row: P(loss by t) = 1 − exp(−N(t/η)^β)).
+/// (the Weibull CDF; for raid0 of N drives P(loss by t) = 1 − exp(−N(t/η)^β)).
 ///
 /// This is what the Monte Carlo holds equal to the chain: the AFR, i.e. the first year. With
 /// β = 1 it is the chain's exponential (η = MTTF); with β > 1 failures are rarer than the
@@ -303,7 +305,7 @@ pub fn analyze_with_progress(array: &Array, inputs: &Inputs, progress: &mut dyn 
             expected_bytes: if inputs.ure_aborts_rebuild { 0.0 } else { e.expected_faults * e.bytes_per_fault },
         }
     };
-    // A drop by timeout takes a member out like a failure (issue 24 §3).
+    // A drop by the host's command timeout takes a member out like a failure.
     let failure_per_hour = 1.0 / inputs.mttf_hours + inputs.drops_per_hour;
     let rates = ChainRates { failure_per_hour, repair_per_hour: mu, policy: inputs.policy };
     let chain = Chain::build(&structure, rates, &mut fault_rates, STATE_BUDGET)?;
@@ -381,7 +383,7 @@ fn monte_carlo(
         seed: inputs.seed,
         mission_hours: inputs.mission_hours,
         weibull_shape: inputs.weibull_shape,
-        // Drops (issue 24 §3) join the failures: the Weibull keeps the first-year probability of
+        // Drops by timeout join the failures: the Weibull keeps the first-year probability of
         // either (an approximation: drops are memoryless, wear-out is not).
         weibull_scale_hours: weibull_scale_for_afr(
             afr_from_mttf(1.0 / (1.0 / inputs.mttf_hours + inputs.drops_per_hour)),

@@ -6,13 +6,13 @@
 //! Reliability of RAID", IEEE TC 58(3), 2009: each slot a renewal process). Repairs follow the
 //! same [`RepairPolicy`] as the chain, with fixed or exponential durations.
 //!
-//! Rare events are handled by two variance reductions (research `reliability.md` §8):
+//! Rare events are handled by two variance reductions:
 //! - **Conditional Monte Carlo by killing.** Failures that would lose data are never sampled.
 //!   The trial runs the process with those transitions removed and integrates their hazard
 //!   analytically, K = Σ ∫ h_m(t) dt over the members whose failure would be fatal at the time;
 //!   the trial's loss estimate is 1 − e^{−K}. This is the Feynman–Kac (killed process) identity
-//!   P(no loss by T) = E[exp(−∫₀ᵀ κ(X_t) dt)], exact for any hazard; it is the "analytic window
-//!   integration" of §8 item 2 and Elerath & Schindler's (ACM TOS 10(2), 2014) idea done per
+//!   P(no loss by T) = E[exp(−∫₀ᵀ κ(X_t) dt)], exact for any hazard; it is analytic window
+//!   integration, Elerath & Schindler's (ACM TOS 10(2), 2014) idea done per
 //!   trial. The chance of an unreadable sector in the critical reads of each rebuild pass is
 //!   killed the same way, on entry to the degraded state, as in the chain.
 //! - **Importance sampling by failure biasing.** Failures that do not lose data but lead
@@ -21,7 +21,8 @@
 //!   drive's own clock is drawn once). b is chosen at each state change so that about θ extra
 //!   failures are expected in the current repair window, with θ = min(0.3, 1/(expected first
 //!   failures over the mission)): each biased window multiplies the likelihood ratio's second
-//!   moment by about e^θ, so many windows cannot make it degenerate (research §8 item 4). When
+//!   moment by about e^θ, so many windows cannot make it degenerate (likelihood ratios
+//!   degenerate over long horizons otherwise: Glasserman et al., Oper. Res. 47(4), 1999). When
 //!   nothing has failed the target is 0.5 over the rest of the mission; where one more failure
 //!   can already lose data nothing is biased, since killing covers it. The trial carries the
 //!   likelihood ratio Π b⁻¹ over biased-period failures times exp((b − 1)·∫h) over biased
@@ -167,7 +168,7 @@ pub fn run_with_progress(
     let mut exposed = 0u64;
     // Each biased repair window multiplies the second moment of the likelihood ratio by about
     // e^θ, so over a mission with many windows θ shrinks to keep their product near e
-    // (the long-horizon degeneracy of research §8, item 4).
+    // (likelihood ratios degenerate over long horizons otherwise).
     let windows = structure.devices() as f64 * libm::pow(cfg.mission_hours / cfg.weibull_scale_hours, cfg.weibull_shape);
     let degraded_target = BIAS_TARGET_DEGRADED.min(1.0 / windows.max(1e-300));
     for trial in 0..cfg.trials {

@@ -5,8 +5,8 @@
 //! only on how many members failed. For raid10 the *copy sets* (the members holding the copies of
 //! one chunk) are read off [`Array::map`] over one placement period, each weighted by how many
 //! chunks it holds, and checked against [`Array::loses_data`]: data is lost exactly when a failed
-//! set covers a copy set (research `reliability.md` §1.3: "Data is lost when a failed set F
-//! contains a copy set S_c"). That is how md raid10 `n2` with an even count pairs members while
+//! set covers a copy set (a second failure is fatal only if it hits a member sharing a copy
+//! set with an already failed one). That is how md raid10 `n2` with an even count pairs members while
 //! `n2` with an odd count, `f2` and `o2` make each member share data with both neighbours.
 //!
 //! The structure also says which bytes a rebuild reads *without redundancy left* in a degraded
@@ -40,7 +40,7 @@ enum Kind {
     Threshold { fatal_count: u32, mirror: bool },
     /// raid10: (member mask, chunks per period) of every copy set.
     CopySets { sets: Vec<(u64, u64)>, total_weight: u64 },
-    /// A stack (issue 24 §2): `sets` inner arrays of `per_set` members, each with the inner
+    /// A stack (md arrays of md arrays): `sets` inner arrays of `per_set` members, each with the inner
     /// structure; data is lost when `outer_fatal` inner arrays are lost (raid0 outer: 1; raid1
     /// outer: all of them).
     Stacked { inner: Box<FailureStructure>, per_set: u32, sets: u32, outer_fatal: u32 },

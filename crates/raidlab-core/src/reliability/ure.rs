@@ -3,13 +3,13 @@
 //! - URE: the drive specification's unrecoverable bit error rate `u` is a probability per bit
 //!   read, so reading B bytes meets at least one with probability 1 − (1 − u)^{8B} (Harris,
 //!   "Why RAID 5 stops working in 2009", ZDNet 2007; Leventhal, "Triple-Parity RAID and Beyond",
-//!   ACM Queue 7(11), 2009; research `reliability.md` §2.1). The expected count is −8B·ln(1 − u)
+//!   ACM Queue 7(11), 2009). The expected count is −8B·ln(1 − u)
 //!   ≈ 8Bu, the intensity of the Poisson limit.
 //! - LSE: latent defects arrive on each disk at rate r (Poisson) and a full scrub every S hours
 //!   finds and repairs them. At a random time the age since the last scrub is uniform on [0, S],
 //!   so the chance that a region holding a fraction f of a disk is clean is
 //!   E[exp(−r·a·f)] = (1 − e^{−rSf})/(rSf), and the expected number of defects in it is rSf/2
-//!   (research §2.2, after Elerath & Pecht, IEEE TC 58(3) 2009, and Schroeder, Damouras & Gill,
+//!   (after Elerath & Pecht, IEEE TC 58(3) 2009, and Schroeder, Damouras & Gill,
 //!   FAST 2010). Without scrubbing defects accumulate over the mission: S is the mission time.
 //!
 //! Only reads with no redundancy left count: md records a bad block and carries on when a
@@ -108,7 +108,8 @@ mod tests {
 
     #[test]
     fn harris_numbers() {
-        // research §2.1 [computed]: 7 × 2 TB RAID5 reads 12 TB.
+        // Harris's example (ZDNet 2007): 7 × 2 TB RAID5 reads 12 TB to rebuild; the values are
+        // 1 − (1 − u)^{8B} computed by hand.
         let b = 12e12;
         assert!((p_ure(b, 1e-14) - 0.617).abs() < 0.001);
         assert!((p_ure(b, 1e-15) - 0.0915).abs() < 0.0005);
@@ -117,7 +118,8 @@ mod tests {
 
     #[test]
     fn latent_exposure_matches_the_small_rate_limit() {
-        // r = 0.95/y, weekly scrub: P(dirty disk) ≈ rS/2 ≈ 0.9 % (research §2.2).
+        // r = 0.95/y, weekly scrub: P(dirty disk) ≈ rS/2 ≈ 0.9 % (the small-rate limit of
+        // (1 − e^{−rS})/(rS)).
         let r = 0.95 / 8760.0;
         let dirty = 1.0 - p_no_latent(r, 168.0, 1.0);
         assert!((dirty - 0.0091).abs() < 0.0002, "{dirty}");

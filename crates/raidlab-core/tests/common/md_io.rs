@@ -232,7 +232,7 @@ impl Range {
         let high = values.iter().copied().fold(f64::NEG_INFINITY, f64::max);
         Range { low, high }
     }
-    /// The acceptance slack of issue 18: ±0.01 for deterministic cases, else 0.05 + 10 % of
+    /// The acceptance slack: ±0.01 for deterministic cases (md repeats them exactly), else 0.05 + 10 % of
     /// the bound.
     pub fn widened(self, exact: bool) -> Range {
         if exact {

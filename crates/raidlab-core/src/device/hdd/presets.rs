@@ -1,8 +1,7 @@
 //! Named HDD presets for `raidlab drives` and array configurations.
 //!
-//! Figures come from manufacturers' data sheets and product manuals as recalled in
-//! `research/simulators.md` §4 (marked [memory] there: re-check against the documents before
-//! quoting). Anything a data sheet does not state (geometry, zone count, head switch,
+//! Figures come from manufacturers' data sheets and product manuals, as recalled, not re-read
+//! (re-check against the documents before quoting). Anything a data sheet does not state (geometry, zone count, head switch,
 //! overheads, cache segmentation) is an engineering estimate and marked "est." below.
 //! Media rates: sectors per track = sustained MB/s × 10^6 / (revolutions per second × 512).
 
@@ -139,7 +138,7 @@ const GREEN_5400: &[(&str, f64)] = &[
     ("write_cache", 1.0),
     ("queue_depth", 32.0),
     ("queue_policy", 2.0),
-    // Issue 24 §3: WD's desktop (Green) drives have no TLER: "a desktop edition hard drive ...
+    // Behaviour in arrays: WD's desktop (Green) drives have no TLER: "a desktop edition hard drive ...
     // will enter into a deep recovery cycle ... up to 2 minutes" (WD knowledge base answer
     // 1397). The head-park timer is left off here (as after `idle3ctl -d`, which RAID users
     // run on these drives); `green-5400-idle3` keeps the factory 8 s.
@@ -179,7 +178,7 @@ const GREEN_5400_IDLE3: &[(&str, f64)] = &[
 /// A modern 7200-rpm nearline drive, after the Seagate Exos X16 ST16000NM001G (16 TB, SATA
 /// 6 Gb/s, 256 MB cache, 4.16 ms average latency, 261 MB/s maximum sustained, 31,251,759,104
 /// logical sectors, 9 discs / 18 heads; Exos X16 data sheet and product manual). Average read
-/// seek ≈ 8.5 ms per the brief and `research/simulators.md` §4 [memory]; the rest est.
+/// seek ≈ 8.5 ms, as recalled from Seagate's Exos data sheets (not re-checked); the rest est.
 const NEARLINE_7200: &[(&str, f64)] = &[
     ("rpm", 7200.0),
     ("capacity_bytes", 16_000_900_661_248.0),

@@ -244,7 +244,8 @@ mod tests {
 
     #[test]
     fn lee_closed_form_is_the_large_n_limit() {
-        // Lee's closed form (simulators.md §2.2) against the exact discrete solve.
+        // Lee's closed form (E. K. Lee, PhD thesis, UC Berkeley 1993; DiskSim's "curve" seek
+        // type) against the exact discrete solve.
         let (min, avg, max, n) = (0.5, 5.0, 11.0, 200_000u32);
         let curve = SeekCurve::fit_three_point(min, avg, max, n).unwrap();
         let (a, b, c) = curve.lee_coefficients().unwrap();

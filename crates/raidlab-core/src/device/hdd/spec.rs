@@ -353,7 +353,7 @@ pub const DECLARATIONS: &[ParamDecl] = &[
         2.0,
         "Queue order: 0 FCFS, 1 SSTF (cylinder distance), 2 SPTF."
     ),
-    // ---- issue 24 §3: behaviour in arrays (device/behaviour.rs reads these) ----
+    // ---- behaviour in arrays: idle power management, error recovery (device/behaviour.rs reads these) ----
     BEHAVIOUR[0],
     BEHAVIOUR[1],
     BEHAVIOUR[2],

@@ -1,8 +1,7 @@
 //! Flash SSD model: a controller, channels × dies of NAND, a host link and a write buffer,
 //! with garbage collection charged as analytic write amplification.
 //!
-//! The structure follows the SSD simulators surveyed in `shared/research/simulators.md` §5,
-//! reduced to what shapes a DBA's latency and throughput: MQSim (Tavakkol et al., FAST 2018:
+//! The structure follows published SSD simulators, reduced to what shapes a DBA's latency and throughput: MQSim (Tavakkol et al., FAST 2018:
 //! channels × chips × dies, NCQ/NVMe queues, DRAM write cache, GC from over-provisioning,
 //! copyback) and the MSR SSD add-on to DiskSim (Agrawal et al., "Design tradeoffs for SSD
 //! performance", USENIX ATC 2008: flash timing, interleaving, cleaning cost).

@@ -34,8 +34,7 @@ impl Preset {
 
 /// Intel X25-E Extreme 64 GB, SLC, SATA 3 Gb/s (2008).
 ///
-/// Datasheet figures (Intel X25-E SATA SSD product manual, order no. 319984; values as in
-/// `shared/research/simulators.md` §4 and the issue): sequential read 250 MB/s and write
+/// Datasheet figures (Intel X25-E SATA SSD product manual, order no. 319984): sequential read 250 MB/s and write
 /// 170 MB/s (confirmed by The Tech Report's review, techreport.com/review/15931), 4 KiB random
 /// 35,000 read / 3,300 write IOPS, latency 75 µs read / 85 µs write, NCQ 32, SATA 3 Gb/s.
 /// Tom's Hardware (reviews/x25-e-ssd-performance,2365-2) describes the controller as ten-channel
