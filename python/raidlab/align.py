@@ -33,9 +33,9 @@ from typing import Any, Dict, List, Optional, Tuple
 
 from raidlab.errors import ConfigError
 from raidlab.inputs import parse_json, read_text, show_path
+from raidlab.report import table as tables
 from raidlab.terminal import printable
 from raidlab.workload.units import is_decimal
-from raidlab.report import table as tables
 
 SECTOR = 512
 MIB = 2**20

@@ -18,8 +18,8 @@ from raidlab.report import headline
 from raidlab.run import Design as ArrayDesign
 from raidlab.run import build_design, build_run
 from raidlab.sim import resolve_workload, run_spec
-from raidlab.workload import Workload, parse_sysbench
 from raidlab.sweep.executor import Executor
+from raidlab.workload import Workload, parse_sysbench
 
 STATES = ("optimal", "degraded", "rebuilding")
 

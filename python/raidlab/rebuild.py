@@ -25,9 +25,9 @@ from typing import Any, Callable, Dict, Mapping, Optional
 from raidlab.drives import resolve_drive
 from raidlab.errors import ConfigError, RaidlabError
 from raidlab.run import DEFAULTS, KNOWN_KEYS, build_run
-from raidlab.units import human_bytes
 from raidlab.sim import run_spec
 from raidlab.stripe_cache import stripe_cache_entries
+from raidlab.units import human_bytes
 
 #: The drive when --drive is not given: reliability asks about today's multi-TB arrays.
 REBUILD_DRIVE = "nearline-7200"

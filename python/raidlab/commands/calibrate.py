@@ -9,18 +9,17 @@ from typing import Optional
 
 import click
 
-from raidlab.commands import write_output
+from raidlab.cli_types import finite
+from raidlab.commands import progress, write_output
 from raidlab.commands.consent import writes_files
 from raidlab.commands.measure import write_json
-from raidlab.commands import progress
 from raidlab.commands.progress import ProgressBar
-from raidlab.cli_types import finite
 from raidlab.errors import ConfigError
 from raidlab.inputs import finite_number, parse_json, read_text, show_path
 from raidlab.measure import calibrate as calibration
 from raidlab.measure.fit import MODELS, Observation, Point
-from raidlab.terminal import printable
 from raidlab.measure.safety import Target
+from raidlab.terminal import printable
 
 DEFAULT_OUT = "calibrated-drive.toml"
 

@@ -14,11 +14,9 @@ from typing import Any, Dict, List, Optional
 
 import click
 
-from raidlab import _core
+from raidlab import _core, controllers, hosts
 from raidlab.errors import ConfigError
 from raidlab.report import table
-from raidlab import controllers
-from raidlab import hosts
 
 #: Width descriptions and sources are wrapped to.
 WIDTH = 100

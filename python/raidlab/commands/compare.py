@@ -11,22 +11,21 @@ from typing import Optional
 
 import click
 
+from raidlab import _core
+from raidlab import notes as run_notes
 from raidlab.cli_types import setting_option, whole
 from raidlab.commands import write_output
 from raidlab.commands.consent import writes_files
-from raidlab.outputs import COMPARE_CSV_COLUMNS
-from raidlab import _core
-from raidlab import notes as run_notes
+from raidlab.commands.sweep import JOBS_HELP, ray_option  # compare runs its designs through the sweep's executor
 from raidlab.compare import STATES, Case, classic, compare, load_designs, verdicts
 from raidlab.errors import ConfigError
-from raidlab.report.table import render
-from raidlab.sim import FIO_FORMS, resolve_workload
-# compare runs its designs through the sweep's executor (--jobs, --ray)
-from raidlab.commands.sweep import JOBS_HELP, ray_option
-from raidlab.sweep.executor import cpu_count
+from raidlab.outputs import COMPARE_CSV_COLUMNS
 from raidlab.report import steady
 from raidlab.report.html import render_html
 from raidlab.report.png import write_pngs
+from raidlab.report.table import render
+from raidlab.sim import FIO_FORMS, resolve_workload
+from raidlab.sweep.executor import cpu_count
 
 
 #: Per-direction latency columns: (header, key of Row.totals()).

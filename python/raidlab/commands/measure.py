@@ -11,18 +11,17 @@ from typing import Any, Dict, Optional
 
 import click
 
-from raidlab.commands import write_output
-from raidlab.commands.consent import writes_files
-from raidlab.commands import progress
-from raidlab.commands.progress import ProgressBar
 from raidlab.cli_types import finite
+from raidlab.commands import progress, write_output
+from raidlab.commands.consent import writes_files
+from raidlab.commands.progress import ProgressBar
 from raidlab.measure import importer, measurement
-from raidlab.notes import emit as emit_notes
 from raidlab.measure.report import summary
-from raidlab.sim import FIO_FORMS, resolve_workload
-from raidlab.terminal import printable
+from raidlab.notes import emit as emit_notes
 from raidlab.report import html as html_report
 from raidlab.report import table
+from raidlab.sim import FIO_FORMS, resolve_workload
+from raidlab.terminal import printable
 
 
 def write_json(document: Any, json_out: str) -> None:

@@ -11,22 +11,20 @@ import click
 
 from raidlab.cli_types import finite, setting_option, whole
 from raidlab.commands import progress, write_output
-from raidlab.commands.progress import ProgressBar
 from raidlab.commands.consent import writes_files
+from raidlab.commands.progress import ProgressBar
+from raidlab.commands.sweep import ray_option  # plan runs its simulations through the sweep's executor
 from raidlab.planner import MAX_CAPACITY_TB, PlanResult, plan
 from raidlab.planner import setup as setup_mod
 from raidlab.planner.candidates import (DEFAULT_CHUNKS_KIB, DEFAULT_LEVELS, DEFAULT_MAX_DRIVES,
                                         DEFAULT_RAID10_LAYOUTS)
 from raidlab.planner.rank import Evaluated, money
-from raidlab.report import table
+from raidlab.report import steady, table
+from raidlab.report.html import render_html
+from raidlab.report.png import write_pareto_png
 from raidlab.sim import FIO_FORMS, resolve_workload
 from raidlab.units import format_probability
 from raidlab.workload.units import is_decimal
-# plan runs its simulations through the sweep's executor (--jobs, --ray)
-from raidlab.commands.sweep import ray_option
-from raidlab.report import steady
-from raidlab.report.html import render_html
-from raidlab.report.png import write_pareto_png
 
 
 def _int_list(text: str, option: str) -> List[int]:

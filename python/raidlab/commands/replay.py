@@ -9,10 +9,10 @@ from typing import Any, Dict, List, Optional, Union
 
 import click
 
+from raidlab import disksim, outputs
+from raidlab.cli_types import finite, whole
 from raidlab.commands import write_output
 from raidlab.commands.consent import writes_files
-from raidlab.cli_types import finite, whole
-from raidlab import disksim, outputs
 from raidlab.report.html import render_html
 from raidlab.terminal import printable
 

@@ -48,11 +48,11 @@ import math
 from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
-from raidlab.errors import ConfigError, RaidlabError
-from raidlab.workload import Job, Workload
-from raidlab.units import human_bytes
 from raidlab.drives import load_drive
+from raidlab.errors import ConfigError, RaidlabError
 from raidlab.sim import simulate
+from raidlab.units import human_bytes
+from raidlab.workload import Job, Workload
 
 __all__ = ["Point", "Observation", "Fit", "predict_point", "fit_model", "fit_all", "choose",
            "MODELS", "single_drive_sim"]

@@ -21,8 +21,8 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Union
 from raidlab import _core
 from raidlab.errors import ConfigError
 from raidlab.measure import importer, jobfile, runner, safety
-from raidlab.workload import Workload
 from raidlab.sim import resolve_workload
+from raidlab.workload import Workload
 
 __all__ = ["Measurement", "measure", "parse_size", "DEFAULT_NEW_FILE_BYTES", "prepare"]
 

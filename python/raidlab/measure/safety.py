@@ -32,9 +32,9 @@ from typing import List, Optional, Tuple
 
 from raidlab.errors import ConfigError
 from raidlab.measure import fio_target
-from raidlab.workload import Workload
-from raidlab.units import human_bytes
 from raidlab.outputs import under_kernel_tree
+from raidlab.units import human_bytes
+from raidlab.workload import Workload
 
 __all__ = ["Target", "inspect", "check_writes", "workload_writes", "region_for", "check_region"]
 

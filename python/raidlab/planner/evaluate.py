@@ -31,11 +31,10 @@ import math
 from typing import Any, Dict, Optional
 
 from raidlab.rebuild import repair_time
+from raidlab.report import headline, steady
 from raidlab.run import DEFAULTS, build_run
 from raidlab.sim import run_spec
 from raidlab.workload import Workload
-from raidlab.report import headline
-from raidlab.report import steady
 
 
 def throttled(workload: Workload, total_iops: float) -> Workload:

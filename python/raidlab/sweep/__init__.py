@@ -21,9 +21,9 @@ import os
 from typing import Any, Mapping, Optional, Union
 
 from raidlab.inputs import path_argument
+from raidlab.sweep import runner, store
 from raidlab.sweep.executor import Executor
 from raidlab.sweep.grid import Grid, Point, expand, parse
-from raidlab.sweep import runner, store
 
 __all__ = ["sweep", "load_sweep", "Executor", "Grid", "Point", "expand", "parse"]
 

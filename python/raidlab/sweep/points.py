@@ -16,16 +16,14 @@ import json
 from dataclasses import dataclass, fields
 from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
-from raidlab import _core
+from raidlab import _core, notes, stacked
 from raidlab.drives import resolve_drive
 from raidlab.errors import ConfigError, RaidlabError
 from raidlab.inputs import FILE_SETTINGS, beside
 from raidlab.run import WORKLOAD_KEYS, Design, Options, RunSpec, build_run
-from raidlab import stacked
-from raidlab.stacked import is_stacked
 from raidlab.sim import parse_events, resolve_workload
+from raidlab.stacked import is_stacked
 from raidlab.sweep.grid import EVENT_KEYS, Point
-from raidlab import notes
 
 #: Hex digits of a point's key (128 bits of the SHA-256).
 KEY_DIGITS = 32
