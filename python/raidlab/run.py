@@ -14,6 +14,7 @@ setting has one name, one default and one range everywhere, declared once in the
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, replace
 from typing import Any, Dict, Mapping, Optional, Tuple
 
@@ -23,7 +24,7 @@ from raidlab.errors import ArrayError, ConfigError
 from raidlab.settings import (DEFAULTS, DESIGN_KEYS as _DESIGN_KEYS, FLOAT_KEYS as _FLOAT_KEYS,
                               OPTION_KEYS as _OPTION_KEYS, TIMELINE_ACTIONS, convert as _convert, declared)
 from raidlab.stacked import check_counts, is_stacked
-from raidlab.workload import Workload
+from raidlab.workload import Workload, parse_fio, parse_fio_file, parse_sysbench, preset as workload_preset
 from raidlab.workload.units import is_decimal
 
 #: Setting names that choose the workload (exactly one, or none for an idle array).
@@ -324,6 +325,53 @@ def _check_stack_options(given: Mapping[str, Any], where: str) -> None:
                               f"inner arrays and an outer chunk, not raid{given.get('level', DEFAULTS['level'])}")
 
 
+#: The workload of an idle array (a rebuild with no foreground I/O).
+IDLE = None
+
+
+#: What ``--fio`` takes, for every command's help (see :func:`fio_workload`).
+FIO_FORMS = ("JOB.fio is a job file's path (an existing path is always read as a file) or, when it "
+             "holds a newline, the job text itself.")
+
+
+def fio_workload(fio: str) -> Workload:
+    """``--fio``'s value: the path of a job file, or the job text itself.
+
+    A value that names an existing file (or anything else that exists) is always read as a file,
+    whatever characters it holds (``jobs[1]/oltp.fio`` is a path). Only a value that does not
+    exist and holds a newline is job text: a job needs a section line and an option line.
+    """
+    try:
+        os.stat(fio)
+        exists = True
+    except (OSError, ValueError):  # missing, a name too long for a path, or a NUL in it
+        exists = False
+    if exists or "\n" not in fio:
+        return parse_fio_file(fio)
+    return parse_fio(fio)
+
+
+def resolve_workload(fio: Optional[str] = None, sysbench: Optional[str] = None,
+                     preset: Optional[str] = None, workload: Optional[Workload] = None,
+                     allow_idle: bool = False) -> Optional[Workload]:
+    """Exactly one of a fio job file (path or text), sysbench options, a preset or a Workload;
+    none at all means an idle array when ``allow_idle`` (a failure timeline runs on its own)."""
+    given = [w for w in (fio, sysbench, preset, workload) if w is not None]
+    if not given and allow_idle:
+        return IDLE
+    if len(given) != 1:
+        raise ConfigError("give exactly one workload: --fio JOB, --sysbench \"OPTIONS\" or --preset NAME")
+    if workload is not None:
+        return workload
+    if fio is not None:
+        if not isinstance(fio, (str, os.PathLike)):
+            raise ConfigError(f"fio must be a job file's path or the job text, got {type(fio).__name__}")
+        return fio_workload(os.fspath(fio) if not isinstance(fio, str) else fio)
+    if sysbench is not None:
+        return parse_sysbench(sysbench)
+    return workload_preset(preset)
+
+
 def build_design(settings: Mapping[str, Any], where: str = "") -> Design:
     """A :class:`Design` from design settings only (a ``[[design]]`` entry of a designs file)."""
     given = _checked(settings, _DESIGN_KEYS, where)
@@ -347,8 +395,6 @@ def build_run(settings: Mapping[str, Any], *, workload: Optional[Workload] = Non
     replaces the workload's run time; on an idle array it bounds the simulated time. ``where``
     prefixes error messages (e.g. "designs file d.toml, design 'x': ").
     """
-    from raidlab.sim import resolve_workload
-
     if workload is not None and not isinstance(workload, Workload):
         raise ConfigError(f"{where}workload must be a raidlab Workload, got {type(workload).__name__}")
     given = _checked(settings, KNOWN_KEYS, where)

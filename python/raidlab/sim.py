@@ -13,50 +13,27 @@ progress bar can follow it, and wraps the result.
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass, field
-from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Dict, List, Mapping, Optional, Sequence, Union
+from typing import Any, Callable, Dict, List, Optional, Sequence
 
-from raidlab import _core, frames, inputs
-from raidlab.drives import drive_table
-from raidlab.errors import ConfigError
+from raidlab import _core, frames, notes
 from raidlab.array import MAX_DEVICES
+from raidlab.drives import load_drive
+from raidlab.errors import ConfigError
 from raidlab.numeric import real_text, whole_text
 from raidlab.report import fio_json
 from raidlab.report.describe import run_label
 from raidlab.report.rows import job_rows
-from raidlab.workload import Workload, parse_fio, parse_fio_file, parse_sysbench, preset as workload_preset
+from raidlab.run import FIO_FORMS, IDLE, RunSpec, build_run, check_timeline_played, fio_workload, resolve_workload
+from raidlab.stacked import core_simulation
+from raidlab.workload import Workload
 
-if TYPE_CHECKING:  # pragma: no cover
-    from raidlab.run import RunSpec
+#: Re-exported: where commands and the sweep have always found them.
+__all__ = ["FIO_FORMS", "IDLE", "SimResult", "fio_workload", "load_drive", "parse_events", "parse_seconds",
+           "resolve_workload", "run_config", "run_spec", "simulate"]
 
 #: Simulated seconds per progress step.
 PROGRESS_STEP_NS = 250_000_000
-
-
-def load_drive(drive: Union[str, Path, Dict[str, Any]]) -> Dict[str, Any]:
-    """A drive choice for the core: a preset name, a TOML file path, or a drive table.
-
-    A TOML file is a drive table (:data:`raidlab.drives.DRIVE_TABLE`): ``kind = "hdd"|"ssd"|...``
-    or ``preset = "NAME"`` (to start from a preset) and any parameters of that model by name
-    (see ``raidlab drives --params``), checked as every drive table is.
-    A DiskSim ``.parv`` or ``.diskspecs`` file is imported (:mod:`raidlab.disksim`).
-    """
-    if isinstance(drive, Mapping):
-        return drive_table(drive, "drive")
-    text = str(drive)
-    if text.endswith((".parv", ".diskspecs")):
-        from raidlab import disksim
-
-        return disksim.drive_choice(text)
-    if text.endswith(".toml"):
-        return drive_table(inputs.read_toml(text, "drive file"), f"drive file {inputs.show_path(text)}")
-    return {"preset": text}
-
-
-#: The workload of an idle array (a rebuild with no foreground I/O).
-IDLE = None
 
 
 def parse_events(specs: Sequence[str], action: str) -> List[Dict[str, Any]]:
@@ -92,49 +69,6 @@ def parse_seconds(text: str, option: str) -> float:
     if not 0 <= seconds <= 1e7:
         raise ConfigError(f"--{option}: {text!r} is out of range")
     return seconds
-
-
-#: What ``--fio`` takes, for every command's help (see :func:`fio_workload`).
-FIO_FORMS = ("JOB.fio is a job file's path (an existing path is always read as a file) or, when it "
-             "holds a newline, the job text itself.")
-
-
-def fio_workload(fio: str) -> Workload:
-    """``--fio``'s value: the path of a job file, or the job text itself.
-
-    A value that names an existing file (or anything else that exists) is always read as a file,
-    whatever characters it holds (``jobs[1]/oltp.fio`` is a path). Only a value that does not
-    exist and holds a newline is job text: a job needs a section line and an option line.
-    """
-    try:
-        os.stat(fio)
-        exists = True
-    except (OSError, ValueError):  # missing, a name too long for a path, or a NUL in it
-        exists = False
-    if exists or "\n" not in fio:
-        return parse_fio_file(fio)
-    return parse_fio(fio)
-
-
-def resolve_workload(fio: Optional[str] = None, sysbench: Optional[str] = None,
-                     preset: Optional[str] = None, workload: Optional[Workload] = None,
-                     allow_idle: bool = False) -> Optional[Workload]:
-    """Exactly one of a fio job file (path or text), sysbench options, a preset or a Workload;
-    none at all means an idle array when ``allow_idle`` (a failure timeline runs on its own)."""
-    given = [w for w in (fio, sysbench, preset, workload) if w is not None]
-    if not given and allow_idle:
-        return IDLE
-    if len(given) != 1:
-        raise ConfigError("give exactly one workload: --fio JOB, --sysbench \"OPTIONS\" or --preset NAME")
-    if workload is not None:
-        return workload
-    if fio is not None:
-        if not isinstance(fio, (str, os.PathLike)):
-            raise ConfigError(f"fio must be a job file's path or the job text, got {type(fio).__name__}")
-        return fio_workload(os.fspath(fio) if not isinstance(fio, str) else fio)
-    if sysbench is not None:
-        return parse_sysbench(sysbench)
-    return workload_preset(preset)
 
 
 @dataclass
@@ -233,8 +167,6 @@ class SimResult:
 def run_config(config: Dict[str, Any], workload: Optional[Workload],
                progress: Optional[Callable[[int, int], None]] = None) -> SimResult:
     """Runs a core configuration in steps, calling ``progress(now_ns, stop_ns)`` between them."""
-    from raidlab.stacked import core_simulation
-
     simulation = core_simulation(config)  # a stack's data loss names its inner array
     stop = simulation.stop_ns
     target = 0
@@ -248,11 +180,8 @@ def run_config(config: Dict[str, Any], workload: Optional[Workload],
     return SimResult(raw=simulation.result(), config=config, workload=workload)
 
 
-def run_spec(spec: "RunSpec", progress: Optional[Callable[[int, int], None]] = None) -> SimResult:
+def run_spec(spec: RunSpec, progress: Optional[Callable[[int, int], None]] = None) -> SimResult:
     """Runs a :class:`raidlab.run.RunSpec`; the result carries the run's notes."""
-    from raidlab import notes
-    from raidlab.run import check_timeline_played
-
     before = notes.before(spec)
     result = run_config(spec.config(), spec.workload, progress)
     check_timeline_played(spec.options, result.raw)
@@ -269,16 +198,14 @@ def simulate(*, fio: Optional[str] = None, sysbench: Optional[str] = None, prese
     ``drive``, ``controller``, ..., ``seed``, ``runtime_s``, ``failed``), with the defaults
     declared in :mod:`raidlab.run`. ``runtime_s`` overrides the workload's own run time
     (handy for presets in tests). Failures as ``raidlab sim`` takes them: ``failed=[0]``,
-    ``fail=["1@5s"]``, ``replace=["1@8s"]``, ``latent_error=["1@2s"]`` (issue 24 §3; or
+    ``fail=["1@5s"]``, ``replace=["1@8s"]``, ``latent_error=["1@2s"]`` (or
     ``timeline=`` events), ``spare=True``, ``command_timeout_s``, and the
     speed limits, controller and every other option by its setting name. The result gives
     DataFrames: ``jobs()``, ``members()``, ``phases()``, ``timeline()``, ``percentiles()``.
     """
-    from raidlab.run import build_run
-
     if progress is not None and not callable(progress):
         raise ConfigError("simulate(progress=...) must be a callable (or None)")
-    # issue 23: --fail/--replace as raidlab sim takes them (K@T texts), beside timeline= events
+    # --fail/--replace/--latent-error as raidlab sim takes them (K@T texts), beside timeline= events
     events = [e for action in ("fail", "replace", "latent_error")
               for e in parse_events(_texts(settings.pop(action, ()), action), action)]
     if events:

@@ -12,11 +12,12 @@ import click
 
 from raidlab.commands import progress, write_output
 from raidlab.commands.progress import ProgressBar
-from raidlab.outputs import writes_files
+from raidlab.commands.consent import writes_files
 from raidlab.errors import ConfigError
 from raidlab.report import html as html_report
 from raidlab.report import sysbench_text, table
 from raidlab.report import fio_logs
+from raidlab.report.png import write_pngs
 from raidlab import notes as run_notes
 from raidlab.cli_types import setting_option, setting_options
 from raidlab.numeric import whole_text
@@ -104,8 +105,6 @@ def sim_command(failed, fio_job, sysbench, preset, fail_at, replace_at, latent_a
     run_notes.emit(result.notes)
     document = result.to_dict(plus=output_format == "json+", per_job=per_job)
     if png_dir:
-        from raidlab.report.png import write_pngs
-
         state = "rebuilding" if document.get("rebuild") else ("degraded" if failed_members else "optimal")
         write_pngs(png_dir, [{"design": f"raid{spec.design.level} x{spec.design.devices}", "state": state, "document": document}])
     if log_prefix:

@@ -5,7 +5,7 @@ hot spares. Enumeration is exhaustive over the choices the user allows; capacity
 drive limit are checked here, before anything is simulated, because they cost nothing.
 
 Capacity is md-exact: each member gives md its size minus the data offset mdadm 1.2 leaves in
-front of the data (``raidlab._core.mdadm_data_offset_sectors``, md-internals.md §9), and
+front of the data (``raidlab._core.mdadm_data_offset_sectors``, mdadm super1.c), and
 :class:`raidlab.Array` turns member sizes into the array size md reports.
 """
 
@@ -21,23 +21,24 @@ from raidlab.array import MAX_DEVICES, Array
 from raidlab.errors import ConfigError
 from raidlab.drives import preset_table, resolve_drive
 from raidlab.numeric import real_text
+from raidlab.stacked import FAULT_TOLERANCE, planner_array
 
 #: Levels the planner considers unless told otherwise. raid0 only when asked (no redundancy).
 DEFAULT_LEVELS = (1, 5, 6, 10)
-#: Chunk sizes tried: a small, a middle and mdadm's default (DEFAULT_CHUNK 512, md-internals §9).
+#: Chunk sizes tried: a small, a middle and mdadm's default (mdadm.h DEFAULT_CHUNK 512).
 DEFAULT_CHUNKS_KIB = (64, 256, 512)
-#: md raid10 layouts tried: near (mdadm's default n2), offset and far (md-internals §2).
+#: md raid10 layouts tried: near (mdadm's default n2), offset and far (md(4), RAID10).
 DEFAULT_RAID10_LAYOUTS = ("n2", "o2", "f2")
-#: raid5/6 layout: mdadm's default, left-symmetric (Create.c default_layout, md-internals §9).
+#: raid5/6 layout: mdadm's default, left-symmetric (mdadm Create.c default_layout).
 PARITY_LAYOUT = "left-symmetric"
 DEFAULT_MAX_DRIVES = 12
 
 #: The fewest members the planner builds each level with. raid1 is the 2-drive mirror only
-#: (more copies buy no capacity); raid10 starts at 3 (md accepts odd counts, md-internals §2;
+#: (more copies buy no capacity); raid10 starts at 3 (md(4): raid10 takes an odd number of devices;
 #: 2 drives are raid1's case).
 MIN_DEVICES = {0: 2, 1: 2, 5: 3, 6: 4, 10: 3}
 MAX_DEVICES_FOR = {1: 2}
-#: Stacked levels (issue 24 §2): two inner arrays of the smallest inner level.
+#: Stacked levels: two inner arrays of the smallest inner level.
 MIN_DEVICES.update({"1+0": 4, "5+0": 6, "6+0": 8})
 
 #: Decimal terabyte, as drives and capacity targets are sold.
@@ -130,9 +131,7 @@ def member_kib(model: DriveModel, chunk_kib: Optional[int]) -> int:
 
 def array_for(design: Design, model: DriveModel) -> Array:
     """The design as a raidlab.Array with full-size members (md-exact capacity and io hints)."""
-    if isinstance(design.level, str):  # a stack (issue 24 §2)
-        from raidlab.stacked import planner_array
-
+    if isinstance(design.level, str):  # a stack
         return planner_array(design.level, design.devices, design.chunk_kib, member_kib(model, design.chunk_kib))
     kwargs: Dict[str, Any] = {"level": design.level, "devices": design.devices,
                               "layout": design.layout, "member_kib": member_kib(model, design.chunk_kib)}
@@ -142,11 +141,9 @@ def array_for(design: Design, model: DriveModel) -> Array:
 
 
 def fault_tolerance(design: Design, copies: int) -> int:
-    """Member failures the array survives whatever members fail (research §1.2: RAID5 1,
-    RAID6 2, RAID1 N-1, RAID10 copies-1 guaranteed)."""
-    if isinstance(design.level, str):  # a stack (issue 24 §2)
-        from raidlab.stacked import FAULT_TOLERANCE
-
+    """Member failures the array survives whatever members fail (RAID5 1, RAID6 2,
+    RAID1 N-1, RAID10 copies-1 guaranteed: one per parity or extra copy)."""
+    if isinstance(design.level, str):  # a stack
         return FAULT_TOLERANCE[design.level]
     return {0: 0, 1: design.devices - 1, 4: 1, 5: 1, 6: 2}.get(design.level, copies - 1)
 
@@ -176,7 +173,7 @@ def enumerate_designs(models: Sequence[DriveModel], levels: Sequence[int], chunk
                 layouts = [None]
             level_chunks: Sequence[Optional[int]] = [None] if level == 1 else list(chunks)
             top = min(max_drives - spares, MAX_DEVICES_FOR.get(level, MAX_DEVICES))
-            # A stack (issue 24 §2) grows by whole inner arrays' worth: two drives at a time.
+            # A stack grows by whole inner arrays' worth: two drives at a time.
             step = 2 if isinstance(level, str) else 1
             for layout in layouts:
                 for chunk in level_chunks:
