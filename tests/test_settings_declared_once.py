@@ -133,3 +133,23 @@ def test_simulate_takes_exactly_the_declared_settings_as_keywords():
 def test_a_run_records_the_declared_default(name):
     result = raidlab.simulate(level=1, devices=2, drive="null", preset="wal", runtime_s=0.01)
     assert result.config[name] == BY_NAME[name]["default"]
+
+
+def test_every_command_option_of_a_run_setting_keeps_its_declared_default_and_range():
+    """compare and plan word some help for their own context and compare narrows --runtime-s, but
+    no command may give a run setting another default or a range past the declared one."""
+    commands = {"cli.py": "layout"}  # the file that declares each command, where not commands/NAME.py
+    skip = {(commands.get(path, pathlib.Path(path).stem), flag) for (path, flag) in [*NOT_THE_SETTING, *KNOWN_OFFENDERS]}
+    for command_name, command in cli.commands.items():
+        for param in command.params:
+            setting = BY_NAME.get(param.name)
+            if not isinstance(param, click.Option) or setting is None or param.multiple:
+                continue
+            if (command_name, param.opts[0]) in skip:
+                continue  # not the setting, or written by hand (align's --chunk-kib takes 1..3 KiB too)
+            where = f"raidlab {command_name} {param.opts[0]}"
+            given = param.default is not None and type(param.default).__name__ != "Sentinel"  # click's UNSET
+            if given:
+                assert param.default == setting["default"], where
+            if setting["kind"] in ("int", "float") and isinstance(param.type, click.types._NumberRangeBase):
+                assert setting["min"] <= param.type.min and param.type.max <= setting["max"], where
