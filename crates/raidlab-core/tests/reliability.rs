@@ -77,7 +77,7 @@ fn raid6_serial_parallel_and_chen_values() {
 }
 
 #[test]
-fn afr_figures_of_the_research_table() {
+fn afr_figures_of_the_exact_chains() {
     // Computed from the exact chains: AFR 1.5 %, MTTR 24 h: RAID5 N = 8 2.855e4 y, P(5 y) 1.75e-4; RAID6 N = 8
     // (serial) 1.149e8 y, P(5 y) 4.35e-8; RAID5 N = 12 1.21e4 y; RAID5 N = 8, MTTR 72 h 9,529 y;
     // raid10 n2 N = 8: 1.998e5 y exact vs 1.997e5 y approximate.
@@ -100,7 +100,7 @@ fn afr_figures_of_the_research_table() {
 fn harris_ure_during_rebuild() {
     // 7 × 2 TB RAID5 reads 12 TB to rebuild: 61.7 % at 1e-14, 9.15 % at 1e-15,
     // 0.95 % at 1e-16 (Harris 2007).
-    // (Tolerances: half a unit of the research table's last digit.)
+    // (Tolerances: half a unit of the quoted figures' last digit.)
     let raid5 = array("5", 7, None, 2.0 * TB);
     for (uber, want, tolerance) in [(1e-14, 0.617, 5e-4), (1e-15, 0.0915, 5e-5), (1e-16, 0.0095, 1e-4)] {
         let report = analyze(&raid5, &Inputs { uber, ..exact_only() }).unwrap();

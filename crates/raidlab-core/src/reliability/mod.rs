@@ -13,7 +13,7 @@
 //!   sampling and importance sampling, seeded, with confidence intervals.
 //!
 //! [`analyze`] runs them all for one array and one set of [`Inputs`]. Units: hours and bytes;
-//! years are 8760 hours (365 days), as in the research notes' conversions.
+//! years are 8760 hours (365 days), as AFR ↔ MTTF conversions take them.
 
 pub mod ctmc;
 pub mod drops;
