@@ -420,15 +420,5 @@ def build_run(settings: Mapping[str, Any], *, workload: Optional[Workload] = Non
     return RunSpec(design, workload, options)
 
 
-def __getattr__(name: str) -> Any:
-    """TEMPORARY, until stacked.py and commands/reliability.py import it from raidlab.cli_types:
-    ``cli_type`` lives there now (it needs click, which this module does not load)."""
-    if name == "cli_type":
-        from raidlab.cli_types import cli_type
-
-        return cli_type
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
 __all__ = ["Design", "Options", "RunSpec", "DEFAULTS", "KNOWN_KEYS", "build_design", "build_run", "normalise_level",
            "resolve_drive", "DriveSpec"]
