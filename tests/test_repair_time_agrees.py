@@ -11,7 +11,7 @@ from raidlab.rebuild import DEFAULT_REBUILD_RATE_MB_S, repair_time
 
 from conftest import run_cli
 
-#: raid6 x4 of 16 TB nearline drives, one chunk: the issue's array, one candidate to simulate.
+#: raid6 x4 of 16 TB nearline drives, one chunk: a plan with a single candidate to simulate.
 PLAN_RAID6 = ["plan", "--capacity-tb", "32", "--drive", "nearline-7200", "--levels", "6", "--chunks-kib", "512",
               "--max-drives", "4", "--preset", "oltp-postgres", "--jobs", "1"]
 RELIABILITY_RAID6 = ["reliability", "--level", "6", "--devices", "4", "--chunk-kib", "512", "--trials", "0"]

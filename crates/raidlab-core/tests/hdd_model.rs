@@ -1,4 +1,4 @@
-//! The HDD model against its own analytic expectations and the behaviours the issue asks for:
+//! The HDD model against its own analytic expectations and the behaviours a drive shows:
 //! QD1 random reads match overhead + seek + half a revolution + transfer; SPTF beats FCFS;
 //! read-ahead streams sequential reads at media rate; the write cache acknowledges at once and
 //! Flush waits for destage; Lee's fit hits its three points; runs are deterministic; bad

@@ -6,7 +6,7 @@
 //! over-provisioning factor ρ = (physical − user) / user:
 //!
 //! * Agarwal & Marrow, "A closed-form expression for write amplification in NAND flash",
-//!   IEEE GLOBECOM Workshops 2010: WA ≈ (1 + ρ) / (2ρ). This is the expression the issue quotes.
+//!   IEEE GLOBECOM Workshops 2010: WA ≈ (1 + ρ) / (2ρ). This is the expression usually quoted.
 //! * Xiang & Kurkoski, "An improved analytic expression for write amplification in NAND flash",
 //!   ICNC 2012 (arXiv:1110.4245): WA = (1 + ρ) / ((1 + ρ) + W₀(−(1 + ρ)·e^−(1+ρ))), with W₀ the
 //!   principal branch of the Lambert W function. Their abstract gives, at ρ = 0.3, 2.36 for this

@@ -39,7 +39,7 @@
 //!
 //! There is no mapping table: GC is charged analytically. For uniformly random overwrites at
 //! over-provisioning ρ the steady-state write amplification is WA(ρ) from [`gc`] (Xiang &
-//! Kurkoski 2012; the issue's (1+ρ)/(2ρ) is Agarwal & Marrow 2010, which is optimistic at low ρ).
+//! Kurkoski 2012; the often quoted (1+ρ)/(2ρ) is Agarwal & Marrow 2010, which is optimistic at low ρ).
 //! Each programmed page then costs its die
 //!
 //! ```text
