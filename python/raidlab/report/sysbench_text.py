@@ -8,6 +8,7 @@ from typing import Any, Dict, List
 
 from raidlab import _core
 from raidlab.report.latency import FIO_PERCENTILES, merged_percentiles
+from raidlab.report.rows import fsync_row
 from raidlab.workload import Workload
 
 
@@ -31,7 +32,7 @@ def render(raw: Dict[str, Any], document: Dict[str, Any], workload: Workload) ->
         "File operations:",
         f"    reads/s:                      {reads / seconds:.2f}",
         f"    writes/s:                     {writes / seconds:.2f}",
-        f"    fsyncs/s:                     {fsyncs / seconds:.2f}",
+        f"    fsyncs/s:                     {_fsyncs_per_s(job):.2f}",
         "",
         "Throughput:",
         f"    read, MiB/s:                  {job['read']['io_bytes'] / 2**20 / seconds:.2f}",
@@ -68,6 +69,12 @@ def percentile_ns(latency: Dict[str, Any], percent: float) -> float:
     if not latency["N"]:
         return 0
     return merged_percentiles(latency["buckets"], latency["min"], latency["max"], (float(percent),))[0]
+
+
+def _fsyncs_per_s(job: Dict[str, Any]) -> float:
+    """The job's fsyncs per second, as its fsync row gives them (:func:`raidlab.report.rows.fsync_row`)."""
+    row = fsync_row(job)
+    return row["iops"] if row is not None else 0.0
 
 
 def _interval_ns(chunk: List[Dict[str, Any]], percent: int) -> float:
