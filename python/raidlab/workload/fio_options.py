@@ -117,9 +117,10 @@ _CORE = (
 
 #: The options that change when or where a job's I/O is issued (the core documents each in
 #: ``sim/workload.rs``). Those that land only in ``notes`` are read and checked, then noted:
-#: ``openfiles``, ``iodepth_batch_submit``, ``iodepth_batch_complete_max`` and ``io_submit_mode``
-#: as having no effect, ``rate_min``, ``rate_iops_min`` and ``verify_backlog`` with what raidlab
-#: does instead.
+#: ``rate_min``, ``rate_iops_min`` and ``verify_backlog`` with what raidlab does instead.
+#: Four are read and checked and taken by nothing yet, though fio uses each on a part raidlab
+#: simulates: ``openfiles`` and ``io_submit_mode`` (noted as having no effect), ``zonerange`` and
+#: ``zonecapacity`` (not noted); tests/test_fio_option_table.py lists what fio does with each.
 _STREAM = (
     _modelled("startdelay", v.startdelay, "start_delay_ns"),
     _modelled("stonewall", v.flag, "group", "report_groups"),
@@ -134,8 +135,6 @@ _STREAM = (
     _modelled("rate", v.byte_rates, "rate_bytes_per_s", "read_fraction"),
     _modelled("rate_min", v.byte_rates, "notes", aliases=("ratemin",)),
     _modelled("rate_iops_min", _CHECKED, "notes"),
-    # the window of rate_min and rate_iops_min, which raidlab notes and does not enforce
-    _modelled("rate_cycle", _CHECKED),
     _modelled("bsrange", v.size_ranges, "block_sizes", "write_block_sizes", "block_align_bytes",
               aliases=("blocksize_range",)),
     _modelled("blocksize_unaligned", v.flag, "block_sizes", "block_align_bytes", aliases=("bs_unaligned",)),
@@ -147,9 +146,7 @@ _STREAM = (
               values=("random", "zipf", "pareto", "normal", "gauss", "roundrobin", "sequential")),
     _modelled("openfiles", _ONE_TO_A_MILLION, "notes", aliases=("open_files",)),
     _modelled("sync", v.sync, "fsync_every", "fsync_kind", values=("none", "0", "sync", "1", "dsync")),
-    _modelled("iodepth_batch_submit", _CHECKED, "notes", aliases=("iodepth_batch",)),
     _modelled("iodepth_batch_complete_min", _DEPTH, "iodepth_low", aliases=("iodepth_batch_complete",)),
-    _modelled("iodepth_batch_complete_max", _CHECKED, "notes"),
     _modelled("iodepth_low", _DEPTH, "iodepth_low"),
     _modelled("io_submit_mode", v.enumerated, "notes", values=("inline", "offload")),
     _modelled("verify", v.verify, "verify",
@@ -162,7 +159,9 @@ _STREAM = (
               values=("none", "strided", "zbd")),
     _modelled("zonesize", v.sector_size, "zone_bytes", "zbd_zone_bytes"),
     _modelled("zoneskip", v.sector_size, "zone_skip_bytes"),
-    # read and checked; raidlab's zones span the job's whole region and are always full
+    # read and checked, taken by nothing yet: fio strides zonerange + zoneskip from zone to zone
+    # (io_u.c setup_strided_zone_mode), raidlab zonesize + zoneskip; fio writes an emulated zbd
+    # zone up to zonecapacity (zbd.c init_zone_info), raidlab to its end
     _modelled("zonerange", v.sector_size),
     _modelled("zonecapacity", v.sector_size),
     _modelled("max_open_zones", v.ranged(0, 1 << 20), "zbd_max_open_zones"),
@@ -234,6 +233,14 @@ _NO_EFFECT = (
     *_no_effect("replay_no_stall read_beyond_wp job_max_open_zones ignore_zone_limits latency_run"),
     *_no_effect("zone_reset_threshold zone_reset_frequency", note=_ZONE_RESET),
     FioOption("ioscheduler", NO_EFFECT, note="ioscheduler is set on the members with raidlab's --scheduler"),
+    # how many I/Os one io_submit or io_getevents call takes: fio commits what it has queued
+    # before it waits (ioengines.c td_io_getevents), and raidlab's host spends no time in calls
+    FioOption("iodepth_batch_submit", NO_EFFECT, _CHECKED, aliases=("iodepth_batch",)),
+    FioOption("iodepth_batch_complete_max", NO_EFFECT, _CHECKED),
+    # backend.c check_min_rate is the only reader of rate_cycle
+    FioOption("rate_cycle", NO_EFFECT, _CHECKED,
+              note="rate_cycle only sets the window over which fio checks rate_min and rate_iops_min, "
+                   "which raidlab does not enforce"),
     *_no_effect("latency_target latency_window latency_percentile", note=_LATENCY_TARGET),
 )
 

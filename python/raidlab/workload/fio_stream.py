@@ -173,9 +173,8 @@ def _depth(builder, kw: Dict[str, Any]) -> None:
     mark = min(marks) if marks else depth
     if 0 <= mark < depth and depth > 1:
         kw["iodepth_low"] = mark
-    for slot in ("iodepth_batch_submit", "iodepth_batch_complete_max", "io_submit_mode"):
-        if builder.get(slot) is not None:
-            builder.no_effect.append(slot)
+    if builder.get("io_submit_mode") is not None:
+        builder.no_effect.append("io_submit_mode")
 
 
 def _verify(builder, kw: Dict[str, Any]) -> None:
