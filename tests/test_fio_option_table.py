@@ -172,3 +172,10 @@ def test_suggestions_come_from_the_accepted_names_of_the_table():
                                           "(did you mean 'blocksize'")
     run = run_cli(["sim", "--drive", "null", "--fio", "[j]\nread_iolo=x\n"])
     assert "did you mean" not in run.stderr_lines[0]
+
+
+def test_no_refusal_sends_a_fio_iolog_to_raidlab_replay():
+    # raidlab replay reads DiskSim traces, not fio's I/O logs
+    assert [o.name for o in TABLE if "raidlab replay" in o.note] == []
+    assert lookup("replay_redirect").note == ("redirects the devices of a replayed fio I/O log (read_iolog), "
+                                              "which raidlab does not read")

@@ -33,7 +33,7 @@ def test_three_unsupported_options_are_all_reported_in_one_run():
     line = run.stderr_lines[0]
     assert line.startswith("raidlab: error: fio job file: 3 problems: ")
     assert "line 3: unknown option 'foo'" in line
-    assert "line 4: fio option 'read_iolog' replays an I/O log; use raidlab replay" in line
+    assert "line 4: fio option 'read_iolog' replays a fio I/O log, which raidlab does not read" in line
     assert "line 5: ioengine=rbd talks to an object store" in line
 
 

@@ -246,9 +246,10 @@ _NO_EFFECT = (
 
 #: Options that shape the I/O in ways raidlab does not model, refused with the reason.
 _REFUSED = (
-    _refused("read_iolog", "replays an I/O log; use raidlab replay"),
+    _refused("read_iolog", "replays a fio I/O log, which raidlab does not read"),
     _refused("write_iolog", "records an I/O log, which raidlab does not write"),
-    _refused("replay_redirect", "replays an I/O log; use raidlab replay"),
+    _refused("replay_redirect", "redirects the devices of a replayed fio I/O log (read_iolog), which raidlab "
+                                "does not read"),
     *(_refused(name, "(trims mixed into a write job) is not modelled")
       for name in ("trim_percentage", "trim_backlog", "trim_verify_zero")),
     _refused("rate_ignore_thinktime", "is not modelled (the rate counts the think time, fio's default)"),
