@@ -57,7 +57,10 @@ _REGISTRIES: Dict[str, Tuple[str, ...]] = {"controller": controllers.NAMES, "hos
 
 def _from_core(row: Mapping[str, Any]) -> Setting:
     """A declaration as Python holds it: list defaults as tuples (a frozen dataclass's fields
-    must be immutable), the registries' choices filled in."""
+    must be immutable), the registries' choices filled in. A kind this module cannot read is an
+    error at import, not a value passed through unchecked."""
+    if row["kind"] not in KINDS:
+        raise ValueError(f"run setting {row['name']}: unknown kind {row['kind']!r} (known: {', '.join(KINDS)})")
     default = tuple(row["default"]) if isinstance(row["default"], list) else row["default"]
     choices = _REGISTRIES.get(row["name"], tuple(row["choices"] or ()))
     return Setting(row["name"], row["unit"], row["kind"], default, row["min"], row["max"], choices,
@@ -220,3 +223,8 @@ _READERS: Dict[str, Callable[[Any, str], Any]] = {
     "level": _as_given, "drive": _as_given, "controller": _controller, "controller_opts": _controller_opts,
     "failed": _members, "timeline": _timeline, "bbu_learn": _bbu_learn,
 }
+
+#: A structured setting the core declares but no reader here reads would pass unchecked.
+_UNREAD = [s.name for s in SETTINGS if s.kind == "structured" and s.name not in _READERS and not s.choices]
+if _UNREAD:
+    raise ImportError(f"run settings without a reader in raidlab.settings: {', '.join(_UNREAD)}")
