@@ -373,7 +373,11 @@ def _depth(fileset: Dict[str, Any], get: Callable[[str], str], notes: List[str])
         raise WorkloadError(f"Invalid value for file-async-backlog: {backlog}")
     if backlog > 65536:
         raise WorkloadError(f"--file-async-backlog={backlog} is more than raidlab's limit of 65536")
-    notes.append("sysbench async mode: its event latency is mostly submission time (research §1.3)")
+    # sb_fileio.c file_submit_or_wait (sysbench 0.4 and 1.0.20 alike): return after io_submit
+    # unless the backlog is full, then io_getevents for one completion.
+    notes.append("sysbench async mode: an event ends when io_submit returns, or after one completion once "
+                 "--file-async-backlog requests are in flight (sysbench's sb_fileio.c file_submit_or_wait), "
+                 "so its event latency is mostly submission time")
     return backlog
 
 
