@@ -512,7 +512,7 @@ def test_unknown_option_error_counts_the_accepted_list():
         ("[j]\nramp_time=soon\n", "fio job file line 2: ramp_time=soon is not a time (examples: 30, 30s, 500ms, 2m, 1h)"),
         ("[j]\ndirect\n", "fio job file line 2: option 'direct' needs a value (direct=1 or direct=0); fio rejects it bare"),
         ("[j]\ndirect=yes\n", "fio job file line 2: direct=yes must be 0 or 1"),
-        ("[j]\ntime_based=2\n", "time_based=2 must be 0 or 1"),
+        ("[j]\ntime_based=2\n", "fio job file line 2: time_based=2 must be 0 or 1"),
         ("[j]\nrw=trim\n", "fio job file line 2: rw=trim: discard (trim) to the members is not modelled"),
         ("[j]\nrw=randtrimwrite\n", "fio job file line 2: rw=randtrimwrite: discard (trim) to the members is not modelled"),
         ("[j]\nioengine=rbd\n", "fio job file line 2: ioengine=rbd talks to an object store, not to a block device"),

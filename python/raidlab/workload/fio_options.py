@@ -92,7 +92,7 @@ _CORE = (
     _modelled("io_size", v.region, "io_bytes", aliases=("io_limit",)),
     _modelled("offset", v.region, "offset_bytes", aliases=("fileoffset",)),
     _modelled("runtime", v.duration, "runtime_ns", aliases=("timeout",)),
-    _modelled("time_based", v.flag_unlocated, "time_based"),
+    _modelled("time_based", v.flag, "time_based"),
     _modelled("ramp_time", v.duration, "ramp_ns"),
     _modelled("number_ios", _COUNT, "number_ios"),
     _modelled("random_distribution", v.random_distribution, "distribution", "zones", "zones_absolute"),

@@ -115,11 +115,6 @@ def flag(builder, option) -> None:
     builder.store(option.key, _located(option, lambda: fio_bool(option.name, option.value, flag=True)), option)
 
 
-def flag_unlocated(builder, option) -> None:
-    """``time_based``: a flag whose bad value is reported without its line (as the tests pin)."""
-    builder.store(option.key, fio_bool(option.name, option.value, flag=True), option)
-
-
 def boolean(builder, option) -> None:
     """A FIO_OPT_BOOL option: 0 or 1, never bare (fio: "Option direct requires an argument")."""
     builder.store(option.key, _located(option, lambda: fio_bool(option.name, option.value)), option)
