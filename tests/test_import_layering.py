@@ -51,7 +51,6 @@ KNOWN_OFFENDERS: Dict[Tuple[str, str], str] = {
     ("raidlab.report.html", "raidlab.planner"): "DOCMODEL",
     ("raidlab.report.html", "raidlab.planner.rank"): "DOCMODEL",
     ("raidlab.report.html", "raidlab.planner.setup"): "DOCMODEL",
-    ("raidlab.workload.fio", "raidlab.inputs"): "FIO",
 }
 
 Edge = Tuple[str, str]

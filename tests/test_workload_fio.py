@@ -16,7 +16,6 @@ from raidlab.workload import (
     Workload,
     WorkloadError,
     parse_fio,
-    parse_fio_file,
     parse_sysbench,
     preset,
     preset_fio_text,
@@ -24,6 +23,7 @@ from raidlab.workload import (
 )
 from raidlab.workload.fio import ACCEPTED_OPTIONS, IGNORED_OPTIONS, SUPPORTED_OPTIONS
 from raidlab.workload.fio_options import ENUMERATED
+from raidlab.workload_files import parse_fio_file
 from raidlab._core import MAX_OUTSTANDING_IOS
 
 KiB, MiB, GiB = 1024, 1024**2, 1024**3

@@ -24,8 +24,9 @@ from raidlab.errors import ArrayError, ConfigError
 from raidlab.settings import (DEFAULTS, DESIGN_KEYS as _DESIGN_KEYS, FLOAT_KEYS as _FLOAT_KEYS,
                               OPTION_KEYS as _OPTION_KEYS, TIMELINE_ACTIONS, convert as _convert, declared)
 from raidlab.stacked import check_counts, is_stacked
-from raidlab.workload import Workload, parse_fio, parse_fio_file, parse_sysbench, preset as workload_preset
+from raidlab.workload import Workload, parse_fio, parse_sysbench, preset as workload_preset
 from raidlab.workload.units import is_decimal
+from raidlab.workload_files import parse_fio_file
 
 #: Setting names that choose the workload (exactly one, or none for an idle array).
 WORKLOAD_KEYS = ("fio", "sysbench", "preset")

@@ -12,7 +12,7 @@ the Rust core reads (documented in :mod:`raidlab.workload.spec`). Bad input rais
 and does not import the native extension.
 """
 
-from raidlab.workload.fio import parse_fio, parse_fio_file, render_fio
+from raidlab.workload.fio import parse_fio, render_fio
 from raidlab.workload.presets import PRESETS, preset, preset_fio_text
 from raidlab.workload.spec import Distribution, Job, Workload, WorkloadError
 from raidlab.workload.sysbench import parse_sysbench
@@ -24,7 +24,6 @@ __all__ = [
     "Workload",
     "WorkloadError",
     "parse_fio",
-    "parse_fio_file",
     "parse_sysbench",
     "preset",
     "preset_fio_text",

@@ -42,9 +42,8 @@ value is read is :mod:`raidlab.workload.fio_values`.
 
 from __future__ import annotations
 
-import os
-from dataclasses import dataclass
 import difflib
+from dataclasses import dataclass
 from typing import Dict, List, Optional, Sequence, Tuple, Union
 
 from raidlab.workload import fio_options, fio_stream
@@ -55,7 +54,6 @@ from raidlab.workload.units import MAX_INT, decode_utf8, human_bytes, show
 
 __all__ = [
     "parse_fio",
-    "parse_fio_file",
     "render_fio",
     "SUPPORTED_OPTIONS",
     "IGNORED_OPTIONS",
@@ -415,14 +413,6 @@ def parse_fio(text: Union[str, bytes]) -> Workload:
     if not builders and not errors:
         raise WorkloadError("fio job file defines no jobs (only [global] sections)")
     return fio_stream.assemble(builders, errors, text)
-
-
-def parse_fio_file(path: Union[str, "os.PathLike[str]"]) -> Workload:
-    """Reads the fio job file at ``path`` (see :func:`parse_fio`)."""
-    from raidlab.inputs import read_bytes, show_path  # the one reader (needs the extension)
-
-    data = read_bytes(path, "fio job file", WorkloadError)
-    return parse_fio(decode_utf8(data, f"fio job file {show_path(path)}", WorkloadError))
 
 
 # -- writing fio job files ------------------------------------------------------------------
