@@ -7,7 +7,8 @@ level or not), so a cycle dodged by an import inside a function still counts. Ch
 - the graph of raidlab's own modules has no cycle;
 - no module imports inside a function, except the optional heavy dependencies (a user without
   them still imports raidlab and gets an error only from the call that needs them);
-- ``import raidlab`` and ``import raidlab.run`` load neither the CLI nor click.
+- ``import raidlab``, ``import raidlab.run`` and ``import raidlab.outputs`` load neither the CLI
+  nor click, and the lazily importing package still lists and gives the names it always had.
 """
 
 from __future__ import annotations
@@ -35,9 +36,9 @@ PACKAGE = "raidlab"
 #: The command-line layer: modules here may import the library; the library never imports them.
 CLI_MODULES = ("raidlab.commands", "raidlab.cli", "raidlab.__main__")
 
-#: Third-party modules a function may import when called: the optional extras of pyproject.toml
-#: ([project.optional-dependencies]: pandas, pyarrow, ray, matplotlib; numpy arrives with pandas and
-#: matplotlib). Everything else is imported at the top of its module.
+#: Third-party modules a function may import when called, each with the optional extra of
+#: pyproject.toml ([project.optional-dependencies]) that brings it (numpy arrives with pandas).
+#: Everything else is imported at the top of its module.
 OPTIONAL_HEAVY = {"pandas": "pandas", "pyarrow": "pyarrow", "ray": "ray", "matplotlib": "matplotlib", "numpy": "pandas"}
 
 #: Imports that still break the layering, each in a module another helper of this redesign is
@@ -52,9 +53,6 @@ KNOWN_OFFENDERS: Dict[Tuple[str, str], str] = {
     ("raidlab.report.html", "raidlab.planner.rank"): "DOCMODEL",
     ("raidlab.report.html", "raidlab.planner.setup"): "DOCMODEL",
 }
-
-Edge = Tuple[str, str]
-
 
 def module_files() -> Dict[str, Path]:
     """Every module of the package by dotted name (a package by its ``__init__``)."""
