@@ -104,12 +104,16 @@ def _layout_epilog() -> str:
 
 @click.group(context_settings=_CONTEXT)
 @click.version_option(_core.__version__, "-V", "--version", prog_name="raidlab")
-def cli() -> None:
+@click.pass_context
+def cli(ctx: click.Context) -> None:
     """raidlab: a lab for RAID arrays — md-exact layouts, simulation, reliability, planning.
 
     Start with 'raidlab compare' (RAID5 vs RAID10 on the classic database benchmark).
     Run 'raidlab COMMAND --help' for a command's options.
     """
+    # The files the command reads from here on are its inputs, which no output may replace
+    # (raidlab.inputs notes them, raidlab.outputs checks them), until the command line ends.
+    ctx.with_resource(collecting_inputs())
 
 
 @cli.command("layout", epilog=_layout_epilog())
@@ -266,7 +270,7 @@ def _invoke(args: List[str]) -> object:
     stays a KeyboardInterrupt (click turns it into Abort after printing an empty line), so
     :func:`main` can answer it with one line and status 130."""
     try:
-        with collecting_inputs(), cli.make_context("raidlab", args) as ctx:
+        with cli.make_context("raidlab", args) as ctx:
             return cli.invoke(ctx)
     except click.exceptions.Exit as done:  # --help, --version
         return done.exit_code
