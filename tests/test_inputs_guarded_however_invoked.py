@@ -32,3 +32,15 @@ def test_click_entry_point_protects_a_drive_file_read_while_running(tmp_path):
         cli.main(["compare", "--designs", str(designs), "--preset", "wal", "--runtime-s", "0.01",
                   "--states", "optimal", "--csv", str(drive), "--force"], standalone_mode=False)
     assert drive.read_text() == 'kind = "null"\n'
+
+
+def test_a_command_run_on_its_own_protects_its_inputs(tmp_path):
+    # A command object run without the group (an embedding program may register it elsewhere).
+    from raidlab.commands.sim import sim_command
+
+    job = tmp_path / "job.fio"
+    job.write_text(JOB)
+    with pytest.raises(ConfigError, match="it is the file given to --fio, an input of this command"):
+        sim_command.main(["--fio", str(job), "--drive", "null", "--runtime-s", "0.01", "--json", str(job),
+                          "--force"], standalone_mode=False)
+    assert job.read_text() == JOB

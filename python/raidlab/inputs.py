@@ -73,7 +73,11 @@ _READ: "contextvars.ContextVar[Optional[List[Tuple[str, str]]]]" = contextvars.C
 
 @contextlib.contextmanager
 def collecting_inputs() -> Iterator[None]:
-    """Notes the inputs read inside the block (one command line's run)."""
+    """Notes the inputs read inside the block (one command line's run); inside a block already
+    noting them, the outer one goes on noting them."""
+    if _READ.get() is not None:
+        yield
+        return
     token = _READ.set([])
     try:
         yield

@@ -11,7 +11,7 @@ from typing import Dict, Optional
 import click
 
 from raidlab.errors import ConfigError
-from raidlab.inputs import note_input
+from raidlab.inputs import collecting_inputs, note_input
 from raidlab.outputs import STDOUT, Consent, check_declared, consenting, log_files
 
 __all__ = ["FORCE_HELP", "writes_files"]
@@ -77,10 +77,11 @@ def writes_files(target: Optional[str] = "target", **kinds: str):
             guarded = values.get(target) if target else None
             if guarded:
                 consent.protected.append(("--target", str(guarded)))
-            _note_given_files(context, values, set(kinds) | {target})
-            check_declared(_declared(context, values, kinds), consent)
-            with consenting(consent):
-                return function(*args, **values)
+            with collecting_inputs():  # the command line's own scope, or this command's when run alone
+                _note_given_files(context, values, set(kinds) | {target})
+                check_declared(_declared(context, values, kinds), consent)
+                with consenting(consent):
+                    return function(*args, **values)
 
         return click.option("--force", is_flag=True, help=FORCE_HELP)(run)
 
