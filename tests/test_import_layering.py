@@ -46,9 +46,6 @@ OPTIONAL_HEAVY = {"pandas": "pandas", "pyarrow": "pyarrow", "ray": "ray", "matpl
 #: fails while an entry names an import that is gone). Keys: (importing module, imported module).
 KNOWN_OFFENDERS: Dict[Tuple[str, str], str] = {
     # value: the helper rewriting the importing module
-    ("raidlab.outputs", "raidlab.commands"): "SETTINGS-PY: outputs.writes_files is kept for commands/sim.py until "
-                                             "it imports raidlab.commands.consent",
-    ("raidlab.outputs", "raidlab.commands.consent"): "SETTINGS-PY: as above (outputs.writes_files)",
     ("raidlab.report.html", "raidlab.planner"): "DOCMODEL",
     ("raidlab.report.html", "raidlab.planner.rank"): "DOCMODEL",
     ("raidlab.report.html", "raidlab.planner.setup"): "DOCMODEL",

@@ -55,7 +55,7 @@ import stat
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple, Union
+from typing import Dict, Iterable, Iterator, List, Optional, Sequence, Tuple, Union
 
 from raidlab import _core
 from raidlab.errors import ConfigError
@@ -410,13 +410,3 @@ def check_declared(outputs: Iterable[Tuple[str, str, str]], consent: Consent) ->
             _check_directory(path, option)
         else:
             check_file(path, option, consent)
-
-
-def __getattr__(name: str) -> Any:
-    """``raidlab.outputs.writes_files``, kept for ``commands/sim.py`` until it imports it from
-    :mod:`raidlab.commands.consent` (the click half of this module moved there)."""
-    if name == "writes_files":
-        from raidlab.commands.consent import writes_files
-
-        return writes_files
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
