@@ -210,6 +210,28 @@ def test_modules_import_at_the_top_except_optional_dependencies():
     assert not late, "imports inside functions:\n" + "\n".join(late)
 
 
+#: Modules that import by name at run time: the package itself, whose names load on first use.
+IMPORTS_BY_NAME = {"raidlab"}
+
+
+def _imports_by_name(tree: ast.AST) -> List[int]:
+    """Lines calling ``importlib.import_module`` or ``__import__`` (an import the graph cannot see)."""
+    lines = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call):
+            func = node.func
+            if (isinstance(func, ast.Attribute) and func.attr == "import_module") or \
+                    (isinstance(func, ast.Name) and func.id in ("__import__", "import_module")):
+                lines.append(node.lineno)
+    return lines
+
+
+def test_no_module_imports_another_by_name():
+    found = [f"{name} line {line}" for name, path in sorted(MODULES.items()) if name not in IMPORTS_BY_NAME
+             for line in _imports_by_name(ast.parse(path.read_text(encoding="utf-8")))]
+    assert not found, "imports by name (importlib), which dodge the checks above:\n" + "\n".join(found)
+
+
 def test_optional_heavy_modules_are_optional_extras():
     extras = tomllib.loads((REPO_ROOT / "pyproject.toml").read_text(encoding="utf-8"))
     declared = " ".join(sum(extras["project"]["optional-dependencies"].values(), []))
