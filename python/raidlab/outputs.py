@@ -59,7 +59,7 @@ from typing import Dict, Iterable, Iterator, List, Optional, Sequence, Tuple, Un
 
 from raidlab import _core
 from raidlab.errors import ConfigError
-from raidlab.inputs import inputs_read, note_input
+from raidlab.inputs import inputs_read
 
 __all__ = ["STDOUT", "Consent", "consenting", "check_file", "write_text", "write_bytes",
            "write_files", "make_directory", "figure_png", "is_raidlab_output", "under_kernel_tree"]
