@@ -57,6 +57,27 @@ pub enum Value {
     Empty,
 }
 
+/// A value given for a setting, as a user's file or the glue hands it over.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Given<'a> {
+    Number(f64),
+    Flag(bool),
+    Text(&'a str),
+}
+
+impl Value {
+    /// The default as a given value (None where there is none or it is a list).
+    pub fn given(self) -> Option<Given<'static>> {
+        match self {
+            Value::Int(v) => Some(Given::Number(v as f64)),
+            Value::Float(v) => Some(Given::Number(v)),
+            Value::Bool(v) => Some(Given::Flag(v)),
+            Value::Text(v) => Some(Given::Text(v)),
+            Value::Absent | Value::Empty => None,
+        }
+    }
+}
+
 /// What a setting's value is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Kind {

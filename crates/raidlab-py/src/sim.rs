@@ -4,18 +4,19 @@
 use crate::dict::{field, item, sub};
 use crate::errors::{self, config_error};
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyList};
+use pyo3::types::{PyBool, PyDict, PyList, PyString};
 use raidlab_core::device::catalog::DriveChoice;
 use raidlab_core::device::params::ParamValues;
-use raidlab_core::layout::{mdadm, ArraySpec, Layout, Level};
-use raidlab_core::plan::{ReadBalance, RmwLevel};
+use raidlab_core::layout::{ArraySpec, Layout, Level};
+use raidlab_core::plan::ReadBalance;
 use raidlab_core::rng::Prng;
+use raidlab_core::settings::{run, Given, Setting};
+use raidlab_core::sim::engine::config::{member_device_sectors, rmw_level, seconds_ns};
 use raidlab_core::sim::engine::{
     ArrayEvent, ArrayEventKind, ControllerConfig, DirectionStats, HwConfig, MdConfig, QueueDepths, RebuildConfig, SimConfig,
-    SimResult, Simulation, MAX_SIM_TIME_NS,
+    SimResult, Simulation,
 };
 use raidlab_core::sim::engine::DriveFaults;
-use raidlab_core::sim::controller::{CommandOrder, MirrorReads, ReadAheadPolicy, WritePolicy};
 use raidlab_core::sim::histogram::Histogram;
 use raidlab_core::sim::steady::{SteadyMetric, SteadyState};
 use raidlab_core::sim::pagecache::{PageCacheConfig, PageCacheStats};
@@ -110,7 +111,7 @@ fn steady_from(dict: &Bound<'_, PyDict>) -> PyResult<SteadyState> {
     })
 }
 
-/// fio's options that shape the stream (issue 22): optional keys, the core's defaults if absent.
+/// fio's options that shape the stream: optional keys, the core's defaults if absent.
 fn stream_options(dict: &Bound<'_, PyDict>, mut job: Job) -> PyResult<Job> {
     fn or<'py, T: FromPyObject<'py>>(dict: &Bound<'py, PyDict>, key: &str, default: T) -> PyResult<T> {
         if dict.contains(key)? { field(dict, key) } else { Ok(default) }
@@ -186,52 +187,22 @@ pub(crate) fn drive_from(dict: &Bound<'_, PyDict>) -> PyResult<DriveChoice> {
     DriveChoice::resolve(preset.as_deref(), kind.as_deref(), &params).map_err(errors::to_py)
 }
 
+/// `key` of `dict` (the value of setting `setting`, in its declared unit), checked against the
+/// declaration: the one range check of every numeric run setting the glue reads.
+fn declared<'py, T: FromPyObject<'py>>(dict: &Bound<'py, PyDict>, key: &str, setting: &Setting) -> PyResult<T> {
+    let number: f64 = field(dict, key)?;
+    setting.check(number).map_err(errors::to_py)?;
+    field(dict, key)
+}
+
 fn controller_from(dict: &Bound<'_, PyDict>) -> PyResult<ControllerConfig> {
     let kind: String = field(dict, "kind")?;
     match kind.as_str() {
-        "md" => {
-            let rmw: u32 = field(dict, "rmw_level")?;
-            let rmw_level = match rmw {
-                0 => RmwLevel::Disable,
-                1 => RmwLevel::Enable,
-                2 => RmwLevel::Prefer,
-                _ => return Err(config_error(format!("rmw_level must be 0, 1 or 2, got {rmw}"))),
-            };
-            let entries: u32 = field(dict, "stripe_cache_entries")?;
-            if !(17..=32768).contains(&entries) {
-                return Err(config_error(format!("stripe_cache_size must be 17 to 32768 (md's range), got {entries}")));
-            }
-            let group_thread_cnt: u32 = field(dict, "group_thread_cnt")?;
-            if group_thread_cnt > 8192 {
-                return Err(config_error(format!("group_thread_cnt must be 0 to 8192 (md's range), got {group_thread_cnt}")));
-            }
-            let preread_bypass_threshold: u32 = field(dict, "preread_bypass_threshold")?;
-            if preread_bypass_threshold > entries {
-                return Err(config_error(format!(
-                    "preread_bypass_threshold must be 0 to stripe_cache_size ({entries}, md's range), got {preread_bypass_threshold}"
-                )));
-            }
-            Ok(ControllerConfig::Md(MdConfig {
-                stripe_cache_size: entries,
-                rmw_level,
-                read_balance: ReadBalance::Md,
-                group_thread_cnt,
-                skip_copy: field(dict, "skip_copy")?,
-                preread_bypass_threshold,
-                ..MdConfig::default()
-            }))
-        }
+        "md" => md_from(dict).map(ControllerConfig::Md),
         "hw" => {
-            let cache_mib: u64 = field(dict, "cache_mib")?;
-            if cache_mib > 1 << 20 {
-                return Err(config_error(format!("controller cache of {cache_mib} MiB is beyond 1 TiB")));
-            }
-            let mut hw = HwConfig {
-                cache_bytes: cache_mib << 20,
-                bbu: field(dict, "bbu")?,
-                read_ahead: field(dict, "read_ahead")?,
-                ..HwConfig::default()
-            };
+            let mut hw = HwConfig { read_ahead: field(dict, "read_ahead")?, ..HwConfig::default() };
+            hw_set(&mut hw, "cache_mib", &item(dict, "cache_mib")?)?;
+            hw_set(&mut hw, "bbu", &item(dict, "bbu")?)?;
             if let Some(params) = dict.get_item("hw")? {
                 let params = params.downcast_into::<PyDict>().map_err(|_| config_error("'hw' must be a dict".into()))?;
                 hw_params(&params, &mut hw)?;
@@ -243,76 +214,53 @@ fn controller_from(dict: &Bound<'_, PyDict>) -> PyResult<ControllerConfig> {
     }
 }
 
-/// A controller's parameters beyond cache/BBU/read-ahead (issue 20), each optional: names as
-/// python/raidlab/controllers.py declares them (which also checks their ranges).
-fn hw_params(dict: &Bound<'_, PyDict>, hw: &mut HwConfig) -> PyResult<()> {
-    fn opt<'py, T: FromPyObject<'py>>(dict: &Bound<'py, PyDict>, key: &str) -> PyResult<Option<T>> {
-        dict.get_item(key)?.map(|_| field(dict, key)).transpose()
+/// md's knobs (`controller` dict of kind md), each checked by its declaration.
+fn md_from(dict: &Bound<'_, PyDict>) -> PyResult<MdConfig> {
+    let rmw: u64 = declared(dict, "rmw_level", &run::RMW_LEVEL)?;
+    let stripe_cache_size: u32 = declared(dict, "stripe_cache_entries", &run::STRIPE_CACHE_SIZE)?;
+    let preread_bypass_threshold: u32 = declared(dict, "preread_bypass_threshold", &run::PREREAD_BYPASS_THRESHOLD)?;
+    if preread_bypass_threshold > stripe_cache_size {
+        return Err(config_error(format!(
+            "preread_bypass_threshold must be 0 to stripe_cache_size ({stripe_cache_size}, md's range), got {preread_bypass_threshold}"
+        )));
     }
-    let choice = |key: &str, value: Option<String>, names: &[&str]| -> PyResult<Option<usize>> {
-        value
-            .map(|v| names.iter().position(|n| *n == v).ok_or_else(|| config_error(format!("{key} '{v}': expected one of {}", names.join(", ")))))
-            .transpose()
+    Ok(MdConfig {
+        stripe_cache_size,
+        rmw_level: rmw_level(rmw).expect("the declared range is md's levels"),
+        read_balance: ReadBalance::Md,
+        group_thread_cnt: declared(dict, "group_thread_cnt", &run::GROUP_THREAD_CNT)?,
+        skip_copy: field(dict, "skip_copy")?,
+        preread_bypass_threshold,
+        ..MdConfig::default()
+    })
+}
+
+/// One controller parameter, converted from Python (a flag, a name or a number) and set by the
+/// core, which checks it against its declaration.
+fn hw_set(hw: &mut HwConfig, key: &str, value: &Bound<'_, PyAny>) -> PyResult<()> {
+    let text: String;
+    let given = if value.is_instance_of::<PyBool>() {
+        Given::Flag(value.extract()?)
+    } else if value.is_instance_of::<PyString>() {
+        text = value.extract()?;
+        Given::Text(&text)
+    } else {
+        Given::Number(value.extract().map_err(|_| config_error(format!("controller parameter {key} must be a number")))?)
     };
-    if let Some(i) = choice("write_policy", opt(dict, "write_policy")?, &["write-back", "write-through", "always-write-back"])? {
-        hw.write_policy = [WritePolicy::WriteBack, WritePolicy::WriteThrough, WritePolicy::AlwaysWriteBack][i];
-    }
-    if let Some(i) = choice("read_ahead_policy", opt(dict, "read_ahead_policy")?, &["none", "always", "adaptive"])? {
-        hw.read_ahead_policy = [ReadAheadPolicy::None, ReadAheadPolicy::Always, ReadAheadPolicy::Adaptive][i];
-    }
-    if let Some(i) = choice("mirror_reads", opt(dict, "mirror_reads")?, &["nearest", "primary", "round-robin", "least-outstanding"])? {
-        hw.mirror_reads = [MirrorReads::Nearest, MirrorReads::Primary, MirrorReads::RoundRobin, MirrorReads::LeastOutstanding][i];
-    }
-    if let Some(i) = choice("command_order", opt(dict, "command_order")?, &["fifo", "elevator"])? {
-        hw.command_order = [CommandOrder::Fifo, CommandOrder::Elevator][i];
-    }
-    let pct = |v: Option<f64>| v.map(|p| p / 100.0);
-    if let Some(v) = pct(opt(dict, "destage_high_pct")?) {
-        hw.destage_start_fraction = v;
-    }
-    if let Some(v) = pct(opt(dict, "destage_low_pct")?) {
-        hw.destage_stop_fraction = v;
-    }
-    if let Some(v) = pct(opt(dict, "read_cache_pct")?) {
-        hw.read_cache_fraction = v;
-    }
-    // MB/s to bytes/s; a positive rate never rounds to 0, which means "no limit".
-    let mb = |v: Option<f64>| v.map(|m| ((m * 1e6).round() as u64).max(u64::from(m > 0.0)));
-    macro_rules! set {
-        ($key:literal, $field:ident) => {
-            if let Some(v) = opt(dict, $key)? {
-                hw.$field = v;
-            }
-        };
-        ($key:literal, $field:ident, mb) => {
-            if let Some(v) = mb(opt(dict, $key)?) {
-                hw.$field = v;
-            }
-        };
-    }
-    set!("command_overhead_us", command_overhead_ns);
-    hw.command_overhead_ns *= if dict.get_item("command_overhead_us")?.is_some() { 1000 } else { 1 };
-    set!("destage_concurrency", destage_concurrency);
-    set!("commands_per_drive", commands_per_drive);
-    set!("commands_total", commands_total);
-    set!("host_queue_depth", host_queue_depth);
-    set!("command_iops", command_iops);
-    set!("channels", channels);
-    set!("cache_copy_mb_s", cache_bytes_per_second, mb);
-    set!("host_link_mb_s", host_link_bytes_per_second, mb);
-    set!("channel_mb_s", channel_bytes_per_second, mb);
-    set!("xor_mb_s", xor_bytes_per_second, mb);
-    set!("cache_memory_mb_s", cache_memory_bytes_per_second, mb);
-    // Issue 24: the BBU's learn cycle (seconds) and the write policy during it.
-    let seconds = |v: Option<f64>| v.map(|s| (s * 1e9).round() as u64);
-    if let Some(v) = seconds(opt(dict, "bbu_learn_start_s")?) {
-        hw.learn_start_ns = v;
-    }
-    if let Some(v) = seconds(opt(dict, "bbu_learn_duration_s")?) {
-        hw.learn_duration_ns = v;
-    }
-    if let Some(i) = choice("bbu_learn_policy", opt(dict, "bbu_learn_policy")?, &["write-through", "write-back"])? {
-        hw.learn_keeps_write_back = i == 1;
+    hw.set(key, given).map(|_| ()).map_err(errors::to_py)
+}
+
+/// A controller's parameters beyond cache/BBU/read-ahead (`controller.hw`), each optional, by
+/// the names `settings::CONTROLLER_SETTINGS` declares; the BBU learn cycle's start and
+/// duration in seconds.
+fn hw_params(dict: &Bound<'_, PyDict>, hw: &mut HwConfig) -> PyResult<()> {
+    for (key, value) in dict.iter() {
+        let key: String = key.extract()?;
+        match key.as_str() {
+            "bbu_learn_start_s" => hw.learn_start_ns = seconds_ns(value.extract()?),
+            "bbu_learn_duration_s" => hw.learn_duration_ns = seconds_ns(value.extract()?),
+            _ => hw_set(hw, &key, &value)?,
+        }
     }
     Ok(())
 }
@@ -344,10 +292,10 @@ fn rebuild_from(config: &Bound<'_, PyDict>) -> PyResult<RebuildConfig> {
     let Some(dict) = config.get_item("rebuild")? else { return Ok(RebuildConfig::default()) };
     let dict = dict.downcast_into::<PyDict>().map_err(|_| config_error("'rebuild' must be a dict".into()))?;
     let rebuild = RebuildConfig {
-        speed_limit_min: field(&dict, "speed_limit_min_kib_s")?,
-        speed_limit_max: field(&dict, "speed_limit_max_kib_s")?,
+        speed_limit_min: declared(&dict, "speed_limit_min_kib_s", &run::SPEED_LIMIT_MIN)?,
+        speed_limit_max: declared(&dict, "speed_limit_max_kib_s", &run::SPEED_LIMIT_MAX)?,
         spare: field(&dict, "hot_spare")?,
-        rebuild_priority: field(&dict, "hw_priority_pct")?,
+        rebuild_priority: declared(&dict, "hw_priority_pct", &run::REBUILD_PRIORITY)?,
         start_ppm: match dict.get_item("start_ppm")? {
             Some(value) => value.extract()?,
             None => 0,
@@ -356,11 +304,8 @@ fn rebuild_from(config: &Bound<'_, PyDict>) -> PyResult<RebuildConfig> {
     if rebuild.start_ppm >= 1_000_000 {
         return Err(config_error("a rebuild starts before the member's end (start_ppm < 1000000)".into()));
     }
-    if rebuild.speed_limit_min == 0 || rebuild.speed_limit_min > rebuild.speed_limit_max {
+    if rebuild.speed_limit_min > rebuild.speed_limit_max {
         return Err(config_error("speed limits need 0 < speed_limit_min <= speed_limit_max (KiB/s)".into()));
-    }
-    if !(1..=100).contains(&rebuild.rebuild_priority) {
-        return Err(config_error("rebuild priority must be 1 to 100 percent".into()));
     }
     Ok(rebuild)
 }
@@ -386,37 +331,23 @@ fn page_cache_from(config: &Bound<'_, PyDict>) -> PyResult<PageCacheConfig> {
 }
 
 /// Sectors of each member device: the whole drive, or a partition at its start
-/// (`array.partition_bytes`, absent or 0 for the whole drive). A partition at the start keeps
-/// the drive's outer zones and its seeks short, as published benchmarks on partitions had them.
-fn member_device_sectors(array: &Bound<'_, PyDict>, capacity_bytes: u64) -> PyResult<u64> {
+/// (`array.partition_bytes`, absent or 0 for the whole drive): `member_device_sectors`.
+fn device_sectors(array: &Bound<'_, PyDict>, capacity_bytes: u64) -> PyResult<u64> {
     let partition_bytes: u64 = match array.get_item("partition_bytes")? {
         Some(value) if !value.is_none() => value.extract().map_err(|_| config_error("partition_bytes must be a whole number of bytes".into()))?,
         _ => 0,
     };
-    if partition_bytes == 0 {
-        return Ok(capacity_bytes / 512);
-    }
-    // Room for mdadm's data offset and at least a few chunks (mdadm refuses tiny members).
-    const MIN_PARTITION_BYTES: u64 = 64 << 20;
-    if !(MIN_PARTITION_BYTES..=capacity_bytes).contains(&partition_bytes) {
-        return Err(config_error(format!(
-            "partition_gib: a partition of {partition_bytes} bytes does not fit: 64 MiB up to the drive's {capacity_bytes} bytes"
-        )));
-    }
-    Ok(partition_bytes / 512)
+    member_device_sectors(capacity_bytes, partition_bytes).map_err(errors::to_py)
 }
 
-/// Issue 24 §3: the members' behaviour (from the drive's parameters) and the host's command
-/// timeout (`command_timeout_s`; absent: the core's default, 30 s).
+/// The members' behaviour (from the drive's parameters) and the host's command timeout
+/// (`command_timeout_s`; absent: its declared default).
 fn drive_faults_from(config: &Bound<'_, PyDict>, drive: &DriveChoice, devices: u32) -> PyResult<DriveFaults> {
     let behaviour = raidlab_core::device::behaviour::for_drive(drive.kind, &drive.values);
     let mut faults = DriveFaults { behaviours: vec![behaviour; devices as usize], ..DriveFaults::default() };
-    if let Some(value) = config.get_item("command_timeout_s")? {
-        let seconds: f64 = value.extract()?;
-        if !(seconds.is_finite() && (0.0..=1e6).contains(&seconds)) {
-            return Err(config_error(format!("command_timeout_s = {seconds} is out of range: 0 to 1000000 s")));
-        }
-        faults.command_timeout_ns = (seconds * 1e9).round() as u64;
+    if config.contains("command_timeout_s")? {
+        let seconds: f64 = declared(config, "command_timeout_s", &run::COMMAND_TIMEOUT_S)?;
+        faults.command_timeout_ns = seconds_ns(seconds);
     }
     Ok(faults)
 }
@@ -425,7 +356,7 @@ fn drive_faults_from(config: &Bound<'_, PyDict>, drive: &DriveChoice, devices: u
 fn build(config: &Bound<'_, PyDict>) -> PyResult<Simulation> {
     let array = sub(config, "array")?;
     let level_text: String = field(&array, "level")?;
-    // A stacked level (issue 24 §2): the physical members belong to the inner arrays.
+    // A stacked level: the physical members belong to the inner arrays.
     let level = match raidlab_core::layout::parse_stacked(&level_text) {
         Some((_, _, inner)) => inner,
         None => Level::parse(&level_text).map_err(errors::to_py)?,
@@ -436,29 +367,15 @@ fn build(config: &Bound<'_, PyDict>) -> PyResult<Simulation> {
     let chunk_kib: u64 = field(&array, "chunk_kib")?;
     let drive = drive_from(&sub(config, "drive")?)?;
     let controller = controller_from(&sub(config, "controller")?)?;
-    let seed: u64 = field(config, "seed")?;
-    let device_sectors = member_device_sectors(&array, drive.capacity_bytes())?;
-    let data_offset_sectors = match controller {
-        ControllerConfig::Md(_) if !(level == Level::Raid0 && devices == 1) => {
-            mdadm::data_offset_sectors(device_sectors, chunk_kib * 2)
-        }
-        _ => 0,
-    };
+    let seed: u64 = declared(config, "seed", &run::SEED)?;
+    let device_sectors = device_sectors(&array, drive.capacity_bytes())?;
+    let data_offset_sectors = controller.data_offset_sectors(level, devices, device_sectors, chunk_kib);
     let member_kib = (device_sectors.saturating_sub(data_offset_sectors)) / 2;
     let scheduler_name: String = field(config, "scheduler")?;
     let scheduler = SchedulerKind::parse(&scheduler_name).map_err(errors::to_py)?;
-    let nr_requests: u32 = field(config, "nr_requests")?;
-    let max_sectors_kb: u32 = field(config, "max_sectors_kb")?;
-    if nr_requests == 0 || max_sectors_kb < 4 {
-        return Err(config_error("nr_requests must be at least 1 and max_sectors_kb at least 4".into()));
-    }
-    let write_cache = match (controller, optional_bool(config, "drive_write_cache")?) {
-        // `--drive-write-cache on|off` decides; unset, controllers switch the drives' own write
-        // caches off (they would be volatile behind a BBU) and md leaves the drive's default.
-        (_, Some(on)) => Some(on),
-        (ControllerConfig::Hardware(_), _) => Some(false),
-        (ControllerConfig::Md(_), _) => None,
-    };
+    let nr_requests: u32 = declared(config, "nr_requests", &run::NR_REQUESTS)?;
+    let max_sectors_kb: u32 = declared(config, "max_sectors_kb", &run::MAX_SECTORS_KB)?;
+    let write_cache = controller.drive_write_cache(optional_bool(config, "drive_write_cache")?);
     let drives = (0..devices)
         .map(|index| drive.build(Prng::derive(seed, "drive", index as u64), write_cache))
         .collect();
@@ -473,10 +390,10 @@ fn build(config: &Bound<'_, PyDict>) -> PyResult<Simulation> {
         queue_limits: QueueLimits { nr_requests, max_sectors: max_sectors_kb * 2 },
         workload: workload_from(&sub(config, "workload")?)?,
         max_time_ns,
-        max_events: field(config, "max_events")?,
+        max_events: declared(config, "max_events", &run::MAX_EVENTS)?,
         timeline: timeline_from(config)?,
         rebuild: rebuild_from(config)?,
-        queues: QueueDepths { drive_queue_depth: config.get_item("drive_queue_depth")?.map(|v| v.extract()).transpose()?.unwrap_or(0) },
+        queues: queue_depths(config)?,
         page_cache: page_cache_from(config)?,
         host_limits: crate::host::limits_from(config)?,
         stack: crate::stacked::stack_from(&array, devices, member_kib)?,
@@ -492,14 +409,18 @@ fn build(config: &Bound<'_, PyDict>) -> PyResult<Simulation> {
     Simulation::new(sim_config, drives).map_err(errors::to_py)
 }
 
-/// The run's bound on simulated time, checked against the core's limit.
+/// The run's bound on simulated time, checked against its declaration.
 fn max_time_ns(config: &Bound<'_, PyDict>) -> PyResult<u64> {
-    let max_time_s: f64 = field(config, "max_time_s")?;
-    let max_time_limit_s = (MAX_SIM_TIME_NS / 1_000_000_000) as f64;
-    if !(max_time_s > 0.0 && max_time_s <= max_time_limit_s) {
-        return Err(config_error(format!("max_time_s = {max_time_s} is out of range: more than 0 up to {max_time_limit_s} s")));
-    }
+    let max_time_s: f64 = declared(config, "max_time_s", &run::MAX_TIME_S)?;
     Ok((max_time_s * 1e9) as u64)
+}
+
+/// The drives' command queue depth (`drive_queue_depth`; absent: its declared default).
+fn queue_depths(config: &Bound<'_, PyDict>) -> PyResult<QueueDepths> {
+    if !config.contains("drive_queue_depth")? {
+        return Ok(QueueDepths::default());
+    }
+    Ok(QueueDepths { drive_queue_depth: declared(config, "drive_queue_depth", &run::DRIVE_QUEUE_DEPTH)? })
 }
 
 /// `key` of the configuration as a flag: None when absent or None.

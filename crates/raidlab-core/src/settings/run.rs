@@ -1,7 +1,7 @@
 //! The run settings: the design (array, md, controller, block layer, page cache, host, drives,
 //! rebuild) and the run's options (seed, bounds, failures), grouped by layer.
 
-use super::{Kind, Layer, Number, Scope, Setting, Value, BLANK};
+use super::{controller, Kind, Layer, Number, Scope, Setting, Value, BLANK};
 use crate::layout::DEFAULT_CHUNK_KIB;
 
 /// Longest run the engine simulates, seconds: 10^6 s (11.6 days). The result holds one
@@ -162,21 +162,23 @@ pub const CONTROLLER_OPTS: Setting = Setting {
     layer: Layer::Controller,
     ..BLANK
 };
+/// The controller's `cache_mib` parameter as its own option: same unit, default and range.
 pub const CACHE_MIB: Setting = Setting {
     name: "cache_mib",
-    unit: "MiB",
-    default: Value::Int(256),
-    min: Some(Number::Int(0)),
-    max: Some(Number::Int(1 << 20)),
+    unit: controller::CACHE_MIB.unit,
+    default: controller::CACHE_MIB.default,
+    min: controller::CACHE_MIB.min,
+    max: controller::CACHE_MIB.max,
     doc: "Hardware controller cache, MiB",
     cli_help: Some("Hardware controller cache in MiB."),
     layer: Layer::Controller,
     ..BLANK
 };
+/// The controller's `bbu` parameter as its own option.
 pub const BBU: Setting = Setting {
     name: "bbu",
     kind: Kind::Bool,
-    default: Value::Bool(true),
+    default: controller::BBU.default,
     doc: "Hardware controller cache is battery-backed (write-back)",
     cli_help: Some("Battery-backed cache (write-back) or none (write-through)."),
     layer: Layer::Controller,
@@ -341,12 +343,13 @@ pub const DRIVE: Setting = Setting {
     layer: Layer::Drive,
     ..BLANK
 };
+/// The controller's `drive_queue_depth` parameter, for md's members too.
 pub const DRIVE_QUEUE_DEPTH: Setting = Setting {
     name: "drive_queue_depth",
-    unit: "commands",
-    default: Value::Int(0),
-    min: Some(Number::Int(0)),
-    max: Some(Number::Int(65536)),
+    unit: controller::DRIVE_QUEUE_DEPTH.unit,
+    default: controller::DRIVE_QUEUE_DEPTH.default,
+    min: controller::DRIVE_QUEUE_DEPTH.min,
+    max: controller::DRIVE_QUEUE_DEPTH.max,
     doc: "Commands each drive accepts, TCQ/NCQ (0: the drive model's own, or the controller preset's)",
     cli_help: Some("Commands each drive accepts (TCQ/NCQ); 0: the drive's own."),
     layer: Layer::Drive,
@@ -399,12 +402,13 @@ pub const SPEED_LIMIT_MAX: Setting = Setting {
     layer: Layer::Rebuild,
     ..BLANK
 };
+/// The controller's `rebuild_rate_pct` parameter under the name of its own option.
 pub const REBUILD_PRIORITY: Setting = Setting {
     name: "rebuild_priority",
-    unit: "%",
-    default: Value::Int(30), // LSI MegaRAID / Dell PERC default rebuild rate
-    min: Some(Number::Int(1)),
-    max: Some(Number::Int(100)),
+    unit: controller::REBUILD_RATE_PCT.unit,
+    default: controller::REBUILD_RATE_PCT.default,
+    min: controller::REBUILD_RATE_PCT.min,
+    max: controller::REBUILD_RATE_PCT.max,
     doc: "Hardware controller rebuild rate: percent of drive time under load",
     cli_help: Some("Hardware controller rebuild rate: percent of drive time under load."),
     layer: Layer::Rebuild,

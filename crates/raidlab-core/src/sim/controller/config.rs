@@ -4,6 +4,8 @@
 //! Zero means "no limit" for every ceiling and command limit, so the generic controller (`hw`)
 //! keeps only its cache: presets (python/raidlab/controllers.py) set the rest, with sources.
 
+use crate::error::{Error, ErrorKind, Result};
+use crate::settings::{controller_setting, run, Given, Kind, CONTROLLER_SETTINGS};
 use crate::time::Nanos;
 
 /// What the controller does with host writes (LSI's "Write Policy").
@@ -68,7 +70,7 @@ pub struct HwConfig {
     /// Destage operations the controller keeps in flight.
     pub destage_concurrency: u32,
 
-    // ---- issue 20: policies, firmware queues and ceilings (0 = no limit) ----
+    // ---- policies, firmware queues and ceilings (0 = no limit) ----
     pub write_policy: WritePolicy,
     /// Overrides `read_ahead` unless `None` (then `read_ahead` on means adaptive).
     pub read_ahead_policy: ReadAheadPolicy,
@@ -99,7 +101,7 @@ pub struct HwConfig {
     /// holds writes. At most 0.9 so writes keep room.
     pub read_cache_fraction: f64,
 
-    // ---- issue 24: the battery's learn cycle ----
+    // ---- the battery's learn cycle ----
     /// When the BBU's learn cycle starts and how long it lasts (0: no learn cycle in the run).
     pub learn_start_ns: Nanos,
     pub learn_duration_ns: Nanos,
@@ -113,19 +115,22 @@ pub struct HwConfig {
 }
 
 impl Default for HwConfig {
+    /// The generic controller (`hw`): every parameter at its declared default
+    /// (`settings::CONTROLLER_SETTINGS`), read-ahead off (`settings::run::READ_AHEAD`), no
+    /// learn cycle.
     fn default() -> HwConfig {
-        HwConfig {
-            cache_bytes: 256 << 20,
-            bbu: true,
-            read_ahead: false,
-            command_overhead_ns: 30_000,
-            cache_bytes_per_second: 1_000_000_000,
-            destage_start_fraction: 0.10,
-            destage_concurrency: 16,
+        let mut hw = HwConfig {
+            cache_bytes: 0,
+            bbu: false,
+            read_ahead: run::READ_AHEAD.default_bool(),
+            command_overhead_ns: 0,
+            cache_bytes_per_second: 0,
+            destage_start_fraction: 0.0,
+            destage_concurrency: 0,
             write_policy: WritePolicy::WriteBack,
             read_ahead_policy: ReadAheadPolicy::None,
             mirror_reads: MirrorReads::Nearest,
-            destage_stop_fraction: 0.10,
+            destage_stop_fraction: 0.0,
             commands_per_drive: 0,
             commands_total: 0,
             command_order: CommandOrder::Fifo,
@@ -140,11 +145,85 @@ impl Default for HwConfig {
             learn_start_ns: 0,
             learn_duration_ns: 0,
             learn_keeps_write_back: false,
+        };
+        for setting in CONTROLLER_SETTINGS {
+            let given = setting.default.given().expect("every controller parameter has a default");
+            hw.set(setting.name, given).expect("every declared default is in its range");
         }
+        hw
     }
 }
 
+/// MB/s as bytes per second; a positive rate never rounds to 0, which means "no limit".
+fn mb_per_s(mb: f64) -> u64 {
+    ((mb * 1e6).round() as u64).max(u64::from(mb > 0.0))
+}
+
 impl HwConfig {
+    /// Sets parameter `name` (as `settings::CONTROLLER_SETTINGS` declares it, in its unit) after
+    /// checking `value` against the declaration. Parameters of the controller that live
+    /// elsewhere in the run's configuration (`rebuild_rate_pct`, `drive_write_cache`,
+    /// `drive_queue_depth`) are checked and left to their callers: `Ok(false)`.
+    pub fn set(&mut self, name: &str, value: Given<'_>) -> Result<bool> {
+        let setting = controller_setting(name).ok_or_else(|| {
+            Error::new(ErrorKind::InvalidConfig, format!("unknown controller parameter '{name}'"))
+        })?;
+        match value {
+            Given::Text(text) => self.set_choice(name, setting.check_choice(text)?),
+            Given::Flag(on) if setting.kind == Kind::Bool => self.set_flag(name, on),
+            Given::Number(number) if matches!(setting.kind, Kind::Int | Kind::Float) => {
+                self.set_number(name, setting.check(number)?)
+            }
+            _ => Err(Error::new(ErrorKind::InvalidConfig, format!("{name}: expected a {}", setting.kind.name()))),
+        }
+    }
+
+    fn set_choice(&mut self, name: &str, i: usize) -> Result<bool> {
+        match name {
+            "write_policy" => self.write_policy = [WritePolicy::WriteBack, WritePolicy::WriteThrough, WritePolicy::AlwaysWriteBack][i],
+            "read_ahead_policy" => self.read_ahead_policy = [ReadAheadPolicy::None, ReadAheadPolicy::Always, ReadAheadPolicy::Adaptive][i],
+            "mirror_reads" => {
+                self.mirror_reads =
+                    [MirrorReads::Nearest, MirrorReads::Primary, MirrorReads::RoundRobin, MirrorReads::LeastOutstanding][i]
+            }
+            "command_order" => self.command_order = [CommandOrder::Fifo, CommandOrder::Elevator][i],
+            "bbu_learn_policy" => self.learn_keeps_write_back = i == 1,
+            _ => return Ok(false),
+        }
+        Ok(true)
+    }
+
+    fn set_flag(&mut self, name: &str, on: bool) -> Result<bool> {
+        match name {
+            "bbu" => self.bbu = on,
+            _ => return Ok(false),
+        }
+        Ok(true)
+    }
+
+    fn set_number(&mut self, name: &str, v: f64) -> Result<bool> {
+        match name {
+            "cache_mib" => self.cache_bytes = (v as u64) << 20,
+            "destage_high_pct" => self.destage_start_fraction = v / 100.0,
+            "destage_low_pct" => self.destage_stop_fraction = v / 100.0,
+            "read_cache_pct" => self.read_cache_fraction = v / 100.0,
+            "destage_concurrency" => self.destage_concurrency = v as u32,
+            "commands_per_drive" => self.commands_per_drive = v as u32,
+            "commands_total" => self.commands_total = v as u32,
+            "host_queue_depth" => self.host_queue_depth = v as u32,
+            "command_iops" => self.command_iops = v as u64,
+            "channels" => self.channels = v as u32,
+            "command_overhead_us" => self.command_overhead_ns = v as u64 * 1000,
+            "cache_copy_mb_s" => self.cache_bytes_per_second = mb_per_s(v),
+            "host_link_mb_s" => self.host_link_bytes_per_second = mb_per_s(v),
+            "channel_mb_s" => self.channel_bytes_per_second = mb_per_s(v),
+            "xor_mb_s" => self.xor_bytes_per_second = mb_per_s(v),
+            "cache_memory_mb_s" => self.cache_memory_bytes_per_second = mb_per_s(v),
+            _ => return Ok(false),
+        }
+        Ok(true)
+    }
+
     /// Whether writes are acknowledged from the cache.
     pub fn write_back(&self) -> bool {
         self.cache_bytes > 0
@@ -170,8 +249,8 @@ impl HwConfig {
     }
 
     /// Checks the fractions and the channel settings.
-    pub fn validate(&self) -> crate::error::Result<()> {
-        let bad = |m: String| Err(crate::error::Error::new(crate::error::ErrorKind::InvalidConfig, m));
+    pub fn validate(&self) -> Result<()> {
+        let bad = |m: String| Err(Error::new(ErrorKind::InvalidConfig, m));
         if !(0.0..=1.0).contains(&self.destage_start_fraction) || !(0.0..=1.0).contains(&self.destage_stop_fraction) {
             return bad("destage watermarks must be fractions of the cache, 0 to 1".into());
         }

@@ -1,13 +1,13 @@
 //! Everything a run needs, resolved: the array, the controller in front of it, the schedulers
 //! on its members, the workload, the seed and the run's bounds.
 
-use crate::layout::ArraySpec;
+use crate::layout::{mdadm, ArraySpec, Level};
 use crate::plan::{ReadBalance, RmwLevel};
-use crate::sim::md::stripe_cache::BYPASS_THRESHOLD;
 use crate::sim::md::Raid5dCpu;
 use crate::sim::pagecache::PageCacheConfig;
 use crate::sim::sched::{QueueLimits, SchedulerKind};
 use crate::sim::workload::Workload;
+use crate::settings::run;
 use crate::time::Nanos;
 
 /// Linux md's knobs the simulator honours.
@@ -28,18 +28,28 @@ pub struct MdConfig {
 }
 
 impl Default for MdConfig {
+    /// md's defaults, as declared in `settings::run` (raid5.c setup_conf: NR_STRIPES, rmw_level
+    /// PARITY_ENABLE_RMW, no worker groups, skip_copy off, BYPASS_THRESHOLD).
     fn default() -> MdConfig {
-        // md's defaults: NR_STRIPES = 256, rmw_level ENABLE (raid5.c setup_conf),
-        // group_thread_cnt 0, skip_copy 0, BYPASS_THRESHOLD 1.
         MdConfig {
-            stripe_cache_size: 256,
-            rmw_level: RmwLevel::Enable,
+            stripe_cache_size: run::STRIPE_CACHE_SIZE.default_int() as u32,
+            rmw_level: rmw_level(run::RMW_LEVEL.default_int()).expect("the declared rmw_level is md's"),
             read_balance: ReadBalance::Md,
-            group_thread_cnt: 0,
-            skip_copy: false,
-            preread_bypass_threshold: BYPASS_THRESHOLD,
+            group_thread_cnt: run::GROUP_THREAD_CNT.default_int() as u32,
+            skip_copy: run::SKIP_COPY.default_bool(),
+            preread_bypass_threshold: run::PREREAD_BYPASS_THRESHOLD.default_int() as u32,
             raid5d_cpu: Raid5dCpu::SERVER,
         }
+    }
+}
+
+/// md's `rmw_level` number (sysfs `rmw_level`: 0, 1 or 2) as the planner's rule; None past 2.
+pub fn rmw_level(level: u64) -> Option<RmwLevel> {
+    match level {
+        0 => Some(RmwLevel::Disable),
+        1 => Some(RmwLevel::Enable),
+        2 => Some(RmwLevel::Prefer),
+        _ => None,
     }
 }
 
@@ -52,55 +62,109 @@ pub enum ControllerConfig {
     Hardware(HwConfig),
 }
 
-/// Longest run the engine simulates: 10^6 s (11.6 days). The result holds one time-series
-/// point per simulated second, so this bounds it to a million points.
-pub const MAX_SIM_TIME_NS: Nanos = 1_000_000 * 1_000_000_000;
+impl ControllerConfig {
+    /// Sectors md puts before each member's data: mdadm 1.2's choice for the member's size and
+    /// chunk (`layout::mdadm::data_offset_sectors`) on an md array; none behind a hardware
+    /// controller, and none for a lone drive (`--level 0 --devices 1` is the bare drive, no md).
+    pub fn data_offset_sectors(&self, level: Level, devices: u32, device_sectors: u64, chunk_kib: u64) -> u64 {
+        match self {
+            ControllerConfig::Md(_) if !(level == Level::Raid0 && devices == 1) => {
+                mdadm::data_offset_sectors(device_sectors, chunk_kib * 2)
+            }
+            _ => 0,
+        }
+    }
 
-/// A whole run.
+    /// The drives' write caches: on or off where asked (`drive_write_cache`); unasked, a
+    /// hardware controller switches them off (they would be volatile behind its battery-backed
+    /// cache) and md leaves each drive's own default (None).
+    pub fn drive_write_cache(&self, asked: Option<bool>) -> Option<bool> {
+        match (self, asked) {
+            (_, Some(on)) => Some(on),
+            (ControllerConfig::Hardware(_), None) => Some(false),
+            (ControllerConfig::Md(_), None) => None,
+        }
+    }
+}
+
+/// Smallest partition a member may be: room for mdadm's data offset and a few chunks (mdadm
+/// refuses tiny members).
+pub const MIN_PARTITION_BYTES: u64 = 64 << 20;
+
+/// Sectors of each member device: the whole drive (`partition_bytes` 0), or a partition at its
+/// start, which keeps the drive's outer zones and its seeks short, as published benchmarks on
+/// partitions had them.
+pub fn member_device_sectors(capacity_bytes: u64, partition_bytes: u64) -> crate::error::Result<u64> {
+    if partition_bytes == 0 {
+        return Ok(capacity_bytes / crate::SECTOR_BYTES);
+    }
+    if !(MIN_PARTITION_BYTES..=capacity_bytes).contains(&partition_bytes) {
+        return Err(crate::error::Error::new(
+            crate::error::ErrorKind::InvalidConfig,
+            format!("partition_gib: a partition of {partition_bytes} bytes does not fit: 64 MiB up to the drive's {capacity_bytes} bytes"),
+        ));
+    }
+    Ok(partition_bytes / crate::SECTOR_BYTES)
+}
+
+/// Longest run the engine simulates (`settings::MAX_SIM_TIME_S`, 10^6 s), in ns.
+pub const MAX_SIM_TIME_NS: Nanos = crate::settings::MAX_SIM_TIME_S * 1_000_000_000;
+
+/// A whole run, grouped by the layer each setting belongs to (`settings::Layer`), from the
+/// run's own bounds down to the drives and the failures played on them.
 #[derive(Clone, Debug, PartialEq)]
 pub struct SimConfig {
+    // ---- the run ----
     pub seed: u64,
-    pub array: ArraySpec,
-    /// Sectors before each member's data area (md's data offset; 0 for controllers).
-    pub data_offset_sectors: u64,
-    pub failed: Vec<u32>,
-    pub controller: ControllerConfig,
-    pub scheduler: SchedulerKind,
-    pub queue_limits: QueueLimits,
-    pub workload: Workload,
     /// Hard bound on simulated time (the run stops there even if jobs want more).
     pub max_time_ns: Nanos,
     /// Hard bound on events processed.
     pub max_events: u64,
-    /// Failures and replacements during the run, in time order.
-    pub timeline: Vec<ArrayEvent>,
-    pub rebuild: RebuildConfig,
-
-    // ---- issue 20: command queues below the scheduler ----
-    pub queues: QueueDepths,
-    /// The host's page cache, used by buffered jobs.
-    pub page_cache: PageCacheConfig,
-
-    // ---- issue 24: the instance's limits on its cloud volumes ----
-    /// The instance's EBS IOPS and bandwidth (baseline and burst) shared by every volume member;
-    /// None: no host limit.
-    pub host_limits: Option<crate::sim::instance::HostLimits>,
-    // ---- issue 24 §2: stacked arrays ----
-    /// An array of md arrays (raid1+0, raid5+0, raid6+0, raid0+1): when set, the run's array is
-    /// this stack and `array` only records the physical members (the inner arrays' spec).
-    pub stack: Option<crate::layout::StackSpec>,
-    // ---- issue 24 §3: drives that misbehave in arrays ----
-    /// Each member's idle power management and error recovery, and the host's command timeout.
-    pub drive_faults: DriveFaults,
-    // ---- latency percentiles over a window found after the run ----
     /// Keep each second's read and write latency distributions of each job in the series
     /// (`SeriesPoint::latency_ns_by_job`), so that a report can give percentiles over the
     /// steady state it finds once the run is over (`raidlab compare`, `plan`). Costs a few
     /// KiB per job and simulated second; off for plain runs.
     pub latency_by_second: bool,
+
+    // ---- the host: its jobs and its (cloud instance's) limits ----
+    pub workload: Workload,
+    /// The instance's EBS IOPS and bandwidth (baseline and burst) shared by every volume member;
+    /// None: no host limit.
+    pub host_limits: Option<crate::sim::instance::HostLimits>,
+
+    // ---- the host's page cache ----
+    /// The host's page cache, used by buffered jobs.
+    pub page_cache: PageCacheConfig,
+
+    // ---- the array: md or a hardware controller ----
+    pub array: ArraySpec,
+    /// An array of md arrays (raid1+0, raid5+0, raid6+0, raid0+1): when set, the run's array is
+    /// this stack and `array` only records the physical members (the inner arrays' spec).
+    pub stack: Option<crate::layout::StackSpec>,
+    /// Sectors before each member's data area (md's data offset; 0 for controllers):
+    /// [`ControllerConfig::data_offset_sectors`].
+    pub data_offset_sectors: u64,
+    pub controller: ControllerConfig,
+
+    // ---- the block layer on each member (on the logical drive behind a controller) ----
+    pub scheduler: SchedulerKind,
+    pub queue_limits: QueueLimits,
+
+    // ---- the drives ----
+    /// Command queue depths below the scheduler.
+    pub queues: QueueDepths,
+    /// Each member's idle power management and error recovery, and the host's command timeout.
+    pub drive_faults: DriveFaults,
+
+    // ---- failures and rebuilds ----
+    /// Members failed from the start.
+    pub failed: Vec<u32>,
+    /// Failures and replacements during the run, in time order.
+    pub timeline: Vec<ArrayEvent>,
+    pub rebuild: RebuildConfig,
 }
 
-/// Issue 24 §3: how the members behave beyond their mechanics (`device::behaviour`).
+/// How the members behave beyond their mechanics (`device::behaviour`).
 #[derive(Clone, Debug, PartialEq)]
 pub struct DriveFaults {
     /// The host's (or controller's) command timeout; 0: none. Linux's SCSI disk default is 30 s
@@ -112,48 +176,63 @@ pub struct DriveFaults {
 
 impl Default for DriveFaults {
     fn default() -> DriveFaults {
-        DriveFaults { command_timeout_ns: 30_000_000_000, behaviours: Vec::new() }
+        DriveFaults { command_timeout_ns: seconds_ns(run::COMMAND_TIMEOUT_S.default_float()), behaviours: Vec::new() }
     }
 }
 
+/// Seconds as whole nanoseconds, rounded (as the glue converts a user's seconds).
+pub fn seconds_ns(seconds: f64) -> Nanos {
+    (seconds * 1e9).round() as Nanos
+}
+
 impl SimConfig {
-    /// A run of `workload` on `array`, everything else at a plain default: seed 1, md with its
-    /// own defaults, mq-deadline with nr_requests 256 and max_sectors_kb 1280 (the kernel's
-    /// defaults), mdadm 1.2's 1 MiB data offset, no failures and no timeline, md's rebuild
-    /// limits, each drive's own queue depth, the default page cache, and bounds of an hour and
-    /// 200 million events. Callers set what they care about with struct update syntax,
+    /// A run of `workload` on `array`, everything else at its declared default
+    /// (`settings::RUN_SETTINGS`, the values a user of `raidlab sim` gets: seed 1, md with its
+    /// own defaults, mq-deadline with nr_requests 128 and max_sectors_kb 1280, no failures and
+    /// no timeline, md's rebuild limits, each drive's own queue depth, the default page cache,
+    /// bounds of an hour and 2 billion events), and mdadm 1.2's 1 MiB data offset. Callers set
+    /// what they care about with struct update syntax,
     /// `SimConfig { seed: 7, ..SimConfig::new(array, workload) }`, so a field added later needs
     /// no edit where its default will do.
     pub fn new(array: ArraySpec, workload: Workload) -> SimConfig {
         SimConfig {
-            seed: 1,
-            array,
-            data_offset_sectors: 2048,
-            failed: Vec::new(),
-            controller: ControllerConfig::Md(MdConfig::default()),
-            scheduler: SchedulerKind::mq_deadline_default(),
-            queue_limits: QueueLimits { nr_requests: 256, max_sectors: 2560 },
+            seed: run::SEED.default_int(),
+            max_time_ns: seconds_ns(run::MAX_TIME_S.default_float()),
+            max_events: run::MAX_EVENTS.default_int(),
+            latency_by_second: run::LATENCY_BY_SECOND.default_bool(),
             workload,
-            max_time_ns: 3_600_000_000_000,
-            max_events: 200_000_000,
+            host_limits: None,
+            page_cache: PageCacheConfig::default(),
+            array,
+            stack: None,
+            data_offset_sectors: 2048,
+            controller: ControllerConfig::Md(MdConfig::default()),
+            scheduler: SchedulerKind::parse(run::SCHEDULER.default_text()).expect("the declared scheduler exists"),
+            queue_limits: QueueLimits {
+                nr_requests: run::NR_REQUESTS.default_int() as u32,
+                max_sectors: run::MAX_SECTORS_KB.default_int() as u32 * 2,
+            },
+            queues: QueueDepths::default(),
+            drive_faults: DriveFaults::default(),
+            failed: Vec::new(),
             timeline: Vec::new(),
             rebuild: RebuildConfig::default(),
-            queues: QueueDepths::default(),
-            page_cache: PageCacheConfig::default(),
-            host_limits: None,
-            stack: None,
-            drive_faults: DriveFaults::default(),
-            latency_by_second: false,
         }
     }
 }
 
 /// Command queue depths below the host's scheduler.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct QueueDepths {
     /// Commands each drive accepts (its TCQ/NCQ depth; `--drive-queue-depth`); 0 = the drive
     /// model's own. Behind md this is the member's SCSI `queue_depth` as well.
     pub drive_queue_depth: u32,
+}
+
+impl Default for QueueDepths {
+    fn default() -> QueueDepths {
+        QueueDepths { drive_queue_depth: run::DRIVE_QUEUE_DEPTH.default_int() as u32 }
+    }
 }
 
 /// Something that happens to the array at a point in simulated time.
@@ -163,7 +242,8 @@ pub enum ArrayEventKind {
     Fail(u32),
     /// A new drive replaces the (failed) member and recovery starts.
     Replace(u32),
-    /// Issue 24 §3: the member has a sector it cannot read under the next read it serves.
+    /// The member has a sector it cannot read (a latent sector error) under the next read it
+    /// serves.
     LatentError(u32),
 }
 
@@ -199,8 +279,20 @@ pub struct RebuildConfig {
 }
 
 impl Default for RebuildConfig {
+    /// md's sysctls (md.c: sysctl_speed_limit_min 1000, sysctl_speed_limit_max 200000), no hot
+    /// spare, a controller's 30% rebuild rate, from the member's start: `settings::run`.
     fn default() -> RebuildConfig {
-        // md.c: sysctl_speed_limit_min = 1000, sysctl_speed_limit_max = 200000.
-        RebuildConfig { speed_limit_min: 1000, speed_limit_max: 200_000, spare: false, rebuild_priority: 30, start_ppm: 0 }
+        RebuildConfig {
+            speed_limit_min: run::SPEED_LIMIT_MIN.default_int(),
+            speed_limit_max: run::SPEED_LIMIT_MAX.default_int(),
+            spare: run::SPARE.default_bool(),
+            rebuild_priority: run::REBUILD_PRIORITY.default_int() as u32,
+            start_ppm: pct_ppm(run::REBUILD_START_PCT.default_float()),
+        }
     }
+}
+
+/// A percentage as parts per million, rounded.
+pub fn pct_ppm(pct: f64) -> u32 {
+    (pct * 10_000.0).round() as u32
 }
