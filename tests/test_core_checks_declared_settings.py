@@ -65,3 +65,12 @@ def test_the_controller_parameters_declared_by_the_core_are_the_ones_the_cli_lis
     names = [p["name"] for p in _core.controller_settings()]
     assert len(names) == len(set(names))
     assert names == [p.name for p in controllers.PARAMS]
+
+
+def test_a_rebuild_start_past_its_declared_percentage_is_refused_by_the_core():
+    config = _config()
+    config["rebuild"]["start_ppm"] = 999_001
+    with pytest.raises(raidlab.ConfigError, match=r"^rebuild_start_pct = 99.9001 is out of range: expected 0 to 99.9 %$"):
+        _core.CoreSimulation(config)
+    config["rebuild"]["start_ppm"] = 999_000
+    _core.CoreSimulation(config)

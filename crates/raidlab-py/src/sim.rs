@@ -301,9 +301,8 @@ fn rebuild_from(config: &Bound<'_, PyDict>) -> PyResult<RebuildConfig> {
             None => 0,
         },
     };
-    if rebuild.start_ppm >= 1_000_000 {
-        return Err(config_error("a rebuild starts before the member's end (start_ppm < 1000000)".into()));
-    }
+    // Parts per million of the member, checked as the declared percentage.
+    run::REBUILD_START_PCT.check(f64::from(rebuild.start_ppm) / 10_000.0).map_err(errors::to_py)?;
     if rebuild.speed_limit_min > rebuild.speed_limit_max {
         return Err(config_error("speed limits need 0 < speed_limit_min <= speed_limit_max (KiB/s)".into()));
     }
