@@ -2,7 +2,7 @@
 //! rebuild) and the run's options (seed, bounds, failures), grouped by layer.
 
 use super::{controller, Kind, Layer, Number, Scope, Setting, Value, BLANK};
-use crate::layout::DEFAULT_CHUNK_KIB;
+use crate::layout::{DEFAULT_CHUNK_KIB, MAX_DEVICES};
 
 /// Longest run the engine simulates, seconds: 10^6 s (11.6 days). The result holds one
 /// time-series point per simulated second, so this bounds it to a million points.
@@ -23,7 +23,7 @@ pub const DEVICES: Setting = Setting {
     unit: "members",
     default: Value::Int(6),
     min: Some(Number::Int(1)),
-    max: Some(Number::Int(64)),
+    max: Some(Number::Int(MAX_DEVICES as u64)),
     doc: "Members in the array",
     cli_help: Some("Members in the array (a single drive is --level 0 --devices 1)."),
     layer: Layer::Array,
@@ -53,7 +53,7 @@ pub const INNER_DEVICES: Setting = Setting {
     unit: "members",
     default: Value::Int(0),
     min: Some(Number::Int(0)),
-    max: Some(Number::Int(64)),
+    max: Some(Number::Int(MAX_DEVICES as u64)),
     doc: "Members of each inner array of a stacked level (0: raid1 pairs for 1+0, two inner arrays for 5+0, 6+0 and 0+1)",
     cli_help: Some(
         "Stacked levels (1+0, 5+0, 6+0, 0+1): members of each inner array (0: raid1 pairs for 1+0, two inner arrays otherwise).",
