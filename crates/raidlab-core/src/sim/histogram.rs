@@ -103,7 +103,7 @@ impl Histogram {
         variance.sqrt()
     }
 
-    /// The non-empty buckets as (lowest value, width, count), lowest first (issue 22: fio's
+    /// The non-empty buckets as (lowest value, width, count), lowest first (fio's
     /// json+ bins are re-bucketed from these; each of fio's buckets is a whole number of ours).
     pub fn buckets(&self) -> Vec<(u64, u64, u64)> {
         self.counts

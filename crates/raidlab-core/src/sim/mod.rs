@@ -1,14 +1,19 @@
 //! The deterministic discrete-event simulator.
 
+pub mod block;
 pub mod engine;
+pub mod host;
 pub mod histogram;
 pub mod instance;
 pub mod controller;
 pub mod md;
 pub mod offsets;
 pub mod pagecache;
-pub mod sched;
+pub mod raid;
 pub mod steady;
 pub mod workload;
+
+/// The block layer's schedulers, also at their former path.
+pub use block::sched;
 
 // Simulated time and the PRNG live below `sim/` (`crate::time`, `crate::rng`): `device/` uses them too.

@@ -76,7 +76,7 @@ pub struct Job {
     pub io_bytes: u64,
     pub block_align_bytes: u64,
 
-    // ---- issue 20 ----
+    // ---- fio steady state ----
     /// fio `ss`, `ss_dur`, `ss_ramp`: end the run once steady state is reached.
     pub steady: crate::sim::steady::SteadyState,
     // Buffered I/O (the page cache, `sim::pagecache`).
@@ -87,7 +87,7 @@ pub struct Job {
     /// The file's cached pages are dropped before the job starts (fio `invalidate=1`, its
     /// default); false keeps them: the job starts with its region in the cache.
     pub invalidate: bool,
-    // -- fio options that shape the I/O stream (issue 22); the defaults change nothing --
+    // -- fio options that shape the I/O stream; the defaults change nothing --
     /// fio `startdelay`: the job's threads start this long after the job itself may start.
     pub start_delay_ns: Nanos,
     /// fio `stonewall`/`wait_for_previous`: the jobs of group g start once every job of the
@@ -131,7 +131,7 @@ pub struct Job {
     pub zbd_max_open_zones: u32,
     /// fio `bs=r,w`/`bssplit=r,w`: the writes' own (bytes, weight) mix (empty = `block_sizes`).
     pub write_block_sizes: Vec<(u64, u32)>,
-    /// fio `flow`/`flow_id`/`flow_sleep` (engine/flow.rs): the job's weight in its flow (0 =
+    /// fio `flow`/`flow_id`/`flow_sleep` (host/flow.rs): the job's weight in its flow (0 =
     /// none) and how long a thread ahead of its share pauses (0: until the flow moves on).
     pub flow_id: u32,
     pub flow_weight: u32,

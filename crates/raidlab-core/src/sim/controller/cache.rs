@@ -2,7 +2,7 @@
 //! in cache and destaged later, oldest row first, coalescing each row's dirty pages so a fully
 //! dirty row becomes a full-stripe write with no pre-reads), write-through without a BBU, and
 //! read-ahead of the next row. Destaging starts above the high watermark and goes on down to
-//! the low one. The engine drives it (sim/engine/hw.rs); this is its state.
+//! the low one. The engine drives it (front.rs); this is its state.
 
 use super::config::HwConfig;
 use crate::layout::Array;
@@ -48,7 +48,7 @@ pub struct WriteCache {
     read_capacity_pages: u64,
     /// Bytes the write share holds (the cache less its read share).
     write_capacity_bytes: u64,
-    /// Issue 24: the cache left write-back (a BBU learn cycle): destage every dirty row.
+    /// The cache left write-back (a BBU learn cycle): destage every dirty row.
     pub(crate) drain_all: bool,
 }
 

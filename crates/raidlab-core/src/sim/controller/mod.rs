@@ -1,5 +1,5 @@
-//! A hardware RAID controller (issue 20): its cache and destage (`cache`), its settings and
-//! policies (`config`), and its ceilings (`ceilings`). The engine (sim/engine/hw.rs) routes
+//! A hardware RAID controller: its cache and destage (`cache`), its settings and
+//! policies (`config`), and its ceilings (`ceilings`). The front end (`front`) routes
 //! host I/O through it; this room holds the controller's state and its invariants.
 //!
 //! Queues, from the host down:
@@ -12,12 +12,59 @@
 pub mod cache;
 pub mod ceilings;
 pub mod config;
+pub(crate) mod front;
+pub(crate) mod host_queue;
 
 pub use cache::WriteCache;
 pub use ceilings::{Ceilings, Serial};
 pub use config::{CommandOrder, HwConfig, MirrorReads, ReadAheadPolicy, WritePolicy};
 
+use crate::error::Result;
 use crate::layout::Array;
+use crate::sim::engine::{config_error, ControllerConfig, SimConfig};
+use crate::SECTOR_BYTES;
+
+/// A hardware controller's part of a run (both None under md): the controller, and the host's
+/// queue on its logical drive.
+pub(crate) struct ControllerRoom {
+    pub(crate) controller: Option<Controller>,
+    pub(crate) queue: Option<host_queue::ArrayQueue>,
+    /// Host I/O ids the queue released (reused).
+    pub(crate) dispatched: Vec<u64>,
+}
+
+impl ControllerRoom {
+    /// The controller the configuration asks for (both None under md), checked against the
+    /// workload: a write is taken whole, so it must fit the cache's write share.
+    pub(crate) fn new(config: &SimConfig, array: &Array) -> Result<ControllerRoom> {
+        let ControllerConfig::Hardware(hw) = config.controller else {
+            return Ok(ControllerRoom { controller: None, queue: None, dispatched: Vec::new() });
+        };
+        hw.validate()?;
+        let controller = Controller::new(hw, array);
+        let largest = config.workload.jobs.iter().flat_map(|j| j.block_sizes.iter().map(|b| b.0)).max().unwrap_or(0);
+        // A write is taken whole: it must fit the write share (pages it may straddle too).
+        if hw.write_back() && largest + 2 * crate::PAGE_SECTORS * SECTOR_BYTES > controller.cache.write_capacity() {
+            return Err(config_error(format!(
+                "the controller cache's write share ({} bytes) cannot take a {largest}-byte write; give a larger cache or a smaller read share",
+                controller.cache.write_capacity()
+            )));
+        }
+        let queue = host_queue::ArrayQueue::new(config.scheduler, config.queue_limits, hw.host_queue_depth);
+        Ok(ControllerRoom { controller: Some(controller), queue: Some(queue), dispatched: Vec::new() })
+    }
+}
+
+impl ControllerRoom {
+    pub(crate) fn check(&self) {
+        if let Some(controller) = &self.controller {
+            controller.check();
+        }
+        if let Some(queue) = &self.queue {
+            queue.check();
+        }
+    }
+}
 
 /// The controller's state in a run.
 pub struct Controller {
@@ -28,7 +75,7 @@ pub struct Controller {
     pub commands_out: u32,
     /// Host commands inside the controller (bounded by `host_queue_depth`).
     pub host_commands: u32,
-    /// Issue 24: the BBU is running a learn cycle.
+    /// The BBU is running a learn cycle.
     pub learning: bool,
 }
 

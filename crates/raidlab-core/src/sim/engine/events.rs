@@ -34,10 +34,10 @@ pub enum Event {
     JobStart { job: u32 },
     /// A thread's `thinktime` pause ended.
     Resume { job: u32, thread: u32 },
-    /// Issue 24: a controller's BBU starts (true) or ends (false) its learn cycle.
+    /// A controller's BBU starts (true) or ends (false) its learn cycle.
     BbuLearn { start: bool },
 
-    // ---- issue 24 §2: the raid5d of each inner raid4/5/6 array of a stack ----
+    // ---- the raid5d of each inner raid4/5/6 array of a stack ----
     /// Inner array `set`'s raid5d handles its queued stripe heads.
     InnerRaid5d { set: u32 },
     /// Inner array `set`'s raid5d pass finished handling its heads.

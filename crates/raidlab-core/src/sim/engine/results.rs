@@ -3,8 +3,8 @@
 //! and per member.
 
 use super::config::SimConfig;
-use super::host::HostOp;
-use super::members::MemberStats;
+use crate::sim::host::HostOp;
+use crate::sim::block::MemberStats;
 use crate::sim::histogram::{Histogram, SparseHistogram};
 use crate::sim::workload::Workload;
 use crate::time::Nanos;
@@ -76,7 +76,7 @@ pub struct SeriesPoint {
     pub rebuild_pct: f64,
     /// Bytes read and written in the second (steady-state bandwidth).
     pub bytes: u64,
-    /// Issue 22 (sysbench's --report-interval lines): fsyncs completed in the window and the
+    /// sysbench's --report-interval lines: fsyncs completed in the window and the
     /// 95th percentile of its data I/O latencies.
     pub flush_ios: u64,
     pub latency_ns_p95: Nanos,
@@ -103,7 +103,7 @@ pub struct RebuildResult {
     /// Where the rebuild started (`RebuildConfig::start_ppm`; 0 for a whole rebuild).
     pub start_sector: u64,
     /// An unfinished rebuild's whole duration, extrapolated with the rebuilt drive's zone
-    /// rates (issue 20): the sectors left weigh by their zone's time per sector, so the slower
+    /// rates: the sectors left weigh by their zone's time per sector, so the slower
     /// inner zones count as they will run. `None` when finished or the drive has no zones.
     pub estimated_duration_ns: Option<Nanos>,
 }
@@ -128,14 +128,14 @@ pub struct SimResult {
     /// Set when the run stopped at a bound before the workload ended.
     pub truncated: Option<String>,
     pub seed: u64,
-    /// When fio's steady-state criterion (`ss`) was met and the run ended (issue 20).
+    /// When fio's steady-state criterion (`ss`) was met and the run ended.
     pub steady_state_ns: Option<Nanos>,
     /// Time with at least one host I/O in flight on the array device (its %util in
-    /// `iostat -x`, issue 22).
+    /// `iostat -x`).
     pub host_busy_ns: Nanos,
 }
 
-/// Issue 24 §3: one thing a member's behaviour did, in time order.
+/// One thing a member's behaviour did, in time order.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct DriveEvent {
     pub at_ns: Nanos,
@@ -156,7 +156,7 @@ pub struct Recorder {
     /// Per job: whether it runs to a time limit, and its last completion.
     timed: Vec<bool>,
     last_completion: Vec<Nanos>,
-    /// Per job: when it started and when its runtime ends (issue 22: stonewall, startdelay).
+    /// Per job: when it started and when its runtime ends (fio's stonewall, startdelay).
     starts: Vec<(Nanos, Nanos)>,
     /// Host I/Os in flight, since when, and the busy time so far (the array's %util).
     host_in_flight: u64,

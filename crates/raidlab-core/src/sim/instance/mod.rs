@@ -1,4 +1,4 @@
-//! The host's (cloud instance's) limits on its block volumes (issue 24 §1): an EC2 instance
+//! The host's (cloud instance's) limits on its block volumes: an EC2 instance
 //! reaches its EBS volumes over one link with its own IOPS and bandwidth limits, baseline and
 //! burst, that cap the sum of all its volumes ("Amazon EBS-optimized instances", Amazon EC2
 //! User Guide: each instance type's baseline and maximum bandwidth, throughput and IOPS; "some
@@ -277,6 +277,23 @@ impl Drive for HostLimited {
     fn busy_nanos(&self) -> Nanos {
         self.inner.busy_nanos()
     }
+}
+
+/// Puts the instance's meter in front of every member when the run has host limits;
+/// they apply to cloud volumes only.
+pub(crate) fn limit_by_host(config: &crate::sim::engine::SimConfig, drives: Vec<Box<dyn Drive>>) -> crate::error::Result<(Vec<Box<dyn Drive>>, Option<std::rc::Rc<std::cell::RefCell<crate::sim::instance::HostMeter>>>)> {
+    use crate::sim::instance::{HostLimited, HostMeter};
+    let Some(limits) = config.host_limits else { return Ok((drives, None)) };
+    limits.validate()?;
+    if let Some(other) = drives.iter().find(|d| d.info().kind != "volume") {
+        return Err(crate::sim::engine::config_error(format!(
+            "a host's EBS limits apply to cloud volume members (kind volume); this array's members are kind {}",
+            other.info().kind
+        )));
+    }
+    let meter = std::rc::Rc::new(std::cell::RefCell::new(HostMeter::new(limits)));
+    let limited = drives.into_iter().map(|d| Box::new(HostLimited::new(d, meter.clone())) as Box<dyn Drive>).collect();
+    Ok((limited, Some(meter)))
 }
 
 #[cfg(test)]

@@ -21,7 +21,7 @@ use super::HeadIo;
 use crate::bits::members_from_last;
 use crate::layout::{Array, Level};
 use crate::plan::RowWay;
-use crate::sim::sched::plug::{Plug, BLK_MAX_REQUEST_COUNT, BLK_PLUG_FLUSH_SECTORS};
+use crate::sim::block::sched::plug::{Plug, BLK_MAX_REQUEST_COUNT, BLK_PLUG_FLUSH_SECTORS};
 use crate::time::Nanos;
 use crate::PAGE_BYTES;
 

@@ -15,14 +15,16 @@
 //!   wait for every page under writeback, then flush the device cache (`blkdev_issue_flush`);
 //! - clean pages are reclaimed oldest first when the cache needs room.
 //!
-//! The room keeps state and decides; the engine (`engine/buffered.rs`) turns its bios into array
+//! The room keeps state and decides; `buffered.rs` turns its bios into array
 //! I/O and its waits into events.
 
+pub(crate) mod buffered;
 pub mod extents;
 mod io;
 pub mod readahead;
 mod writeback;
 
+pub(crate) use buffered::PageCacheRoom;
 use crate::layout::{Array, Level};
 use crate::time::Nanos;
 use crate::PAGE_BYTES;

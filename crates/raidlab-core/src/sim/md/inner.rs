@@ -1,4 +1,4 @@
-//! md's raid4/5/6 front end of each inner array of a stack (issue 24 §2): a raid5+0 or raid6+0
+//! md's raid4/5/6 front end of each inner array of a stack: a raid5+0 or raid6+0
 //! is an outer raid0 over md raid5/6 arrays, and each of those runs its own stripe cache
 //! (`stripe_cache_size` heads) and its own raid5d thread. The outer raid0 splits a host write at
 //! its chunk boundaries (raid0.c `raid0_make_request`); each piece is a bio into the inner
@@ -6,10 +6,11 @@
 //! host write completes when every piece has. The inner caches' member I/O goes to the physical
 //! members of that inner array.
 
-use super::raid5d_plug::Raid5dOf;
-use super::events::Event;
-use super::slab::Slab;
-use super::{ControllerConfig, Owner, Simulation};
+use super::plug::Raid5dOf;
+use crate::sim::engine::events::Event;
+use crate::sim::engine::slab::Slab;
+use crate::sim::engine::{ControllerConfig, Simulation};
+use crate::sim::raid::Owner;
 use crate::layout::Array;
 use crate::sim::md::{HeadIo, Raid5dCpu, Raid5dThreads, StripeCache, WriteBio};
 use std::collections::HashMap;
@@ -22,7 +23,7 @@ struct InnerMd {
 }
 
 /// The inner arrays' front ends, and the host writes split over them.
-pub(super) struct InnerStripes {
+pub(crate) struct InnerStripes {
     sets: Vec<InnerMd>,
     /// Piece (a bio into one inner array) → the host write it is part of.
     pieces: Slab<u32>,
@@ -37,7 +38,7 @@ pub(super) struct InnerStripes {
 
 impl InnerStripes {
     /// For a stack whose inner arrays are raid4/5/6 under md; None otherwise.
-    pub(super) fn for_array(array: &Array, controller: ControllerConfig, max_sectors: u32) -> Option<InnerStripes> {
+    pub(crate) fn for_array(array: &Array, controller: ControllerConfig, max_sectors: u32) -> Option<InnerStripes> {
         let (ControllerConfig::Md(md), Some(stack)) = (controller, array.stack()) else { return None };
         stack.inner().stripe(0)?;
         let members = stack.per_set() as usize;
@@ -61,17 +62,17 @@ impl InnerStripes {
     }
 
     /// Inner array `set`'s raid5d.
-    pub(super) fn raid5d_mut(&mut self, set: u32) -> &mut Raid5dThreads {
+    pub(crate) fn raid5d_mut(&mut self, set: u32) -> &mut Raid5dThreads {
         &mut self.sets[set as usize].raid5d
     }
 
     /// Inner array `set`'s first physical member.
-    pub(super) fn base_of(&self, set: u32) -> u32 {
+    pub(crate) fn base_of(&self, set: u32) -> u32 {
         set * self.per_set
     }
 
     /// Checks every inner stripe cache's invariants.
-    pub(super) fn check(&self) {
+    pub(crate) fn check(&self) {
         for set in &self.sets {
             set.cache.check();
             set.raid5d.check();
@@ -83,11 +84,11 @@ impl Simulation {
     /// A host write to a stacked array with raid4/5/6 inner arrays: one bio per outer chunk
     /// piece into the inner array holding it.
     #[inline(never)]
-    pub(super) fn inner_md_write(&mut self, id: u32) {
-        let io = self.host_ios.get(id);
+    pub(crate) fn inner_md_write(&mut self, id: u32) {
+        let io = self.host.ios.get(id);
         let (sector, sectors) = (io.sector, io.sectors);
         let (sync, plugged, submitter) = (self.write_is_sync(id), self.write_is_plugged(id), self.submitter_of(id));
-        let inner = self.inner_stripes.as_mut().expect("inner stripe caches");
+        let inner = self.md.inner.as_mut().expect("inner stripe caches");
         let chunk = inner.outer.chunk_sectors();
         let (mut at, end) = (sector, sector + sectors);
         let mut touched = Vec::new();
@@ -112,8 +113,8 @@ impl Simulation {
 
     /// The writer unplugged: every inner array's plugged heads reach its raid5d (raid5_unplug
     /// runs once per md device the plug holds a callback for).
-    pub(super) fn inner_unplug(&mut self) {
-        let Some(inner) = self.inner_stripes.as_mut() else { return };
+    pub(crate) fn inner_unplug(&mut self) {
+        let Some(inner) = self.md.inner.as_mut() else { return };
         for set in &mut inner.sets {
             set.cache.unplug();
         }
@@ -125,7 +126,7 @@ impl Simulation {
     /// Completes the host writes whose pieces are all done and wakes the inner raid5d.
     fn inner_settle(&mut self, set: u32) {
         let now = self.now;
-        let inner = self.inner_stripes.as_mut().expect("inner stripe caches");
+        let inner = self.md.inner.as_mut().expect("inner stripe caches");
         let md = &mut inner.sets[set as usize];
         if md.cache.has_work() && !md.pending {
             md.pending = true;
@@ -152,9 +153,9 @@ impl Simulation {
     }
 
     /// One raid5d pass of inner array `set` (as `stripes::raid5d` for a flat array).
-    pub(super) fn inner_raid5d(&mut self, set: u32) {
+    pub(crate) fn inner_raid5d(&mut self, set: u32) {
         let ControllerConfig::Md(config) = self.config.controller else { unreachable!("md only") };
-        let inner = self.inner_stripes.as_mut().expect("inner stripe caches");
+        let inner = self.md.inner.as_mut().expect("inner stripe caches");
         let md = &mut inner.sets[set as usize];
         if self.now < md.raid5d.busy_until {
             self.events.push(md.raid5d.busy_until, Event::InnerRaid5d { set });
@@ -162,13 +163,13 @@ impl Simulation {
         }
         md.pending = false;
         let mut out = std::mem::take(&mut inner.head_ios);
-        let planner = self.planner.stack_inner(set).expect("a running inner array");
+        let planner = self.raid.planner.stack_inner(set).expect("a running inner array");
         let max_heads = if config.raid5d_cpu == Raid5dCpu::FREE { usize::MAX } else { md.raid5d.batch_heads() };
         md.cache.handle_batch(|sector| planner.failed_mask_at(sector), &mut out, max_heads);
         let pass_ns = md.raid5d.pass_ns(&config.raid5d_cpu, md.cache.array(), &out, config.skip_copy);
         if pass_ns == 0 {
             self.release_pass(Raid5dOf::Inner(set), &mut out, true);
-            self.inner_stripes.as_mut().expect("inner stripe caches").head_ios = out;
+            self.md.inner.as_mut().expect("inner stripe caches").head_ios = out;
             self.inner_raid5d_idle(set);
             self.inner_settle(set);
             return;
@@ -182,12 +183,12 @@ impl Simulation {
 
     /// An inner raid5d pass's handling is done: its member I/O goes to raid5d's plug.
     #[inline(never)]
-    pub(super) fn inner_raid5d_done(&mut self, set: u32) {
-        let inner = self.inner_stripes.as_mut().expect("inner stripe caches");
+    pub(crate) fn inner_raid5d_done(&mut self, set: u32) {
+        let inner = self.md.inner.as_mut().expect("inner stripe caches");
         let mut issuing = std::mem::take(&mut inner.sets[set as usize].raid5d.issuing);
         let work = inner.sets[set as usize].cache.has_work();
         self.release_pass(Raid5dOf::Inner(set), &mut issuing, !work);
-        let md = &mut self.inner_stripes.as_mut().expect("inner stripe caches").sets[set as usize];
+        let md = &mut self.md.inner.as_mut().expect("inner stripe caches").sets[set as usize];
         md.raid5d.issuing = issuing;
         md.pending = false;
         if work {
@@ -202,22 +203,22 @@ impl Simulation {
     /// flushed and finished (as `stripes::raid5d_maybe_idle` for a flat array).
     fn inner_raid5d_idle(&mut self, set: u32) {
         self.finish_plug(Raid5dOf::Inner(set));
-        let md = &mut self.inner_stripes.as_mut().expect("inner stripe caches").sets[set as usize];
+        let md = &mut self.md.inner.as_mut().expect("inner stripe caches").sets[set as usize];
         if !md.cache.has_work() {
             md.cache.raid5d_idle();
         }
     }
 
     /// A head's member I/O, on the physical members of inner array `set`.
-    pub(super) fn start_inner_head_io(&mut self, set: u32, io: &HeadIo) {
-        let base = self.inner_stripes.as_ref().expect("inner stripe caches").base_of(set);
+    pub(crate) fn start_inner_head_io(&mut self, set: u32, io: &HeadIo) {
+        let base = self.md.inner.as_ref().expect("inner stripe caches").base_of(set);
         self.start_heads_op(io, base, Owner::InnerStripes(set, io.batch));
     }
 
     /// The member I/O of a batch of inner array `set`'s heads completed.
     #[inline(never)]
-    pub(super) fn inner_stripes_done(&mut self, set: u32, batch: u32) {
-        self.inner_stripes.as_mut().expect("inner stripe caches").sets[set as usize].cache.batch_done(batch);
+    pub(crate) fn inner_stripes_done(&mut self, set: u32, batch: u32) {
+        self.md.inner.as_mut().expect("inner stripe caches").sets[set as usize].cache.batch_done(batch);
         self.inner_settle(set);
     }
 }

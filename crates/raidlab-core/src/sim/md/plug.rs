@@ -4,13 +4,13 @@
 //! `blk_start_plug` … `blk_finish_plug`). A flush inserts every request before it runs any
 //! queue, and runs them in `blk_mq_flush_plug_list`'s order (`issue_unplugged`).
 
-use super::Simulation;
+use crate::sim::engine::Simulation;
 use crate::bits::{members, members_from_last};
 use crate::sim::md::{HeadIo, Raid5dThreads};
 
 /// Which raid5d: the flat array's, or inner array `set`'s.
 #[derive(Clone, Copy, Debug)]
-pub(super) enum Raid5dOf {
+pub(crate) enum Raid5dOf {
     Flat,
     Inner(u32),
 }
@@ -18,8 +18,8 @@ pub(super) enum Raid5dOf {
 impl Simulation {
     fn raid5d_of(&mut self, of: Raid5dOf) -> &mut Raid5dThreads {
         match of {
-            Raid5dOf::Flat => &mut self.raid5d,
-            Raid5dOf::Inner(set) => self.inner_stripes.as_mut().expect("inner stripe caches").raid5d_mut(set),
+            Raid5dOf::Flat => &mut self.md.raid5d,
+            Raid5dOf::Inner(set) => self.md.inner.as_mut().expect("inner stripe caches").raid5d_mut(set),
         }
     }
 
@@ -33,7 +33,7 @@ impl Simulation {
     fn member_base(&self, of: Raid5dOf) -> u32 {
         match of {
             Raid5dOf::Flat => 0,
-            Raid5dOf::Inner(set) => self.inner_stripes.as_ref().expect("inner stripe caches").base_of(set),
+            Raid5dOf::Inner(set) => self.md.inner.as_ref().expect("inner stripe caches").base_of(set),
         }
     }
 
@@ -41,7 +41,7 @@ impl Simulation {
     /// pass of raid5d's loop (`last`) and the plug is empty and the pass too small to fill it,
     /// straight into the queues as the loop's end would send it (the common case under small
     /// random writes; the same requests in the same order, without the plug's bookkeeping).
-    pub(super) fn release_pass(&mut self, of: Raid5dOf, ios: &mut Vec<HeadIo>, last: bool) {
+    pub(crate) fn release_pass(&mut self, of: Raid5dOf, ios: &mut Vec<HeadIo>, last: bool) {
         if last && self.raid5d_of(of).plug_is_passed_by(ios) {
             self.issue_unplugged(of, ios);
         } else {
@@ -62,7 +62,7 @@ impl Simulation {
 
     /// raid5d's loop ended (`blk_finish_plug`): what the plug holds goes out, and the next loop
     /// starts a fresh plug.
-    pub(super) fn finish_plug(&mut self, of: Raid5dOf) {
+    pub(crate) fn finish_plug(&mut self, of: Raid5dOf) {
         if !self.raid5d_of(of).plugged.is_empty() {
             self.flush_plug(of);
         }
@@ -89,14 +89,14 @@ impl Simulation {
     /// (`rq_list_add_tail` since "block: do not reverse request order when flushing plug
     /// list", in 6.1.21 and so in the recordings' 6.1.192).
     fn issue_unplugged(&mut self, of: Raid5dOf, ios: &mut Vec<HeadIo>) {
-        assert!(!self.plug_flushing, "plug flushes do not nest");
+        assert!(!self.block.plug_flushing, "plug flushes do not nest");
         if let [io] = ios[..] {
             // One head group: its requests were made from its last member down, so the
             // queues run from its first member up.
             ios.clear();
-            self.plug_flushing = true;
+            self.block.plug_flushing = true;
             self.start_plugged(of, &io);
-            self.plug_flushing = false;
+            self.block.plug_flushing = false;
             let base = self.member_base(of);
             for member in members(io.members) {
                 self.kick(base + member);
@@ -106,7 +106,7 @@ impl Simulation {
         let base = self.member_base(of);
         // The members in the order their requests were made (each once: an array's members
         // fit a mask); the queues run newest first, so in reverse.
-        let mut made = std::mem::take(&mut self.plug_made);
+        let mut made = std::mem::take(&mut self.block.plug_made);
         let mut seen = 0u64;
         for io in ios.iter() {
             for member in members_from_last(io.members & !seen) {
@@ -114,15 +114,15 @@ impl Simulation {
             }
             seen |= io.members;
         }
-        self.plug_flushing = true;
+        self.block.plug_flushing = true;
         for io in ios.drain(..) {
             self.start_plugged(of, &io);
         }
-        self.plug_flushing = false;
+        self.block.plug_flushing = false;
         for &member in made.iter().rev() {
             self.kick(member);
         }
         made.clear();
-        self.plug_made = made;
+        self.block.plug_made = made;
     }
 }

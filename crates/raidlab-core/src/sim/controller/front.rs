@@ -1,17 +1,18 @@
 //! The engine's side of a hardware RAID controller (its state lives in `sim::controller`):
-//! host I/O comes from the host's queue on the logical drive (`array_queue.rs`), meets the
+//! host I/O comes from the host's queue on the logical drive (`host_queue.rs`), meets the
 //! cache (write-back absorbs writes, hits are served from memory, misses go to the drives with
 //! optional read-ahead), and every acknowledgement passes the controller's ceilings
 //! (processor, cache memory, host link). Destages leave the cache oldest row first, between
 //! the high and low watermarks; their parity work passes the XOR engine.
 
-use super::events::Event;
-use super::host::HostOp;
-use super::{Owner, Simulation};
+use crate::sim::engine::events::Event;
+use crate::sim::host::HostOp;
+use crate::sim::engine::Simulation;
+use crate::sim::raid::Owner;
 use crate::layout::Level;
 use crate::sim::controller::ceilings::transfer_ns;
 use crate::sim::controller::{Controller, ReadAheadPolicy};
-use crate::sim::sched::{BlockRequest, Scheduler};
+use crate::sim::block::sched::{BlockRequest, Scheduler};
 use crate::device::Op;
 use crate::time::Nanos;
 use crate::{PAGE_SECTORS, SECTOR_BYTES};
@@ -20,13 +21,13 @@ const PAGE_BYTES: u64 = PAGE_SECTORS * SECTOR_BYTES;
 
 impl Simulation {
     fn controller(&mut self) -> &mut Controller {
-        self.controller.as_mut().expect("hardware controller")
+        self.hw.controller.as_mut().expect("hardware controller")
     }
 
     /// A host I/O enters the host's queue on the logical drive.
     #[inline(never)]
-    pub(super) fn array_queue_submit(&mut self, id: u32) {
-        let io = self.host_ios.get(id);
+    pub(crate) fn array_queue_submit(&mut self, id: u32) {
+        let io = self.host.ios.get(id);
         let op = match io.op {
             HostOp::Read => Op::Read,
             HostOp::Write => Op::Write,
@@ -42,16 +43,16 @@ impl Simulation {
             inserted: self.now,
         };
         let now = self.now;
-        self.array_queue.as_mut().expect("a controller's queue").insert(now, request);
+        self.hw.queue.as_mut().expect("a controller's queue").insert(now, request);
         self.array_queue_kick();
     }
 
     /// Sends the controller what the host queue releases and re-arms its timer (CFQ idling).
-    pub(super) fn array_queue_kick(&mut self) {
+    pub(crate) fn array_queue_kick(&mut self) {
         let now = self.now;
-        let mut ids = std::mem::take(&mut self.host_dispatch);
+        let mut ids = std::mem::take(&mut self.hw.dispatched);
         ids.clear();
-        let queue = self.array_queue.as_mut().expect("a controller's queue");
+        let queue = self.hw.queue.as_mut().expect("a controller's queue");
         queue.dispatch(now, &mut ids);
         let timer = queue.scheduler.next_timer();
         if timer != queue.timer_at {
@@ -63,12 +64,12 @@ impl Simulation {
         for index in 0..ids.len() {
             self.cache_submit(ids[index] as u32);
         }
-        self.host_dispatch = ids;
+        self.hw.dispatched = ids;
     }
 
     #[inline(never)]
-    pub(super) fn array_queue_timer(&mut self) {
-        let queue = self.array_queue.as_mut().expect("a controller's queue");
+    pub(crate) fn array_queue_timer(&mut self) {
+        let queue = self.hw.queue.as_mut().expect("a controller's queue");
         if queue.timer_at == Some(self.now) {
             queue.timer_at = None;
             self.array_queue_kick();
@@ -77,15 +78,15 @@ impl Simulation {
 
     /// A host I/O the controller finished: the host queue frees its tag.
     #[inline(never)]
-    pub(super) fn array_queue_done(&mut self, id: u32, thread: u32) {
+    pub(crate) fn array_queue_done(&mut self, id: u32, thread: u32) {
         let now = self.now;
         self.controller().host_commands -= 1;
-        self.array_queue.as_mut().expect("a controller's queue").completed(now, id as u64, thread);
+        self.hw.queue.as_mut().expect("a controller's queue").completed(now, id as u64, thread);
         self.array_queue_kick();
     }
 
-    pub(super) fn cache_submit(&mut self, id: u32) {
-        let io = self.host_ios.get(id);
+    pub(crate) fn cache_submit(&mut self, id: u32) {
+        let io = self.host.ios.get(id);
         let (op, sector, sectors, thread) = (io.op, io.sector, io.sectors, io.thread);
         self.controller().host_commands += 1;
         let write_back = self.controller().write_back();
@@ -117,17 +118,17 @@ impl Simulation {
 
     /// A host I/O's array operation finished on the drives.
     #[inline(never)]
-    pub(super) fn controller_host_done(&mut self, id: u32) {
-        let io = self.host_ios.get(id);
+    pub(crate) fn controller_host_done(&mut self, id: u32) {
+        let io = self.host.ios.get(id);
         let bytes = io.sectors * SECTOR_BYTES;
         let write = io.op == HostOp::Write;
         let (sector, sectors, read) = (io.sector, io.sectors, io.op == HostOp::Read);
-        let controller = self.controller.as_mut().expect("hardware controller");
+        let controller = self.hw.controller.as_mut().expect("hardware controller");
         if read {
             controller.cache.keep_read(sector, sectors);
         }
         let mut ready = self.now;
-        if write && is_parity(self.planner.array().level()) {
+        if write && is_parity(self.raid.planner.array().level()) {
             ready = controller.ceilings.parity_write(&controller.config, ready, bytes, 0);
         }
         // Data from the drives is written into cache memory and read out to the host; a
@@ -142,7 +143,7 @@ impl Simulation {
 
     /// Absorbs a write if the cache has room; otherwise it waits for a destage to finish.
     fn cache_write(&mut self, id: u32) {
-        let io = self.host_ios.get(id);
+        let io = self.host.ios.get(id);
         let (sector, sectors) = (io.sector, io.sectors);
         let now = self.now;
         let cache = &mut self.controller().cache;
@@ -208,8 +209,8 @@ impl Simulation {
     /// One array operation of a destage finished; the whole destage passes the XOR engine
     /// (parity levels) and the cache memory before its room is free.
     #[inline(never)]
-    pub(super) fn cache_destaged(&mut self, destage: u64) {
-        let parity = is_parity(self.planner.array().level());
+    pub(crate) fn cache_destaged(&mut self, destage: u64) {
+        let parity = is_parity(self.raid.planner.array().level());
         let now = self.now;
         let controller = self.controller();
         let Some(&crate::sim::controller::cache::Destage { bytes, .. }) = controller.cache.destages.get(&destage) else {
@@ -231,7 +232,7 @@ impl Simulation {
 
     /// A destage's parity work ended: its room is free.
     #[inline(never)]
-    pub(super) fn destage_done(&mut self, destage: u64) {
+    pub(crate) fn destage_done(&mut self, destage: u64) {
         let cache = &mut self.controller().cache;
         let index = cache.parity_pending.iter().position(|&(id, _)| id == destage).expect("a destage in the XOR engine");
         let (_, bytes) = cache.parity_pending.swap_remove(index);
@@ -244,7 +245,7 @@ impl Simulation {
             self.cache_writes_through();
         }
         while let Some(&id) = self.controller().cache.waiting_writes.front() {
-            let io = self.host_ios.get(id);
+            let io = self.host.ios.get(id);
             let (sector, sectors) = (io.sector, io.sectors);
             let now = self.now;
             let cache = &mut self.controller().cache;
@@ -259,9 +260,9 @@ impl Simulation {
         self.cache_destage_more();
     }
 
-    /// Issue 24: schedules the BBU's learn cycle (`learn_start_ns`, `learn_duration_ns`).
-    pub(super) fn schedule_bbu_learn(&mut self) {
-        let Some(controller) = self.controller.as_ref() else { return };
+    /// Schedules the BBU's learn cycle (`learn_start_ns`, `learn_duration_ns`).
+    pub(crate) fn schedule_bbu_learn(&mut self) {
+        let Some(controller) = self.hw.controller.as_ref() else { return };
         let (start, duration) = (controller.config.learn_start_ns, controller.config.learn_duration_ns);
         if duration > 0 {
             self.events.push(start, Event::BbuLearn { start: true });
@@ -273,7 +274,7 @@ impl Simulation {
     /// its own in the results). Leaving it, the dirty data destages and writes waiting for
     /// room go to the drives.
     #[inline(never)]
-    pub(super) fn bbu_learn(&mut self, start: bool) {
+    pub(crate) fn bbu_learn(&mut self, start: bool) {
         self.controller().set_learning(start);
         self.note_phase();
         if !self.controller().write_back() {
@@ -285,18 +286,29 @@ impl Simulation {
     /// Writes waiting for cache room when the cache is write-through go to the drives.
     fn cache_writes_through(&mut self) {
         while let Some(id) = self.controller().cache.waiting_writes.pop_front() {
-            let io = self.host_ios.get(id);
+            let io = self.host.ios.get(id);
             let (sector, sectors, thread) = (io.sector, io.sectors, io.thread);
             self.submit_array(Owner::Host(id), HostOp::Write, sector, sectors, thread);
         }
     }
 
+    /// Commands a controller's firmware may still start on the drives (`commands_total`).
+    pub(crate) fn controller_command_budget(&mut self) -> u32 {
+        let Some(controller) = self.hw.controller.as_mut() else { return u32::MAX };
+        if controller.config.commands_total == 0 {
+            return u32::MAX;
+        }
+        let out: u32 = self.block.members.iter().map(|m| m.in_drive()).sum();
+        controller.commands_out = out;
+        controller.config.commands_total.saturating_sub(out)
+    }
+
     /// A drive finished block `block` at `now`: it crosses the drive's channel (shared
     /// parallel SCSI bus) before the controller has it.
-    pub(super) fn controller_block_finished(&mut self, member: u32, block: u64) {
-        let sectors = self.blocks.get(block as u32).sectors;
+    pub(crate) fn controller_block_finished(&mut self, member: u32, block: u64) {
+        let sectors = self.block.blocks.get(block as u32).sectors;
         let now = self.now;
-        let Some(controller) = self.controller.as_mut() else {
+        let Some(controller) = self.hw.controller.as_mut() else {
             self.block_done(block);
             return;
         };

@@ -1,8 +1,8 @@
-//! fio's stream options that place I/O (issue 22): strided and zbd zones, zoned
+//! fio's stream options that place I/O: strided and zbd zones, zoned
 //! distributions, per-direction block sizes and file service, apart from the host's loop.
 
-use super::super::offsets::Region;
-use super::super::workload::Job;
+use crate::sim::offsets::Region;
+use crate::sim::workload::Job;
 use crate::rng::Prng;
 
 /// fio `zonemode=strided`: a position in the zones laid out with `zone_skip_bytes` gaps.

@@ -4,7 +4,7 @@
 //! queue depth (`host_queue_depth`, the SCSI `cmd_per_lun`/`queue_depth`) bound what the
 //! controller is given. The members behind the controller queue in its firmware instead.
 
-use crate::sim::sched::{AnyScheduler, BlockRequest, QueueLimits, Scheduler, SchedulerKind};
+use crate::sim::block::sched::{AnyScheduler, BlockRequest, QueueLimits, Scheduler, SchedulerKind};
 use crate::time::Nanos;
 use std::collections::VecDeque;
 

@@ -5,24 +5,48 @@
 //! ends as O_DIRECT I/O (md's stripe cache, the planner, a controller's cache), and come back
 //! to `page_cache_bio_done` instead of a job.
 
-use super::events::Event;
-use super::host::HostOp;
-use super::{HostIo, Simulation, FLUSHER_THREAD};
+use crate::sim::engine::events::Event;
+use crate::sim::host::HostOp;
+use crate::sim::block::FLUSHER_THREAD;
+use crate::sim::engine::Simulation;
+use crate::sim::host::{HostIo, KERNEL_JOB};
 use crate::layout::Array;
 use crate::sim::engine::config::SimConfig;
 use crate::sim::pagecache::{Bio, PageCache, ReadOutcome, ReadWait};
 use crate::sim::workload::Job;
 use crate::sim::offsets::Region;
 use crate::{PAGE_BYTES, PAGE_SECTORS, SECTOR_BYTES};
+use crate::error::Result;
+use std::collections::HashMap;
+
+/// The page cache's state in a run (buffered jobs only; `cache` is None without them).
+pub(crate) struct PageCacheRoom {
+    pub(crate) cache: Option<PageCache>,
+    /// Bios the page cache made, kept for their allocation.
+    pub(crate) bios: Vec<Bio>,
+    /// fsyncs in flight: files each still waits for.
+    pub(crate) syncs: HashMap<u32, u32>,
+}
+
+impl PageCacheRoom {
+    /// The page cache the buffered jobs among `regions` (each job with its region) share
+    /// (none without them).
+    pub(crate) fn new(config: &SimConfig, array: &Array, regions: &[(Job, Region)]) -> Result<PageCacheRoom> {
+        let cache = build_page_cache(config, array, regions);
+        if cache.is_some() {
+            config.page_cache.validate()?;
+        }
+        Ok(PageCacheRoom { cache, bios: Vec::new(), syncs: HashMap::new() })
+    }
+}
 
 /// The job a page-cache bio belongs to: none (the kernel issues it).
-pub(super) const KERNEL_JOB: u32 = u32::MAX;
 /// include/linux/bvec.h BIO_MAX_VECS: pages one bio holds.
 const BIO_MAX_PAGES: u64 = 256;
 
 /// The page cache for a run with buffered jobs (None without): one file per file of each
 /// buffered job's region, its pages cold unless the job keeps them (`invalidate` off).
-pub(super) fn build_page_cache(config: &SimConfig, array: &Array, regions: &[(Job, Region)]) -> Option<PageCache> {
+pub(crate) fn build_page_cache(config: &SimConfig, array: &Array, regions: &[(Job, Region)]) -> Option<PageCache> {
     if !regions.iter().any(|(job, _)| job.buffered) {
         return None;
     }
@@ -65,8 +89,8 @@ fn clone_pages(job: &Job, region: &Region, file: u64) -> (u64, u64) {
 impl Simulation {
     /// A buffered job's host I/O enters the page cache.
     #[inline(never)]
-    pub(super) fn buffered_submit(&mut self, id: u32) {
-        let io = self.host_ios.get(id);
+    pub(crate) fn buffered_submit(&mut self, id: u32) {
+        let io = self.host.ios.get(id);
         let (start, end) = (io.sector / PAGE_SECTORS, (io.sector + io.sectors).div_ceil(PAGE_SECTORS));
         match io.op {
             HostOp::Read => self.buffered_read(id, start, end),
@@ -77,15 +101,15 @@ impl Simulation {
     }
 
     fn buffered_read(&mut self, id: u32, start: u64, end: u64) {
-        let (job, thread) = (self.host_ios.get(id).job, self.host_ios.get(id).thread);
-        let mut bios = std::mem::take(&mut self.page_cache_bios);
-        let cache = self.page_cache.as_mut().expect("a page cache");
+        let (job, thread) = (self.host.ios.get(id).job, self.host.ios.get(id).thread);
+        let mut bios = std::mem::take(&mut self.pagecache.bios);
+        let cache = self.pagecache.cache.as_mut().expect("a page cache");
         let outcome = cache.read(job, thread, start, end, &mut bios);
         if outcome == ReadOutcome::Wait {
             cache.readers.push(ReadWait { host_io: id, start, end, thread });
         }
         self.issue_bios(&mut bios, thread);
-        self.page_cache_bios = bios;
+        self.pagecache.bios = bios;
         if outcome == ReadOutcome::Hit {
             self.copied(id);
         }
@@ -93,7 +117,7 @@ impl Simulation {
 
     fn buffered_write(&mut self, id: u32, start: u64, end: u64) {
         let now = self.now;
-        let cache = self.page_cache.as_mut().expect("a page cache");
+        let cache = self.pagecache.cache.as_mut().expect("a page cache");
         if cache.writers.is_empty() && cache.write(start, end, now) {
             self.copied(id);
             self.arm_page_cache_timer();
@@ -104,24 +128,24 @@ impl Simulation {
 
     /// fsync/fdatasync: every file of the job's region (a job's threads share its files).
     fn buffered_fsync(&mut self, id: u32) {
-        let job = self.host_ios.get(id).job as usize;
-        let region = self.jobs[job].region;
+        let job = self.host.ios.get(id).job as usize;
+        let region = self.host.jobs[job].region;
         let now = self.now;
-        let cache = self.page_cache.as_mut().expect("a page cache");
-        let mut files: Vec<u64> = (0..self.jobs[job].job.files as u64).map(|f| cache.file_of(file_pages(&region, f).0).0).collect();
+        let cache = self.pagecache.cache.as_mut().expect("a page cache");
+        let mut files: Vec<u64> = (0..self.host.jobs[job].job.files as u64).map(|f| cache.file_of(file_pages(&region, f).0).0).collect();
         files.dedup();
         for &file in &files {
             cache.begin_sync(id, file, now);
         }
-        self.page_cache_syncs.insert(id, files.len() as u32);
+        self.pagecache.syncs.insert(id, files.len() as u32);
         self.page_cache_progress();
     }
 
     /// The host I/O's data is copied between the cache and the user buffer: it completes after
     /// the call's CPU time and the copy.
     fn copied(&mut self, id: u32) {
-        let config = *self.page_cache.as_ref().expect("a page cache").config();
-        let bytes = self.host_ios.get(id).sectors * SECTOR_BYTES;
+        let config = *self.pagecache.cache.as_ref().expect("a page cache").config();
+        let bytes = self.host.ios.get(id).sectors * SECTOR_BYTES;
         let copy_ns = (bytes as u128 * 1_000_000_000 / config.copy_bytes_per_second.max(1) as u128) as u64;
         self.events.push(self.now + config.call_ns + copy_ns, Event::CacheAck { host_io: id });
     }
@@ -132,8 +156,8 @@ impl Simulation {
             let op = if bio.write { HostOp::Write } else { HostOp::Read };
             let (sector, sectors) = (bio.start_page * PAGE_SECTORS, bio.pages * PAGE_SECTORS);
             let io = HostIo { job: KERNEL_JOB, thread, op, sector, sectors, issued_at: self.now };
-            let id = self.host_ios.insert(io);
-            self.page_cache.as_mut().expect("a page cache").bios.insert(id, bio);
+            let id = self.host.ios.insert(io);
+            self.pagecache.cache.as_mut().expect("a page cache").bios.insert(id, bio);
             self.route_host(id);
         }
     }
@@ -141,11 +165,11 @@ impl Simulation {
     /// Whether a write host I/O carries REQ_SYNC: O_DIRECT writes and fsync's writeback do
     /// (block/fops.c `dio_bio_write_op`, `wbc_to_write_flags` for WB_SYNC_ALL), background
     /// writeback does not.
-    pub(super) fn write_is_sync(&self, id: u32) -> bool {
-        if self.host_ios.get(id).job != KERNEL_JOB {
+    pub(crate) fn write_is_sync(&self, id: u32) -> bool {
+        if self.host.ios.get(id).job != KERNEL_JOB {
             return true;
         }
-        self.page_cache.as_ref().and_then(|c| c.bios.get(&id)).is_none_or(|bio| bio.sync)
+        self.pagecache.cache.as_ref().and_then(|c| c.bios.get(&id)).is_none_or(|bio| bio.sync)
     }
 
     /// Whether a write host I/O comes under its submitter's plug: the page cache's writeback
@@ -154,15 +178,15 @@ impl Simulation {
     /// is plugged too in 6.1 (blkdev_write_iter), but its heads all reach md together when the
     /// writer sleeps for it, which adding them at one instant without a plug stands for
     /// (tests/md_io.rs, KNOWN_GAPS).
-    pub(super) fn write_is_plugged(&self, id: u32) -> bool {
-        self.host_ios.get(id).job == KERNEL_JOB
+    pub(crate) fn write_is_plugged(&self, id: u32) -> bool {
+        self.host.ios.get(id).job == KERNEL_JOB
     }
 
     /// A page-cache bio completed.
     #[inline(never)]
-    pub(super) fn page_cache_bio_done(&mut self, id: u32) {
-        self.host_ios.remove(id);
-        self.page_cache.as_mut().expect("a page cache").bio_done(id);
+    pub(crate) fn page_cache_bio_done(&mut self, id: u32) {
+        self.host.ios.remove(id);
+        self.pagecache.cache.as_mut().expect("a page cache").bio_done(id);
         self.page_cache_progress();
         self.page_cache_pump();
     }
@@ -171,7 +195,7 @@ impl Simulation {
     /// read pages reclaimed under them), throttled writers, fsyncs whose pages are stable.
     fn page_cache_progress(&mut self) {
         let now = self.now;
-        let cache = self.page_cache.as_mut().expect("a page cache");
+        let cache = self.pagecache.cache.as_mut().expect("a page cache");
         let mut ready = Vec::new();
         let mut refills: Vec<(Vec<Bio>, u32)> = Vec::new();
         let mut readers = std::mem::take(&mut cache.readers);
@@ -188,9 +212,9 @@ impl Simulation {
             true
         });
         cache.readers = readers;
-        let cache = self.page_cache.as_mut().expect("a page cache");
+        let cache = self.pagecache.cache.as_mut().expect("a page cache");
         while let Some(&(id, since)) = cache.writers.front() {
-            let io = self.host_ios.get(id);
+            let io = self.host.ios.get(id);
             let (start, end) = (io.sector / PAGE_SECTORS, (io.sector + io.sectors).div_ceil(PAGE_SECTORS));
             if !cache.write(start, end, now) {
                 break;
@@ -209,10 +233,10 @@ impl Simulation {
         }
         self.arm_page_cache_timer();
         for wait in synced {
-            let left = self.page_cache_syncs.get_mut(&wait.host_io).expect("an fsync in flight");
+            let left = self.pagecache.syncs.get_mut(&wait.host_io).expect("an fsync in flight");
             *left -= 1;
             if *left == 0 {
-                self.page_cache_syncs.remove(&wait.host_io);
+                self.pagecache.syncs.remove(&wait.host_io);
                 // Every page is stable: the device caches are flushed (blkdev_issue_flush).
                 self.route_host(wait.host_io);
             }
@@ -221,14 +245,14 @@ impl Simulation {
 
     /// The flusher sends what it may.
     fn page_cache_pump(&mut self) {
-        let mut bios = std::mem::take(&mut self.page_cache_bios);
+        let mut bios = std::mem::take(&mut self.pagecache.bios);
         let mut issued = false;
-        while let Some(bio) = self.page_cache.as_mut().expect("a page cache").next_writeback(self.now) {
+        while let Some(bio) = self.pagecache.cache.as_mut().expect("a page cache").next_writeback(self.now) {
             bios.push(bio);
             self.issue_bios(&mut bios, FLUSHER_THREAD);
             issued = true;
         }
-        self.page_cache_bios = bios;
+        self.pagecache.bios = bios;
         // blk_finish_plug: the pass's heads reach raid5d (a pass that sent nothing has none).
         if issued {
             self.md_unplug();
@@ -236,7 +260,7 @@ impl Simulation {
     }
 
     fn arm_page_cache_timer(&mut self) {
-        let cache = self.page_cache.as_mut().expect("a page cache");
+        let cache = self.pagecache.cache.as_mut().expect("a page cache");
         if cache.wants_timer() {
             cache.timer_armed = true;
             let at = self.now + cache.config().dirty_writeback_ns;
@@ -245,8 +269,8 @@ impl Simulation {
     }
 
     /// The flusher's periodic wake-up (wb_workfn → wb_check_old_data_flush).
-    pub(super) fn page_cache_timer(&mut self) {
-        let cache = self.page_cache.as_mut().expect("a page cache");
+    pub(crate) fn page_cache_timer(&mut self) {
+        let cache = self.pagecache.cache.as_mut().expect("a page cache");
         if cache.timer() {
             let at = self.now + cache.config().dirty_writeback_ns;
             self.events.push(at, Event::PageCacheTimer);

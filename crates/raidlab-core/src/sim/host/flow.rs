@@ -6,7 +6,7 @@
 
 use std::collections::BTreeMap;
 
-use super::host::JobState;
+use super::jobs::JobState;
 
 #[derive(Debug, Default)]
 struct Group {

@@ -1,4 +1,4 @@
-//! Issue 24 §3: what md does when a member's command fails (device/behaviour.rs decides when).
+//! What md does when a member's command fails (device/behaviour.rs decides when).
 //!
 //! - A read error (the drive gave up within the host's timeout: ERC, or a short recovery): md
 //!   reads what the other members hold and computes the block, completes the read with it,
@@ -11,7 +11,7 @@
 //!   bad sector twice. The drive stays in the array.
 //! - A timeout (the drive was still recovering when the host's timer expired): the I/O fails;
 //!   md's attempt to write the block back fails on a drive that does not answer, and md fails
-//!   the member (`md_error`): degraded, then recovery onto a spare or replacement (rebuild.rs).
+//!   the member (`md_error`): degraded, then recovery onto a spare or replacement (raid/rebuild.rs).
 //!   The failed read and everything else the drive held are served from the other members.
 //!
 //! Left out: the SCSI error handler's own time (aborts and resets after the timeout), md's
@@ -19,16 +19,14 @@
 //! and a controller's own correction (behind a controller a read error completes as it is;
 //! only the drop is modelled).
 
-use super::config::ArrayEventKind;
-use super::results::DriveEvent;
-use super::{Owner, Simulation};
-use crate::device::behaviour::{Behaved, Behaviour, Fault};
-use crate::device::Drive;
-use crate::sim::sched::Scheduler;
+use crate::sim::engine::config::ArrayEventKind;
+use crate::sim::engine::results::DriveEvent;
+use crate::sim::engine::Simulation;
+use crate::sim::raid::{Owner, RaidKind};
+use crate::device::behaviour::Fault;
+use crate::sim::block::sched::Scheduler;
 use crate::layout::Level;
 use crate::plan::{IoKind, MemberIo};
-use crate::rng::Prng;
-use crate::sim::engine::config::SimConfig;
 use std::collections::HashSet;
 
 /// One correction in progress: the member and its sectors.
@@ -61,55 +59,23 @@ impl FaultState {
     }
 }
 
-/// Wraps each member that can misbehave in this run (an idle timer, an error rate, or a
-/// scripted latent error) in its behaviour; the others stay the bare model.
-pub fn wrap_drives(config: &SimConfig, drives: Vec<Box<dyn Drive>>) -> Vec<Box<dyn Drive>> {
-    let faults = &config.drive_faults;
-    drives
-        .into_iter()
-        .enumerate()
-        .map(|(index, drive)| {
-            let spec = faults.behaviours.get(index).copied().unwrap_or_default();
-            let scripted = config.timeline.iter().any(|e| e.kind == ArrayEventKind::LatentError(index as u32));
-            if !spec.shows_by_itself() && !scripted {
-                return drive;
-            }
-            let prng = Prng::derive(config.seed, "drive-behaviour", index as u64);
-            Box::new(Behaved::new(drive, spec, faults.command_timeout_ns, prng)) as Box<dyn Drive>
-        })
-        .collect()
-}
-
-/// Checks the per-member behaviours match the array.
-pub fn check(config: &SimConfig, devices: u32) -> crate::error::Result<()> {
-    let n = config.drive_faults.behaviours.len();
-    if n != 0 && n != devices as usize {
-        return Err(crate::error::Error::new(
-            crate::error::ErrorKind::InvalidConfig,
-            format!("{n} drive behaviours for {devices} members"),
-        ));
-    }
-    let _ = Behaviour::default();
-    Ok(())
-}
-
 impl Simulation {
     fn drive_event(&mut self, member: u32, what: &'static str) {
-        self.faults.events.push(DriveEvent { at_ns: self.now, member, what });
+        self.md.faults.events.push(DriveEvent { at_ns: self.now, member, what });
     }
 
     /// A scripted latent sector error: the member's next read meets it.
-    pub(super) fn latent_error(&mut self, member: u32) {
-        if let Some(drive) = self.members[member as usize].drive.behaved() {
+    pub(crate) fn latent_error(&mut self, member: u32) {
+        if let Some(drive) = self.block.members[member as usize].drive.behaved() {
             drive.arm_latent_error();
             self.drive_event(member, "latent-error");
         }
     }
 
     /// A replacement takes the member's place: its drive starts afresh.
-    pub(super) fn drive_replaced(&mut self, member: u32) {
+    pub(crate) fn drive_replaced(&mut self, member: u32) {
         let now = self.now;
-        if let Some(drive) = self.members[member as usize].drive.behaved() {
+        if let Some(drive) = self.block.members[member as usize].drive.behaved() {
             drive.replaced(now);
             self.kick(member);
         }
@@ -117,30 +83,30 @@ impl Simulation {
 
     /// A block request whose command failed.
     #[inline(never)]
-    pub(super) fn block_faulted(&mut self, member: u32, block_id: u64, fault: Fault) {
-        let block = *self.blocks.get(block_id as u32);
+    pub(crate) fn block_faulted(&mut self, member: u32, block_id: u64, fault: Fault) {
+        let block = *self.block.blocks.get(block_id as u32);
         if fault == Fault::Timeout {
             self.drive_event(member, "timeout-dropped");
             self.array_change(ArrayEventKind::Fail(member));
         } else if fault == Fault::ReadError {
             self.drive_event(member, "read-error");
         }
-        if self.controller.is_some() {
-            self.controller_block_finished(member, block_id);
+        if self.kind != RaidKind::Md {
+            self.kind_block_done(member, block_id);
             return;
         }
-        let owner = self.ops.get(block.op).owner;
+        let owner = self.raid.ops.get(block.op).owner;
         if !block.read || self.results.data_loss.is_some() || matches!(owner, Owner::Rebuild(..)) {
             // A write to a member md has failed is skipped (the others hold the stripe); a
             // rebuild read that fails is not modelled further (md records a bad block).
             self.block_done(block_id);
             return;
         }
-        self.members[member as usize].scheduler.completed(self.now, block.thread, true);
-        if fault == Fault::ReadError && self.took_aligned_read(owner) && self.faults.retried.insert(block_id) {
+        self.block.members[member as usize].scheduler.completed(self.now, block.thread, true);
+        if fault == Fault::ReadError && self.took_aligned_read(owner) && self.md.faults.retried.insert(block_id) {
             // raid5_align_endio: the aligned read failed; md retries it through the stripe cache.
             self.drive_event(member, "retry");
-            let request = crate::sim::sched::BlockRequest {
+            let request = crate::sim::block::sched::BlockRequest {
                 id: block_id,
                 op: crate::device::Op::Read,
                 sector: block.sector,
@@ -149,28 +115,28 @@ impl Simulation {
                 sync: true,
                 inserted: self.now,
             };
-            self.members[member as usize].insert(self.now, request);
+            self.block.members[member as usize].insert(self.now, request);
             self.kick(member);
             return;
         }
-        self.faults.retried.remove(&block_id);
-        let mut failed = self.failed.clone();
+        self.md.faults.retried.remove(&block_id);
+        let mut failed = self.raid.failed.clone();
         if !failed.contains(&member) {
             failed.push(member);
         }
-        if self.planner.array().loses_data(&failed) {
+        if self.raid.planner.array().loses_data(&failed) {
             // Nothing left to compute the block from: md fails the member ("read error not
             // correctable"), which loses the array.
             self.array_change(ArrayEventKind::Fail(member));
             self.block_finished(block_id);
             return;
         }
-        let rewrite = fault == Fault::ReadError && !self.failed.contains(&member);
+        let rewrite = fault == Fault::ReadError && !self.raid.failed.contains(&member);
         let fix = Fix { member, sector: block.sector, sectors: block.sectors, block: block_id, rewrite };
-        self.plan_scratch.clear();
-        self.planner.plan_read_fix(member, block.sector, block.sectors, &mut self.plan_scratch).expect("a read within the member");
-        self.plan_scratch.writes.clear();
-        let index = self.faults.add(fix);
+        self.raid.plan_scratch.clear();
+        self.raid.planner.plan_read_fix(member, block.sector, block.sectors, &mut self.raid.plan_scratch).expect("a read within the member");
+        self.raid.plan_scratch.writes.clear();
+        let index = self.md.faults.add(fix);
         self.submit_planned(Owner::ReadFix(index), block.thread, false);
     }
 
@@ -178,52 +144,52 @@ impl Simulation {
     /// that is not degraded, within one chunk (raid5_make_request: `mddev->degraded == 0`;
     /// raid5_read_one_chunk: `in_chunk_boundary`).
     fn took_aligned_read(&self, owner: Owner) -> bool {
-        let array = self.planner.array();
+        let array = self.raid.planner.array();
         let Owner::Host(id) = owner else { return false };
-        if !matches!(array.level(), Level::Raid4 | Level::Raid5 | Level::Raid6) || !self.failed.is_empty() {
+        if !matches!(array.level(), Level::Raid4 | Level::Raid5 | Level::Raid6) || !self.raid.failed.is_empty() {
             return false;
         }
-        let io = self.host_ios.get(id);
+        let io = self.host.ios.get(id);
         let chunk = array.chunk_sectors();
         io.sector % chunk + io.sectors <= chunk
     }
 
     /// The block is computed from the other members: the read completes, and md writes it back.
     #[inline(never)]
-    pub(super) fn read_fixed(&mut self, index: u32) {
-        let fix = self.faults.fixes[index as usize].expect("a fix in progress");
+    pub(crate) fn read_fixed(&mut self, index: u32) {
+        let fix = self.md.faults.fixes[index as usize].expect("a fix in progress");
         self.block_finished(fix.block);
         if fix.rewrite {
             self.fix_step(index, IoKind::Write, Owner::Rewrite(index));
         } else {
-            self.faults.fixes[index as usize] = None;
+            self.md.faults.fixes[index as usize] = None;
         }
     }
 
     /// The rewrite is done: md reads the sectors back (R5_ReWrite then R5_Wantread).
     #[inline(never)]
-    pub(super) fn rewritten(&mut self, index: u32) {
+    pub(crate) fn rewritten(&mut self, index: u32) {
         self.fix_step(index, IoKind::Read, Owner::ReadBack(index));
     }
 
     /// md's next step of a fix, from raid5d: `kind` of the fixed sectors on their member,
     /// unless the member failed or the array lost data meanwhile (the fix is then dropped).
     fn fix_step(&mut self, index: u32, kind: IoKind, owner: Owner) {
-        let fix = self.faults.fixes[index as usize].expect("a fix in progress");
-        if self.failed.contains(&fix.member) || self.results.data_loss.is_some() {
-            self.faults.fixes[index as usize] = None;
+        let fix = self.md.faults.fixes[index as usize].expect("a fix in progress");
+        if self.raid.failed.contains(&fix.member) || self.results.data_loss.is_some() {
+            self.md.faults.fixes[index as usize] = None;
             return;
         }
-        self.plan_scratch.clear();
+        self.raid.plan_scratch.clear();
         let io = MemberIo { member: fix.member, kind, sector: fix.sector, sectors: fix.sectors };
-        if kind == IoKind::Write { self.plan_scratch.writes.push(io) } else { self.plan_scratch.reads.push(io) }
-        self.submit_planned(owner, super::RAID5D_THREAD, false);
+        if kind == IoKind::Write { self.raid.plan_scratch.writes.push(io) } else { self.raid.plan_scratch.reads.push(io) }
+        self.submit_planned(owner, crate::sim::block::RAID5D_THREAD, false);
     }
 
     /// The read-back succeeded: "read error corrected".
     #[inline(never)]
-    pub(super) fn read_back(&mut self, index: u32) {
-        let fix = self.faults.fixes[index as usize].take().expect("a fix in progress");
+    pub(crate) fn read_back(&mut self, index: u32) {
+        let fix = self.md.faults.fixes[index as usize].take().expect("a fix in progress");
         self.drive_event(fix.member, "corrected");
     }
 }

@@ -21,15 +21,16 @@
 //! A stack: the outer array's flush reaches each inner array as one flush at a time (the outer
 //! waits for all of them before its next), so an inner array's coalescing never has two to
 //! join, and the outer array's flush reaching every physical member is the whole effect.
-//! A hardware controller's flushes do not come here (hw.rs: its cache answers them).
+//! A hardware controller's flushes do not come here (controller/front.rs: its cache answers them).
 
-use super::{Owner, Simulation};
+use crate::sim::engine::Simulation;
+use crate::sim::raid::Owner;
 use crate::time::Nanos;
 
 /// One md array's flush state (`mddev->flush_bio` and the requests asleep in
 /// `md_flush_request`).
 #[derive(Default)]
-pub(super) struct MdFlushState {
+pub(crate) struct MdFlushState {
     /// A flush is in flight to the members.
     in_flight: bool,
     /// When it started (`mddev->start_flush`).
@@ -83,7 +84,7 @@ impl MdFlushState {
     }
 
     /// Every host flush is covered by at most one md flush, and no md flush covers none.
-    pub(super) fn check(&self) {
+    pub(crate) fn check(&self) {
         assert!(self.waiting.is_empty() || self.in_flight, "waiters only behind a flush in flight");
         assert_eq!(self.in_flight, !self.covered.is_empty(), "a flush in flight covers its starter");
         assert!(self.host_flushes_done >= self.flushes_sent - self.in_flight as u64, "every finished flush covered a host flush");
@@ -93,8 +94,8 @@ impl MdFlushState {
 impl Simulation {
     /// A host flush at an md array (`md_flush_request`): it starts a flush to every live
     /// member, or waits for the next one.
-    pub(super) fn md_flush_request(&mut self, host_io: u32) {
-        if self.md_flush.arrive(host_io, self.now) {
+    pub(crate) fn md_flush_request(&mut self, host_io: u32) {
+        if self.md.flush.arrive(host_io, self.now) {
             self.md_submit_flushes(host_io);
         }
     }
@@ -102,8 +103,8 @@ impl Simulation {
     /// `submit_flushes`: one flush to every live member (plan_flush), on behalf of the host
     /// flush that started it (its thread is the one the member schedulers see).
     fn md_submit_flushes(&mut self, host_io: u32) {
-        let thread = self.host_ios.get(host_io).thread;
-        self.plan_scratch.clear();
+        let thread = self.host.ios.get(host_io).thread;
+        self.raid.plan_scratch.clear();
         self.plan_flush();
         self.submit_planned(Owner::MdFlush, thread, true);
     }
@@ -112,17 +113,17 @@ impl Simulation {
     /// flush starts for the waiters, then the covered host flushes complete (a host thread
     /// that flushes again at once arrives after the next flush started, so it waits for the
     /// one after).
-    pub(super) fn md_flush_done(&mut self) {
-        let mut done = std::mem::take(&mut self.md_flush_done_scratch);
-        if self.md_flush.complete(self.now, &mut done) {
-            let starter = self.md_flush.covered[0];
+    pub(crate) fn md_flush_done(&mut self) {
+        let mut done = std::mem::take(&mut self.md.flush_done_scratch);
+        if self.md.flush.complete(self.now, &mut done) {
+            let starter = self.md.flush.covered[0];
             self.md_submit_flushes(starter);
         }
         for &host_io in &done {
             self.host_complete(host_io);
         }
         done.clear();
-        self.md_flush_done_scratch = done;
+        self.md.flush_done_scratch = done;
     }
 }
 

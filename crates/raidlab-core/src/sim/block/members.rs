@@ -3,7 +3,7 @@
 
 use crate::device::behaviour::Fault;
 use crate::device::{AnyDrive, Command, Completion, Drive, Op};
-use crate::sim::sched::{AnyScheduler, BlockRequest, Scheduler};
+use crate::sim::block::sched::{AnyScheduler, BlockRequest, Scheduler};
 use crate::time::Nanos;
 
 /// Per-member counters (fio `disk_util` and more).
@@ -24,7 +24,7 @@ pub struct MemberStats {
     /// Read and write requests in flight integrated over time (request·ns): the sum of their
     /// times from queueing to completion, which is what /proc/diskstats' read and write ticks
     /// count (Documentation/admin-guide/iostats.rst, fields 4 and 8), so `iostat -x`'s
-    /// r_await and w_await are these over the requests (issue 22).
+    /// r_await and w_await are these over the requests.
     pub read_area: u128,
     pub write_area: u128,
 }
@@ -64,7 +64,7 @@ pub struct Member {
     pub wake_at: Option<Nanos>,
     pub timer_at: Option<Nanos>,
     outstanding: u64,
-    /// Reads and writes among `outstanding` (issue 22: iostat's awaits).
+    /// Reads and writes among `outstanding` (iostat's awaits).
     outstanding_reads: u64,
     outstanding_writes: u64,
     last_change: Nanos,
@@ -79,7 +79,7 @@ pub struct Member {
     /// its tag (blk-mq: the scheduler tag from `blk_mq_get_request` until
     /// `blk_mq_free_request` at completion) while queued and while the drive has it.
     nr_requests: usize,
-    // ---- issue 24 §3: commands that failed (device/behaviour.rs) ----
+    // ---- commands that failed (device/behaviour.rs) ----
     /// Block requests among `done` whose command failed, with the fault.
     pub faulted: Vec<(u64, Fault)>,
     command_faults: Vec<(u64, Fault)>,

@@ -6,9 +6,9 @@
 //! drain its I/O and flush after N writes; sysbench's `--file-fsync-freq=N` makes the next
 //! `files` requests of the job, from any thread, one fsync per file.
 
-use super::super::offsets::{self, Region, Zipf};
+use crate::sim::offsets::{self, Region, Zipf};
 use crate::rng::Prng;
-use super::super::workload::{Cursor, FsyncScope, Job, MixChoice};
+use crate::sim::workload::{Cursor, FsyncScope, Job, MixChoice};
 use crate::time::Nanos;
 use super::stream::{pick_size, served_file, strided, zoned_offset, FileService, ZbdZones};
 
@@ -45,7 +45,7 @@ pub struct ThreadState {
     /// fio end_fsync: whether the thread wrote, and whether its final fsync was issued.
     wrote: bool,
     end_synced: bool,
-    // -- fio stream options (issue 22) --
+    // -- fio stream options --
     /// Data writes issued (what `verify` reads back).
     writes_issued: u64,
     /// Completed data I/Os since the last think pause (fio `thinktime_blocks_counter`).
@@ -79,7 +79,7 @@ pub struct JobState {
     dirty: bool,
     pub issued_total: u64,
     zipf: Option<Zipf>,
-    // -- fio stream options (issue 22) --
+    // -- fio stream options --
     zbd: ZbdZones,
     /// When the job's threads started (None: its group has not started yet).
     pub started_ns: Option<Nanos>,

@@ -1,17 +1,18 @@
 //! Failures, replacements and rebuilds during a run, as md does them.
 //!
 //! md recovers a replacement sequentially in windows and throttles itself (`md_do_sync`,
-//! shared/research/md-internals.md §7): after each window it estimates its speed (KiB/s per
+//! drivers/md/md.c): after each window it estimates its speed (KiB/s per
 //! device, from marks taken every 3 s over about 30 s, with md's `+1` second). Above
 //! `speed_limit_max` it sleeps 500 ms; above `speed_limit_min` it waits for its in-flight
 //! windows to drain whenever the members saw other I/O (`is_mddev_idle`: more than 64 sectors
 //! since the last check). Below the minimum it does not throttle. A hardware controller instead
 //! gives the rebuild a share of drive time under load (`rebuild_priority`).
 
-use super::config::{ArrayEventKind, ControllerConfig};
-use super::events::Event;
-use super::results::{DataLoss, RebuildResult};
-use super::{Owner, Simulation};
+use crate::sim::engine::config::{ArrayEventKind, ControllerConfig};
+use crate::sim::engine::events::Event;
+use crate::sim::engine::results::{DataLoss, RebuildResult};
+use crate::sim::engine::Simulation;
+use crate::sim::raid::Owner;
 use crate::layout::Level;
 use crate::plan::{Planner, RmwLevel};
 use crate::time::Nanos;
@@ -109,18 +110,18 @@ impl RebuildState {
 }
 
 impl Simulation {
-    pub(super) fn schedule_timeline(&mut self) {
+    pub(crate) fn schedule_timeline(&mut self) {
         for event in self.config.timeline.clone() {
             self.events.push(event.at_ns, Event::ArrayChange { kind: event.kind });
         }
         if self.config.rebuild.spare {
-            if let Some(&member) = self.failed.first() {
+            if let Some(&member) = self.raid.failed.first() {
                 self.events.push(0, Event::ArrayChange { kind: ArrayEventKind::Replace(member) });
             }
         }
     }
 
-    pub(super) fn array_change(&mut self, kind: ArrayEventKind) {
+    pub(crate) fn array_change(&mut self, kind: ArrayEventKind) {
         match kind {
             ArrayEventKind::Fail(member) => self.fail_member(member),
             ArrayEventKind::Replace(member) => self.replace_member(member),
@@ -133,23 +134,23 @@ impl Simulation {
         if self.recorder_data_loss() {
             return;
         }
-        if self.rebuild.as_ref().is_some_and(|r| r.target == member) {
+        if self.raid.rebuild.as_ref().is_some_and(|r| r.target == member) {
             self.abort_rebuild();
             return;
         }
-        if self.failed.contains(&member) {
+        if self.raid.failed.contains(&member) {
             return;
         }
-        self.failed.push(member);
-        let array = self.planner.array().clone();
-        if array.loses_data(&self.failed) {
-            let failed = self.failed.clone();
+        self.raid.failed.push(member);
+        let array = self.raid.planner.array().clone();
+        if array.loses_data(&self.raid.failed) {
+            let failed = self.raid.failed.clone();
             self.results.data_loss = Some(DataLoss { at_ns: self.now, failed });
             self.stop_ns = self.now;
             return;
         }
         self.replan();
-        if self.config.rebuild.spare && self.rebuild.is_none() {
+        if self.config.rebuild.spare && self.raid.rebuild.is_none() {
             self.replace_member(member);
         }
     }
@@ -158,18 +159,18 @@ impl Simulation {
     /// again (it never left `failed`), so the array serves degraded until another replace. The
     /// windows still in flight complete as stale I/O (`rebuild_window_done` tells them by index).
     fn abort_rebuild(&mut self) {
-        let state = self.rebuild.take().expect("rebuilding");
+        let state = self.raid.rebuild.take().expect("rebuilding");
         self.results.rebuilds[state.result_index].aborted_ns = Some(self.now);
-        self.planner.set_recovering(None);
+        self.raid.planner.set_recovering(None);
         self.replan();
     }
 
     fn replace_member(&mut self, member: u32) {
-        if !self.failed.contains(&member) || self.rebuild.is_some() || self.recorder_data_loss() {
+        if !self.raid.failed.contains(&member) || self.raid.rebuild.is_some() || self.recorder_data_loss() {
             return;
         }
         self.drive_replaced(member);
-        let end_sector = self.planner.array().member_used_sectors(member);
+        let end_sector = self.raid.planner.array().member_used_sectors(member);
         // A sampled rebuild starts part-way, on a 1 MiB boundary (a multiple of every sync
         // request and stripe size).
         let start_sector = (end_sector as u128 * self.config.rebuild.start_ppm as u128 / 1_000_000) as u64 / 2048 * 2048;
@@ -184,8 +185,8 @@ impl Simulation {
             estimated_duration_ns: None,
             aborted_ns: None,
         });
-        self.planner.set_recovering(Some((member, start_sector)));
-        self.rebuild = Some(RebuildState {
+        self.raid.planner.set_recovering(Some((member, start_sector)));
+        self.raid.rebuild = Some(RebuildState {
             target: member,
             next_sector: start_sector,
             start_sector,
@@ -199,11 +200,11 @@ impl Simulation {
             unchecked_sectors: WINDOW_SECTORS,
             wait: Wait::None,
             marks: VecDeque::from([(self.now, 0)]),
-            foreground_seen: self.foreground_sectors,
+            foreground_seen: self.raid.foreground_sectors,
             windows: VecDeque::with_capacity(max_in_flight.min(64) as usize),
             result_index: self.results.rebuilds.len() - 1,
             last_window_issued: self.now,
-            foreground_ios_seen: self.foreground_ios,
+            foreground_ios_seen: self.raid.foreground_ios,
             heads: self.sync_heads(),
         });
         self.rebuild_pump();
@@ -212,7 +213,7 @@ impl Simulation {
     /// Sync request size and how many md lets out at once, per personality.
     fn sync_request_shape(&self) -> (u64, u32) {
         // (In a stack the failed member's inner array runs the recovery: its personality's shape.)
-        let array = self.planner.array().rebuild_array();
+        let array = self.raid.planner.array().rebuild_array();
         match (self.config.controller, array.level()) {
             (ControllerConfig::Md(_), Level::Raid1) => (MIRROR_SYNC_REQUEST_SECTORS, RAID1_RESYNC_DEPTH),
             (ControllerConfig::Md(_), Level::Raid10) => (MIRROR_SYNC_REQUEST_SECTORS, RAID10_RESYNC_DEPTH),
@@ -226,7 +227,7 @@ impl Simulation {
     /// md raid4/5/6 recovers through stripe heads; mirrors and controllers do not.
     fn sync_heads(&self) -> Option<SyncHeads> {
         match self.config.controller {
-            ControllerConfig::Md(md) if self.planner.array().rebuild_array().stripe(0).is_some() => {
+            ControllerConfig::Md(md) if self.raid.planner.array().rebuild_array().stripe(0).is_some() => {
                 Some(SyncHeads { total: md.stripe_cache_size as u64, used: 0 })
             }
             _ => None,
@@ -239,23 +240,23 @@ impl Simulation {
 
     /// Rebuilds the planner for the current failed set (md's `degraded` changes).
     fn replan(&mut self) {
-        let array = self.planner.array().clone();
+        let array = self.raid.planner.array().clone();
         let rmw = match self.config.controller {
             ControllerConfig::Md(md) => md.rmw_level,
             ControllerConfig::Hardware(_) => RmwLevel::Enable,
         };
-        self.planner = Planner::new(array, &self.failed, rmw).expect("failure set checked");
-        let recovering = self.rebuild.as_ref().map(|r| (r.target, r.in_sync_below()));
-        self.planner.set_recovering(recovering);
+        self.raid.planner = Planner::new(array, &self.raid.failed, rmw).expect("failure set checked");
+        let recovering = self.raid.rebuild.as_ref().map(|r| (r.target, r.in_sync_below()));
+        self.raid.planner.set_recovering(recovering);
     }
 
-    pub(super) fn note_phase(&mut self) {
-        let learning = self.controller.as_ref().is_some_and(|c| c.learning);
-        let name = match (self.rebuild.is_some(), self.failed.is_empty(), learning) {
+    pub(crate) fn note_phase(&mut self) {
+        let learning = self.hw.controller.as_ref().is_some_and(|c| c.learning);
+        let name = match (self.raid.rebuild.is_some(), self.raid.failed.is_empty(), learning) {
             (true, _, false) => "rebuilding",
             (false, true, false) => "optimal",
             (false, false, false) => "degraded",
-            // Issue 24: a controller's BBU learn cycle is a phase of its own.
+            // A controller's BBU learn cycle is a phase of its own.
             (true, _, true) => "rebuilding, bbu-learn",
             (false, true, true) => "bbu-learn",
             (false, false, true) => "degraded, bbu-learn",
@@ -263,8 +264,8 @@ impl Simulation {
         self.results.phase(self.now, name);
     }
 
-    pub(super) fn rebuild_pct(&self) -> f64 {
-        match (&self.rebuild, self.results.rebuilds.last()) {
+    pub(crate) fn rebuild_pct(&self) -> f64 {
+        match (&self.raid.rebuild, self.results.rebuilds.last()) {
             (Some(state), _) => state.progress_pct(),
             (None, Some(done)) if done.end_ns.is_some() => 100.0,
             _ => 0.0,
@@ -274,7 +275,7 @@ impl Simulation {
     /// md's current sync speed in KiB/s per device (md_do_sync's `currspeed`).
     fn rebuild_speed_kib_s(&mut self) -> u64 {
         let now = self.now;
-        let state = self.rebuild.as_mut().expect("rebuilding");
+        let state = self.raid.rebuild.as_mut().expect("rebuilding");
         let last = state.marks.back().expect("a mark").0;
         if now >= last + MARK_STEP_NS {
             state.marks.push_back((now, state.done_sectors));
@@ -295,10 +296,10 @@ impl Simulation {
     /// foreground I/O runs, so on a loaded array completions land between checks; the engine
     /// issues windows in zero time and would otherwise never see them.
     fn rebuild_members_idle(&mut self) -> bool {
-        let seen = self.foreground_sectors;
-        let state = self.rebuild.as_ref().expect("rebuilding");
-        let foreground_in_flight = self.ops.len() as u64 > state.in_flight as u64;
-        let state = self.rebuild.as_mut().expect("rebuilding");
+        let seen = self.raid.foreground_sectors;
+        let state = self.raid.rebuild.as_ref().expect("rebuilding");
+        let foreground_in_flight = self.raid.ops.len() as u64 > state.in_flight as u64;
+        let state = self.raid.rebuild.as_mut().expect("rebuilding");
         if seen - state.foreground_seen > IDLE_SECTORS {
             state.foreground_seen = seen;
             return false;
@@ -307,9 +308,9 @@ impl Simulation {
     }
 
     /// Issues rebuild windows while md's throttle allows.
-    pub(super) fn rebuild_pump(&mut self) {
+    pub(crate) fn rebuild_pump(&mut self) {
         loop {
-            let Some(state) = self.rebuild.as_mut() else { return };
+            let Some(state) = self.raid.rebuild.as_mut() else { return };
             if state.next_sector >= state.end_sector || state.in_flight >= state.max_in_flight {
                 return;
             }
@@ -332,16 +333,16 @@ impl Simulation {
             // (Wait::Credit is re-checked by the throttle on every foreground completion.)
             // md_do_sync checks once per window of issued sync sectors (`last_check + window`).
             if state.unchecked_sectors >= WINDOW_SECTORS {
-                if !self.rebuild_throttle() {
+                if !self.kind_rebuild_throttle() {
                     return;
                 }
-                self.rebuild.as_mut().expect("rebuilding").unchecked_sectors = 0;
+                self.raid.rebuild.as_mut().expect("rebuilding").unchecked_sectors = 0;
             }
-            let state = self.rebuild.as_ref().expect("rebuilding");
+            let state = self.raid.rebuild.as_ref().expect("rebuilding");
             match state.heads {
                 None => self.rebuild_issue(state.request_sectors),
                 Some(heads) if heads.used == heads.total => {
-                    self.rebuild.as_mut().expect("rebuilding").wait = Wait::Head;
+                    self.raid.rebuild.as_mut().expect("rebuilding").wait = Wait::Head;
                     return;
                 }
                 Some(heads) => self.rebuild_burst(heads),
@@ -355,12 +356,12 @@ impl Simulation {
     /// the burst (the burst's stripes are in flight when md waits for them).
     fn rebuild_burst(&mut self, heads: SyncHeads) {
         let max_request = (self.config.queue_limits.max_sectors as u64 / STRIPE_SECTORS).max(1) * STRIPE_SECTORS;
-        let state = self.rebuild.as_ref().expect("rebuilding");
+        let state = self.raid.rebuild.as_ref().expect("rebuilding");
         let cap = ((heads.total - heads.used) * STRIPE_SECTORS).min(max_request).min(state.end_sector - state.next_sector);
         let mut burst = 0;
         let mut wait = None;
         loop {
-            let state = self.rebuild.as_mut().expect("rebuilding");
+            let state = self.raid.rebuild.as_mut().expect("rebuilding");
             debug_assert!(state.unchecked_sectors < WINDOW_SECTORS, "checked before the burst");
             let step = (cap - burst).min(WINDOW_SECTORS - state.unchecked_sectors);
             burst += step;
@@ -374,22 +375,19 @@ impl Simulation {
                 break;
             }
         }
-        let unchecked = self.rebuild.as_ref().expect("rebuilding").unchecked_sectors;
+        let unchecked = self.raid.rebuild.as_ref().expect("rebuilding").unchecked_sectors;
         self.rebuild_issue(burst);
         // (rebuild_issue counts a request's sectors as issued since the last check; the burst
         // already did, check by check.)
-        self.rebuild.as_mut().expect("rebuilding").unchecked_sectors = unchecked;
+        self.raid.rebuild.as_mut().expect("rebuilding").unchecked_sectors = unchecked;
         if let Some(wait) = wait {
             self.rebuild_wait(wait);
         }
     }
 
-    /// Applies md's (or the controller's) throttle; false when the rebuild must wait.
-    fn rebuild_throttle(&mut self) -> bool {
-        if let ControllerConfig::Hardware(_) = self.config.controller {
-            return self.rebuild_hw_share();
-        }
-        let in_flight = self.rebuild.as_ref().expect("rebuilding").in_flight > 0;
+    /// Applies md's throttle; false when the rebuild must wait.
+    pub(crate) fn md_rebuild_throttle(&mut self) -> bool {
+        let in_flight = self.raid.rebuild.as_ref().expect("rebuilding").in_flight > 0;
         match self.md_sync_check(in_flight) {
             None => true,
             Some(wait) => {
@@ -420,20 +418,20 @@ impl Simulation {
         if let Wait::Until(t) = wait {
             self.events.push(t, Event::RebuildTimer);
         }
-        self.rebuild.as_mut().expect("rebuilding").wait = wait;
+        self.raid.rebuild.as_mut().expect("rebuilding").wait = wait;
     }
 
     /// Controller rebuild priority: under load the controller interleaves rebuild and host
     /// commands so that about `pct`% of the member commands it issues are the rebuild's (the
     /// "rebuild rate" of LSI/Adaptec-class controllers). A window may go out once the host has
     /// had (100 − pct)/pct times the window's member commands since the last one.
-    fn rebuild_hw_share(&mut self) -> bool {
+    pub(crate) fn rebuild_hw_share(&mut self) -> bool {
         let pct = self.config.rebuild.rebuild_priority.clamp(1, 100) as u64;
-        let foreground = self.foreground_ios;
-        let devices = self.members.len() as u64;
-        let state = self.rebuild.as_mut().expect("rebuilding");
+        let foreground = self.raid.foreground_ios;
+        let devices = self.block.members.len() as u64;
+        let state = self.raid.rebuild.as_mut().expect("rebuilding");
         let owed = devices * (100 - pct) / pct;
-        if pct == 100 || foreground - state.foreground_ios_seen >= owed || self.ops.len() as u64 <= state.in_flight as u64 {
+        if pct == 100 || foreground - state.foreground_ios_seen >= owed || self.raid.ops.len() as u64 <= state.in_flight as u64 {
             state.foreground_ios_seen = foreground;
             return true;
         }
@@ -444,7 +442,7 @@ impl Simulation {
     /// Issues a sync request of up to `sectors` at the next sector.
     fn rebuild_issue(&mut self, sectors: u64) {
         let now = self.now;
-        let state = self.rebuild.as_mut().expect("rebuilding");
+        let state = self.raid.rebuild.as_mut().expect("rebuilding");
         let sector = state.next_sector;
         let sectors = sectors.min(state.end_sector - sector);
         if let Some(heads) = state.heads.as_mut() {
@@ -457,18 +455,18 @@ impl Simulation {
         state.windows.push_back(sector);
         state.last_window_issued = now;
         let target = state.target;
-        self.planner
-            .plan_rebuild(target, sector, sectors, &mut self.plan_scratch)
+        self.raid.planner
+            .plan_rebuild(target, sector, sectors, &mut self.raid.plan_scratch)
             .expect("rebuild windows lie within the member");
         let rebuild = state.result_index as u32;
         let length = u32::try_from(sectors).expect("a sync window is far below 2 TiB");
-        self.submit_planned(Owner::Rebuild(sector, length, rebuild), super::RESYNC_THREAD, false);
+        self.submit_planned(Owner::Rebuild(sector, length, rebuild), crate::sim::block::RESYNC_THREAD, false);
     }
 
     #[inline(never)]
-    pub(super) fn rebuild_window_done(&mut self, start: u64, sectors: u64, rebuild: u32) {
+    pub(crate) fn rebuild_window_done(&mut self, start: u64, sectors: u64, rebuild: u32) {
         // A window of an aborted rebuild completes for nothing (another may be running now).
-        let Some(state) = self.rebuild.as_mut().filter(|s| s.result_index == rebuild as usize) else { return };
+        let Some(state) = self.raid.rebuild.as_mut().filter(|s| s.result_index == rebuild as usize) else { return };
         state.in_flight -= 1;
         state.done_sectors += sectors;
         if let Some(heads) = state.heads.as_mut() {
@@ -476,17 +474,17 @@ impl Simulation {
         }
         let at = state.windows.iter().position(|&s| s == start).expect("a window in flight");
         state.windows.remove(at);
-        self.planner.set_recovering(Some((state.target, state.in_sync_below())));
+        self.raid.planner.set_recovering(Some((state.target, state.in_sync_below())));
         let index = state.result_index;
         self.results.rebuilds[index].done_sectors = state.done_sectors;
         if state.start_sector + state.done_sectors >= state.end_sector {
             let target = state.target;
             self.results.rebuilds[index].end_ns = Some(self.now);
-            self.rebuild = None;
-            self.failed.retain(|&m| m != target);
+            self.raid.rebuild = None;
+            self.raid.failed.retain(|&m| m != target);
             self.replan();
             self.note_phase();
-            if let Some(&next) = self.failed.first() {
+            if let Some(&next) = self.raid.failed.first() {
                 if self.config.rebuild.spare {
                     self.replace_member(next);
                     self.note_phase();
@@ -500,7 +498,7 @@ impl Simulation {
     }
 
     #[inline(never)]
-    pub(super) fn rebuild_timer(&mut self) {
+    pub(crate) fn rebuild_timer(&mut self) {
         self.rebuild_pump();
     }
 }
