@@ -14,6 +14,7 @@ pub mod ceilings;
 pub mod config;
 pub(crate) mod front;
 pub(crate) mod host_queue;
+pub(crate) mod rebuild;
 
 pub use cache::WriteCache;
 pub use ceilings::{Ceilings, Serial};

@@ -7,6 +7,7 @@ pub(crate) mod flush;
 pub(crate) mod front;
 pub(crate) mod inner;
 pub(crate) mod plug;
+pub(crate) mod resync;
 pub mod raid5d;
 pub mod stripe_cache;
 

@@ -1,12 +1,9 @@
-//! Failures, replacements and rebuilds during a run, as md does them.
-//!
-//! md recovers a replacement sequentially in windows and throttles itself (`md_do_sync`,
-//! drivers/md/md.c): after each window it estimates its speed (KiB/s per
-//! device, from marks taken every 3 s over about 30 s, with md's `+1` second). Above
-//! `speed_limit_max` it sleeps 500 ms; above `speed_limit_min` it waits for its in-flight
-//! windows to drain whenever the members saw other I/O (`is_mddev_idle`: more than 64 sectors
-//! since the last check). Below the minimum it does not throttle. A hardware controller instead
-//! gives the rebuild a share of drive time under load (`rebuild_priority`).
+//! Failures, replacements and rebuilds during a run, for every RAID kind: a member fails (data
+//! is lost once the array cannot serve), a replacement is recovered sequentially in sync
+//! windows, each window planned as member I/O, and the replacement is in sync below the first
+//! window still in flight. How fast the windows go out is the kind's rule: md throttles itself
+//! (`md/resync.rs`), a hardware controller gives the rebuild a share of the member commands
+//! (`controller/rebuild.rs`).
 
 use crate::sim::engine::config::{ArrayEventKind, ControllerConfig};
 use crate::sim::engine::events::Event;
@@ -20,38 +17,31 @@ use std::collections::VecDeque;
 
 /// md's sync window: 32 pages (md.c `window`), 128 KiB: md_do_sync checks its speed after
 /// every window's worth of sync I/O it issued.
-const WINDOW_SECTORS: u64 = 256;
+pub(crate) const WINDOW_SECTORS: u64 = 256;
 /// raid1 and raid10 sync requests: `RESYNC_BLOCK_SIZE` (64 KiB, raid1-10.c) each, one r1bio /
 /// r10bio of `RESYNC_PAGES` pages per call of raid1_sync_request / raid10_sync_request.
-const MIRROR_SYNC_REQUEST_SECTORS: u64 = 128;
+pub(crate) const MIRROR_SYNC_REQUEST_SECTORS: u64 = 128;
 /// raid1 lets `RESYNC_DEPTH` (32, raid1.c) sync requests into a barrier bucket at once
 /// (raise_barrier waits while `barrier[idx] >= RESYNC_DEPTH`).
-const RAID1_RESYNC_DEPTH: u32 = 32;
+pub(crate) const RAID1_RESYNC_DEPTH: u32 = 32;
 /// raid10's `RESYNC_DEPTH` is 32 MiB of sync requests (raid10.c: `32*1024*1024 /
 /// RESYNC_BLOCK_SIZE` = 512), checked the same way by its raise_barrier.
-const RAID10_RESYNC_DEPTH: u32 = 512;
+pub(crate) const RAID10_RESYNC_DEPTH: u32 = 512;
 /// Everything else (raid4/5/6 and hardware controllers): 128 KiB requests, this many at once.
-const PARITY_WINDOWS_IN_FLIGHT: u32 = 8;
-const OTHER_WINDOWS_IN_FLIGHT: u32 = 16;
+pub(crate) const PARITY_WINDOWS_IN_FLIGHT: u32 = 8;
+pub(crate) const OTHER_WINDOWS_IN_FLIGHT: u32 = 16;
 /// raid4/5/6 recovery under md: `raid5_sync_request` takes one stripe head per 4 KiB stripe
 /// (STRIPE_SECTORS); when none is free it waits in `raid5_get_active_stripe` (until fewer than
 /// 3/4 of the heads are active, `is_inactive_blocked`) and then sleeps one jiffy
 /// (`schedule_timeout_uninterruptible(1)`, "make sure we don't swamp the stripe cache"), so the
 /// sync thread refills the cache in bursts. raid5d issues a burst's reads under its plug, where
 /// the member queue merges the 4 KiB reads up to its `max_sectors`.
-const STRIPE_SECTORS: u64 = 8;
+pub(crate) const STRIPE_SECTORS: u64 = 8;
 /// One jiffy: Debian's kernels are built with HZ=250 (CONFIG_HZ_250), 4 ms.
-const JIFFY_NS: Nanos = 4_000_000;
-/// md takes a speed mark every 3 s and keeps 10 (SYNC_MARK_STEP, SYNC_MARKS).
-const MARK_STEP_NS: Nanos = 3_000_000_000;
-const MARKS: usize = 10;
-/// md sleeps this long when above speed_limit_max.
-const OVER_MAX_SLEEP_NS: Nanos = 500_000_000;
-/// md's idleness threshold in sectors (`is_mddev_idle`).
-const IDLE_SECTORS: u64 = 64;
+pub(crate) const JIFFY_NS: Nanos = 4_000_000;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Wait {
+pub(crate) enum Wait {
     None,
     /// Until every in-flight window has completed (md: `recovery_active == 0`).
     Drain,
@@ -67,35 +57,35 @@ enum Wait {
 /// sync requests in flight. Recovery's heads are counted apart from host writes' (the cache is
 /// shared in md; not modelled).
 #[derive(Clone, Copy, Debug)]
-struct SyncHeads {
-    total: u64,
-    used: u64,
+pub(crate) struct SyncHeads {
+    pub(crate) total: u64,
+    pub(crate) used: u64,
 }
 
 pub struct RebuildState {
-    target: u32,
-    next_sector: u64,
+    pub(crate) target: u32,
+    pub(crate) next_sector: u64,
     /// Where this rebuild started (`RebuildConfig::start_ppm`); `done_sectors` count from here.
-    start_sector: u64,
-    end_sector: u64,
-    done_sectors: u64,
-    in_flight: u32,
-    max_in_flight: u32,
+    pub(crate) start_sector: u64,
+    pub(crate) end_sector: u64,
+    pub(crate) done_sectors: u64,
+    pub(crate) in_flight: u32,
+    pub(crate) max_in_flight: u32,
     /// Sectors per sync request.
-    request_sectors: u64,
+    pub(crate) request_sectors: u64,
     /// Sync sectors issued since md_do_sync last checked its speed.
-    unchecked_sectors: u64,
-    wait: Wait,
-    marks: VecDeque<(Nanos, u64)>,
-    foreground_seen: u64,
+    pub(crate) unchecked_sectors: u64,
+    pub(crate) wait: Wait,
+    pub(crate) marks: VecDeque<(Nanos, u64)>,
+    pub(crate) foreground_seen: u64,
     /// First sectors of the windows in flight, in issue (so sector) order.
-    windows: VecDeque<u64>,
-    result_index: usize,
-    last_window_issued: Nanos,
+    pub(crate) windows: VecDeque<u64>,
+    pub(crate) result_index: usize,
+    pub(crate) last_window_issued: Nanos,
     /// Host member commands completed when the controller last let a window out.
-    foreground_ios_seen: u64,
+    pub(crate) foreground_ios_seen: u64,
     /// md raid4/5/6: sync requests are stripe heads, issued in bursts (see STRIPE_SECTORS).
-    heads: Option<SyncHeads>,
+    pub(crate) heads: Option<SyncHeads>,
 }
 
 impl RebuildState {
@@ -272,41 +262,6 @@ impl Simulation {
         }
     }
 
-    /// md's current sync speed in KiB/s per device (md_do_sync's `currspeed`).
-    fn rebuild_speed_kib_s(&mut self) -> u64 {
-        let now = self.now;
-        let state = self.raid.rebuild.as_mut().expect("rebuilding");
-        let last = state.marks.back().expect("a mark").0;
-        if now >= last + MARK_STEP_NS {
-            state.marks.push_back((now, state.done_sectors));
-            if state.marks.len() > MARKS {
-                state.marks.pop_front();
-            }
-        }
-        let (mark_time, mark_done) = *state.marks.front().expect("a mark");
-        let elapsed_s = (now - mark_time) / 1_000_000_000;
-        (state.done_sectors - mark_done) / 2 / (elapsed_s + 1) + 1
-    }
-
-    /// md's `is_mddev_idle`: did the members see more than 64 sectors of other I/O since the
-    /// last time they were found busy? (md only moves its reference point when busy.)
-    ///
-    /// Modelling choice: foreground I/O in flight also counts as busy. md checks after every
-    /// 128 KiB of *issued* sync I/O, and issuing blocks on the stripe cache and bitmap while
-    /// foreground I/O runs, so on a loaded array completions land between checks; the engine
-    /// issues windows in zero time and would otherwise never see them.
-    fn rebuild_members_idle(&mut self) -> bool {
-        let seen = self.raid.foreground_sectors;
-        let state = self.raid.rebuild.as_ref().expect("rebuilding");
-        let foreground_in_flight = self.raid.ops.len() as u64 > state.in_flight as u64;
-        let state = self.raid.rebuild.as_mut().expect("rebuilding");
-        if seen - state.foreground_seen > IDLE_SECTORS {
-            state.foreground_seen = seen;
-            return false;
-        }
-        !foreground_in_flight
-    }
-
     /// Issues rebuild windows while md's throttle allows.
     pub(crate) fn rebuild_pump(&mut self) {
         loop {
@@ -350,97 +305,15 @@ impl Simulation {
         }
     }
 
-    /// md raid4/5/6: the sync thread takes every free head, stripe by stripe, checking its speed
-    /// after each window; raid5d handles the stripes it finds together and the member queue
-    /// merges their reads into one request up to its `max_sectors`. A check that says wait ends
-    /// the burst (the burst's stripes are in flight when md waits for them).
-    fn rebuild_burst(&mut self, heads: SyncHeads) {
-        let max_request = (self.config.queue_limits.max_sectors as u64 / STRIPE_SECTORS).max(1) * STRIPE_SECTORS;
-        let state = self.raid.rebuild.as_ref().expect("rebuilding");
-        let cap = ((heads.total - heads.used) * STRIPE_SECTORS).min(max_request).min(state.end_sector - state.next_sector);
-        let mut burst = 0;
-        let mut wait = None;
-        loop {
-            let state = self.raid.rebuild.as_mut().expect("rebuilding");
-            debug_assert!(state.unchecked_sectors < WINDOW_SECTORS, "checked before the burst");
-            let step = (cap - burst).min(WINDOW_SECTORS - state.unchecked_sectors);
-            burst += step;
-            state.unchecked_sectors += step;
-            if burst == cap {
-                break;
-            }
-            state.unchecked_sectors = 0;
-            wait = self.md_sync_check(true);
-            if wait.is_some() {
-                break;
-            }
-        }
-        let unchecked = self.raid.rebuild.as_ref().expect("rebuilding").unchecked_sectors;
-        self.rebuild_issue(burst);
-        // (rebuild_issue counts a request's sectors as issued since the last check; the burst
-        // already did, check by check.)
-        self.raid.rebuild.as_mut().expect("rebuilding").unchecked_sectors = unchecked;
-        if let Some(wait) = wait {
-            self.rebuild_wait(wait);
-        }
-    }
-
-    /// Applies md's throttle; false when the rebuild must wait.
-    pub(crate) fn md_rebuild_throttle(&mut self) -> bool {
-        let in_flight = self.raid.rebuild.as_ref().expect("rebuilding").in_flight > 0;
-        match self.md_sync_check(in_flight) {
-            None => true,
-            Some(wait) => {
-                self.rebuild_wait(wait);
-                false
-            }
-        }
-    }
-
-    /// md_do_sync's check after a window of issued sync I/O: None to go on, or what to wait for
-    /// (`sync_in_flight`: sync requests are in flight, `recovery_active` > 0).
-    fn md_sync_check(&mut self, sync_in_flight: bool) -> Option<Wait> {
-        let speed = self.rebuild_speed_kib_s();
-        let limits = self.config.rebuild;
-        if speed <= limits.speed_limit_min {
-            return None;
-        }
-        if speed > limits.speed_limit_max {
-            return Some(Wait::Until(self.now + OVER_MAX_SLEEP_NS));
-        }
-        if !self.rebuild_members_idle() && sync_in_flight {
-            return Some(Wait::Drain);
-        }
-        None
-    }
-
-    fn rebuild_wait(&mut self, wait: Wait) {
+    pub(crate) fn rebuild_wait(&mut self, wait: Wait) {
         if let Wait::Until(t) = wait {
             self.events.push(t, Event::RebuildTimer);
         }
         self.raid.rebuild.as_mut().expect("rebuilding").wait = wait;
     }
 
-    /// Controller rebuild priority: under load the controller interleaves rebuild and host
-    /// commands so that about `pct`% of the member commands it issues are the rebuild's (the
-    /// "rebuild rate" of LSI/Adaptec-class controllers). A window may go out once the host has
-    /// had (100 − pct)/pct times the window's member commands since the last one.
-    pub(crate) fn rebuild_hw_share(&mut self) -> bool {
-        let pct = self.config.rebuild.rebuild_priority.clamp(1, 100) as u64;
-        let foreground = self.raid.foreground_ios;
-        let devices = self.block.members.len() as u64;
-        let state = self.raid.rebuild.as_mut().expect("rebuilding");
-        let owed = devices * (100 - pct) / pct;
-        if pct == 100 || foreground - state.foreground_ios_seen >= owed || self.raid.ops.len() as u64 <= state.in_flight as u64 {
-            state.foreground_ios_seen = foreground;
-            return true;
-        }
-        state.wait = Wait::Credit;
-        false
-    }
-
     /// Issues a sync request of up to `sectors` at the next sector.
-    fn rebuild_issue(&mut self, sectors: u64) {
+    pub(crate) fn rebuild_issue(&mut self, sectors: u64) {
         let now = self.now;
         let state = self.raid.rebuild.as_mut().expect("rebuilding");
         let sector = state.next_sector;
