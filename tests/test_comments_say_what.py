@@ -40,9 +40,6 @@ SUFFIXES = (".rs", ".py", ".toml")
 #: Files (or folders, ending in "/") their owners are still cleaning. Remove an entry once its
 #: files are clean; the test then keeps them clean.
 PENDING = frozenset({
-    # The simulator's rooms per layer are being redrawn (files move); their comments go with them.
-    "crates/raidlab-core/src/sim/",
-    "crates/raidlab-core/tests/layering.rs",
     # The run settings' one declaration replaces these files' per-setting comments.
     "crates/raidlab-py/src/lib.rs",
     "python/raidlab/controllers.py",
