@@ -26,9 +26,9 @@ def _declared(name):
     (("max_sectors_kb",), 2, "max_sectors_kb = 2 is out of range: expected 4 to 1048576 KiB"),
     (("max_events",), 0, "max_events = 0 is out of range: expected 1 to 9223372036854775807 events"),
     (("max_time_s",), 0.0, "max_time_s = 0 is out of range: expected 0.001 to 1000000 s"),
-    (("controller", "stripe_cache_entries"), 5, "stripe_cache_size = 5 is out of range: expected 17 to 32768 4 KiB rows"),
+    (("controller", "stripe_cache_size"), 5, "stripe_cache_size = 5 is out of range: expected 17 to 32768 4 KiB rows"),
     (("controller", "rmw_level"), 3, "rmw_level = 3 is out of range: expected 0 to 2"),
-    (("rebuild", "hw_priority_pct"), 0, "rebuild_priority = 0 is out of range: expected 1 to 100 %"),
+    (("rebuild", "rebuild_priority"), 0, "rebuild_priority = 0 is out of range: expected 1 to 100 %"),
     (("command_timeout_s",), -1.0, "command_timeout_s = -1 is out of range: expected 0 to 1000000 s"),
 ])
 def test_a_setting_past_its_declared_range_is_refused_by_the_core(path, value, message):
@@ -57,8 +57,8 @@ def test_what_a_run_records_is_the_declared_default():
     config = _config()
     assert config["nr_requests"] == _declared("nr_requests")["default"] == 128
     assert config["max_events"] == _declared("max_events")["default"] == 2_000_000_000
-    assert config["controller"]["stripe_cache_entries"] == _declared("stripe_cache_size")["default"]
-    assert config["rebuild"]["hw_priority_pct"] == _declared("rebuild_priority")["default"]
+    assert config["controller"]["stripe_cache_size"] == _declared("stripe_cache_size")["default"]
+    assert config["rebuild"]["rebuild_priority"] == _declared("rebuild_priority")["default"]
 
 
 def test_the_controller_parameters_declared_by_the_core_are_the_ones_the_cli_lists():
@@ -69,8 +69,8 @@ def test_the_controller_parameters_declared_by_the_core_are_the_ones_the_cli_lis
 
 def test_a_rebuild_start_past_its_declared_percentage_is_refused_by_the_core():
     config = _config()
-    config["rebuild"]["start_ppm"] = 999_001
+    config["rebuild"]["rebuild_start_pct"] = 99.9001
     with pytest.raises(raidlab.ConfigError, match=r"^rebuild_start_pct = 99.9001 is out of range: expected 0 to 99.9 %$"):
         _core.CoreSimulation(config)
-    config["rebuild"]["start_ppm"] = 999_000
+    config["rebuild"]["rebuild_start_pct"] = 99.9
     _core.CoreSimulation(config)

@@ -192,7 +192,7 @@ def test_sim_html_option_writes_a_report_and_still_prints_the_table(tmp_path, sm
     # The run's seed, version and resolved configuration, collapsed.
     assert "<details>" in html and '&quot;seed&quot;: 7' in html
     assert '<span class="chip-key">seed</span> 7' in html
-    assert "raidlab-" in html and "&quot;hot_spare&quot;: true" in html
+    assert "raidlab-" in html and "&quot;spare&quot;: true" in html
 
 
 def test_sim_html_to_an_unwritable_path_is_one_line_and_exit_2(tmp_path, small_ssd):

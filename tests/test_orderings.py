@@ -121,6 +121,6 @@ def test_a_partition_bounds_the_array_and_is_named_in_the_header():
             "--partition-gib", "100", "--preset", "dd-read", "--runtime-s", "0.1"]
     run = run_cli([*args, "--json", "-"])
     assert run.status == 0, run.stderr
-    assert json.loads(run.stdout)["raidlab"]["config"]["array"]["partition_bytes"] == 100 << 30
+    assert json.loads(run.stdout)["raidlab"]["config"]["array"]["partition_gib"] == 100.0
     table = run_cli(args)
     assert table.status == 0 and "green-5400 (partition 100 GiB)" in table.stdout.splitlines()[0]

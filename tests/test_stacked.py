@@ -84,7 +84,7 @@ def test_levels_and_options_are_declared_once_and_refused_in_one_line(capsys):
     spec = build_run({"level": "5+0", "devices": 8, "inner_devices": 4, "outer_chunk_kib": 256,
                       "drive": "null", "preset": "wal"})
     assert spec.config()["array"] == {"level": "5+0", "layout": None, "devices": 8, "chunk_kib": 512,
-                                      "partition_bytes": 0, "inner_devices": 4, "outer_chunk_kib": 256}
+                                      "partition_gib": 0.0, "inner_devices": 4, "outer_chunk_kib": 256}
     assert spec.design.label().startswith("raid5+0 x8 (inner arrays of 4, outer chunk 256 KiB) default layout")
     for args, message in [
         (["--level", "6+0", "--devices", "4"], "raid6+0 of 4 devices: the array is two inner raid6 arrays of equal size, each of 4 or more drives; valid counts are 8, 10, 12"),

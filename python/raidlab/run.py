@@ -221,14 +221,14 @@ class RunSpec:
         return {
             "seed": int(o.seed),
             "array": {"level": d.level, "layout": d.layout, "devices": d.devices, "chunk_kib": d.chunk_kib,
-                      "partition_bytes": partition_bytes(d.partition_gib),
+                      "partition_gib": float(d.partition_gib),
                       # A stacked level's inner arrays and outer chunk (only then, so
                       # every other run's recorded configuration stays as it was).
                       **({"inner_devices": d.inner_devices, "outer_chunk_kib": d.outer_chunk_kib}
                          if not is_decimal(str(d.level)) else {})},
             "failed": list(o.failed),
             "drive": d.drive.choice,
-            "controller": {"kind": kind, "stripe_cache_entries": d.stripe_cache_size,
+            "controller": {"kind": kind, "stripe_cache_size": d.stripe_cache_size,
                            "rmw_level": d.rmw_level, "group_thread_cnt": d.group_thread_cnt,
                            "skip_copy": d.skip_copy, "preread_bypass_threshold": d.preread_bypass_threshold,
                            "cache_mib": values["cache_mib"], "bbu": values["bbu"],
@@ -241,9 +241,9 @@ class RunSpec:
             "max_time_s": float(o.max_time_s),
             "max_events": int(o.max_events),
             "timeline": sorted(o.timeline, key=lambda e: e["at_s"]),
-            "rebuild": {"speed_limit_min_kib_s": d.speed_limit_min, "speed_limit_max_kib_s": d.speed_limit_max,
-                        "hot_spare": o.spare, "hw_priority_pct": values["rebuild_rate_pct"],
-                        "start_ppm": round(o.rebuild_start_pct * 10_000)},
+            "rebuild": {"speed_limit_min": d.speed_limit_min, "speed_limit_max": d.speed_limit_max,
+                        "spare": o.spare, "rebuild_priority": values["rebuild_rate_pct"],
+                        "rebuild_start_pct": float(o.rebuild_start_pct)},
             "drive_queue_depth": values["drive_queue_depth"],
             "drive_write_cache": (None if kind == "md" and d.drive_write_cache == "default"
                                   else values["drive_write_cache"] == "on"),
@@ -262,12 +262,13 @@ class RunSpec:
         return {"bbu_learn_start_s": float(start_s), "bbu_learn_duration_s": float(duration_s)}
 
     def page_cache_config(self) -> Dict[str, Any]:
-        """The host's page cache as the core takes it (used by buffered jobs only)."""
+        """The host's page cache (used by buffered jobs only), each setting under its declared
+        name and in its declared unit; the glue converts to the core's bytes and nanoseconds."""
         d = self.design
-        return {"ram_bytes": ram_bytes(d.ram_gib), "dirty_ratio_pct": d.dirty_ratio,
-                "dirty_background_ratio_pct": d.dirty_background_ratio, "dirty_bytes": 0,
-                "dirty_background_bytes": 0, "dirty_expire_ns": d.dirty_expire_centisecs * 10_000_000,
-                "dirty_writeback_ns": d.dirty_writeback_centisecs * 10_000_000, "read_ahead_kib": d.read_ahead_kb}
+        return {"ram_gib": float(d.ram_gib), "dirty_ratio": d.dirty_ratio,
+                "dirty_background_ratio": d.dirty_background_ratio, "dirty_bytes": 0,
+                "dirty_background_bytes": 0, "dirty_expire_centisecs": d.dirty_expire_centisecs,
+                "dirty_writeback_centisecs": d.dirty_writeback_centisecs, "read_ahead_kb": d.read_ahead_kb}
 
     def page_cache_note(self) -> str:
         """"page cache 64 GiB" when any job is buffered, else nothing: each job's own description
@@ -286,13 +287,14 @@ class RunSpec:
 
 
 def ram_bytes(ram_gib: float) -> int:
-    """RAM in bytes, whole 4 KiB pages."""
-    return int(ram_gib * (1 << 30)) // 4096 * 4096
+    """RAM in bytes, whole 4 KiB pages: the core's conversion of ``ram_gib``."""
+    return _core.ram_bytes(float(ram_gib))
 
 
 def partition_bytes(partition_gib: float) -> int:
-    """A partition's bytes, whole 1 MiB units (parted's default alignment); 0: the whole drive."""
-    return int(partition_gib * (1 << 30)) >> 20 << 20
+    """A partition's bytes, whole 1 MiB units (parted's default alignment); 0: the whole drive.
+    The core's conversion of ``partition_gib``."""
+    return _core.partition_bytes(float(partition_gib))
 
 
 #: Presets sized by the host's RAM: bonnie++ writes a file of twice RAM by default so that the

@@ -92,6 +92,8 @@ fn _core(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_function(wrap_pyfunction!(drive_parameters, module)?)?;
     module.add_function(wrap_pyfunction!(settings::run_settings, module)?)?;
     module.add_function(wrap_pyfunction!(settings::controller_settings, module)?)?;
+    module.add_function(wrap_pyfunction!(settings::ram_bytes, module)?)?;
+    module.add_function(wrap_pyfunction!(settings::partition_bytes, module)?)?;
     module.add_function(wrap_pyfunction!(parse_level, module)?)?;
     module.add_function(wrap_pyfunction!(default_layout, module)?)?;
     module.add_function(wrap_pyfunction!(layout_choices, module)?)?;

@@ -53,3 +53,15 @@ pub fn run_settings(py: Python<'_>) -> PyResult<Vec<Bound<'_, PyDict>>> {
 pub fn controller_settings(py: Python<'_>) -> PyResult<Vec<Bound<'_, PyDict>>> {
     CONTROLLER_SETTINGS.iter().map(|s| setting_dict(py, s)).collect()
 }
+
+/// `ram_gib` as the core takes it: bytes, whole 4 KiB pages.
+#[pyfunction]
+pub fn ram_bytes(gib: f64) -> u64 {
+    raidlab_core::sim::engine::config::ram_bytes(gib)
+}
+
+/// `partition_gib` as the core takes it: bytes, whole 1 MiB units (0: the whole drive).
+#[pyfunction]
+pub fn partition_bytes(gib: f64) -> u64 {
+    raidlab_core::sim::engine::config::partition_bytes(gib)
+}

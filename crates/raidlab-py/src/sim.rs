@@ -11,7 +11,9 @@ use raidlab_core::layout::{ArraySpec, Layout, Level};
 use raidlab_core::plan::ReadBalance;
 use raidlab_core::rng::Prng;
 use raidlab_core::settings::{run, Given, Setting};
-use raidlab_core::sim::engine::config::{member_device_sectors, rmw_level, seconds_ns};
+use raidlab_core::sim::engine::config::{
+    centisecs_ns, member_device_sectors, partition_bytes, pct_ppm, ram_bytes, rmw_level, seconds_ns,
+};
 use raidlab_core::sim::engine::{
     ArrayEvent, ArrayEventKind, ControllerConfig, DirectionStats, HwConfig, MdConfig, QueueDepths, RebuildConfig, SimConfig,
     SimResult, Simulation,
@@ -217,7 +219,7 @@ fn controller_from(dict: &Bound<'_, PyDict>) -> PyResult<ControllerConfig> {
 /// md's knobs (`controller` dict of kind md), each checked by its declaration.
 fn md_from(dict: &Bound<'_, PyDict>) -> PyResult<MdConfig> {
     let rmw: u64 = declared(dict, "rmw_level", &run::RMW_LEVEL)?;
-    let stripe_cache_size: u32 = declared(dict, "stripe_cache_entries", &run::STRIPE_CACHE_SIZE)?;
+    let stripe_cache_size: u32 = declared(dict, "stripe_cache_size", &run::STRIPE_CACHE_SIZE)?;
     let preread_bypass_threshold: u32 = declared(dict, "preread_bypass_threshold", &run::PREREAD_BYPASS_THRESHOLD)?;
     if preread_bypass_threshold > stripe_cache_size {
         return Err(config_error(format!(
@@ -292,37 +294,38 @@ fn rebuild_from(config: &Bound<'_, PyDict>) -> PyResult<RebuildConfig> {
     let Some(dict) = config.get_item("rebuild")? else { return Ok(RebuildConfig::default()) };
     let dict = dict.downcast_into::<PyDict>().map_err(|_| config_error("'rebuild' must be a dict".into()))?;
     let rebuild = RebuildConfig {
-        speed_limit_min: declared(&dict, "speed_limit_min_kib_s", &run::SPEED_LIMIT_MIN)?,
-        speed_limit_max: declared(&dict, "speed_limit_max_kib_s", &run::SPEED_LIMIT_MAX)?,
-        spare: field(&dict, "hot_spare")?,
-        rebuild_priority: declared(&dict, "hw_priority_pct", &run::REBUILD_PRIORITY)?,
-        start_ppm: match dict.get_item("start_ppm")? {
-            Some(value) => value.extract()?,
-            None => 0,
+        speed_limit_min: declared(&dict, "speed_limit_min", &run::SPEED_LIMIT_MIN)?,
+        speed_limit_max: declared(&dict, "speed_limit_max", &run::SPEED_LIMIT_MAX)?,
+        spare: field(&dict, "spare")?,
+        rebuild_priority: declared(&dict, "rebuild_priority", &run::REBUILD_PRIORITY)?,
+        // Declared in % of the member; the core counts parts per million.
+        start_ppm: match dict.contains("rebuild_start_pct")? {
+            true => pct_ppm(declared(&dict, "rebuild_start_pct", &run::REBUILD_START_PCT)?),
+            false => RebuildConfig::default().start_ppm,
         },
     };
-    // Parts per million of the member, checked as the declared percentage.
-    run::REBUILD_START_PCT.check(f64::from(rebuild.start_ppm) / 10_000.0).map_err(errors::to_py)?;
     if rebuild.speed_limit_min > rebuild.speed_limit_max {
         return Err(config_error("speed limits need 0 < speed_limit_min <= speed_limit_max (KiB/s)".into()));
     }
     Ok(rebuild)
 }
 
-/// The host's page cache (`page_cache` dict; the core's defaults without one).
+/// The host's page cache (`page_cache` dict; the core's defaults without one): each setting
+/// under its declared name and unit (GiB, %, centiseconds, KiB), converted to the core's bytes
+/// and nanoseconds here.
 fn page_cache_from(config: &Bound<'_, PyDict>) -> PyResult<PageCacheConfig> {
     let Some(dict) = config.get_item("page_cache")? else { return Ok(PageCacheConfig::default()) };
     let dict = dict.downcast_into::<PyDict>().map_err(|_| config_error("'page_cache' must be a dict".into()))?;
     let defaults = PageCacheConfig::default();
     let page_cache = PageCacheConfig {
-        ram_bytes: field(&dict, "ram_bytes")?,
-        dirty_ratio_pct: field(&dict, "dirty_ratio_pct")?,
-        dirty_background_ratio_pct: field(&dict, "dirty_background_ratio_pct")?,
+        ram_bytes: ram_bytes(declared(&dict, "ram_gib", &run::RAM_GIB)?),
+        dirty_ratio_pct: declared(&dict, "dirty_ratio", &run::DIRTY_RATIO)?,
+        dirty_background_ratio_pct: declared(&dict, "dirty_background_ratio", &run::DIRTY_BACKGROUND_RATIO)?,
         dirty_bytes: field(&dict, "dirty_bytes")?,
         dirty_background_bytes: field(&dict, "dirty_background_bytes")?,
-        dirty_expire_ns: field(&dict, "dirty_expire_ns")?,
-        dirty_writeback_ns: field(&dict, "dirty_writeback_ns")?,
-        read_ahead_kib: field(&dict, "read_ahead_kib")?,
+        dirty_expire_ns: centisecs_ns(declared(&dict, "dirty_expire_centisecs", &run::DIRTY_EXPIRE_CENTISECS)?),
+        dirty_writeback_ns: centisecs_ns(declared(&dict, "dirty_writeback_centisecs", &run::DIRTY_WRITEBACK_CENTISECS)?),
+        read_ahead_kib: declared(&dict, "read_ahead_kb", &run::READ_AHEAD_KB)?,
         ..defaults
     };
     page_cache.validate().map_err(errors::to_py)?;
@@ -330,13 +333,13 @@ fn page_cache_from(config: &Bound<'_, PyDict>) -> PyResult<PageCacheConfig> {
 }
 
 /// Sectors of each member device: the whole drive, or a partition at its start
-/// (`array.partition_bytes`, absent or 0 for the whole drive): `member_device_sectors`.
+/// (`array.partition_gib`, absent or 0 for the whole drive): `member_device_sectors`.
 fn device_sectors(array: &Bound<'_, PyDict>, capacity_bytes: u64) -> PyResult<u64> {
-    let partition_bytes: u64 = match array.get_item("partition_bytes")? {
-        Some(value) if !value.is_none() => value.extract().map_err(|_| config_error("partition_bytes must be a whole number of bytes".into()))?,
-        _ => 0,
+    let gib: f64 = match array.get_item("partition_gib")? {
+        Some(value) if !value.is_none() => declared(array, "partition_gib", &run::PARTITION_GIB)?,
+        _ => 0.0,
     };
-    member_device_sectors(capacity_bytes, partition_bytes).map_err(errors::to_py)
+    member_device_sectors(capacity_bytes, partition_bytes(gib)).map_err(errors::to_py)
 }
 
 /// The members' behaviour (from the drive's parameters) and the host's command timeout

@@ -357,7 +357,9 @@ _CONFIG = {
     "array": {"level": _ANY, "devices": _WHOLE, "layout": _STR, "chunk_kib": _WHOLE},
     "controller": {"kind": _STR, "cache_mib": _NUM, "bbu": _BOOL},
     "failed": [_INDEX], "timeline": [{"action": _STR, "member": _INDEX, "at_s": _NUM}],
-    "rebuild": {"hot_spare": _BOOL}, "workload": _WORKLOAD, "scheduler": _STR, "drive": _ANY,
+    # rebuild.hot_spare: what documents written before the recorded configuration used the
+    # declared names (spare) call it.
+    "rebuild": {"spare": _BOOL, "hot_spare": _BOOL}, "workload": _WORKLOAD, "scheduler": _STR, "drive": _ANY,
 }
 _BLOCK = {
     "source": _STR, "tool": _STR, "tool_version": _STR, "version": _STR, "target": _STR,

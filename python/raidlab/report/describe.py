@@ -97,9 +97,16 @@ def describe_array(config: Dict[str, Any]) -> str:
     if events:
         parts.append(", ".join(f"{e.get('action')} member{e.get('member')} at {fmt_num(e.get('at_s', 0))} s"
                                for e in events))
-    if (config.get("rebuild") or {}).get("hot_spare"):
+    if _spare(config):
         parts.append("hot spare")
     return " · ".join(parts)
+
+
+def _spare(config: Dict[str, Any]) -> bool:
+    """Whether the run had md's hot spare: ``rebuild.spare``, the setting's declared name
+    (documents written before the recorded configuration used it say ``hot_spare``)."""
+    rebuild = config.get("rebuild") or {}
+    return bool(rebuild.get("spare", rebuild.get("hot_spare")))
 
 
 def run_label(document: Dict[str, Any]) -> str:
@@ -116,6 +123,6 @@ def run_label(document: Dict[str, Any]) -> str:
         label += " failed " + ",".join(str(m) for m in config["failed"])
     for event in config.get("timeline") or []:
         label += f" {event.get('action')} {event.get('member')}@{fmt_num(event.get('at_s', 0))}s"
-    if (config.get("rebuild") or {}).get("hot_spare"):
+    if _spare(config):
         label += " spare"
     return label

@@ -292,7 +292,24 @@ impl Default for RebuildConfig {
     }
 }
 
-/// A percentage as parts per million, rounded.
+/// A percentage as parts per million, rounded half to even (as Python's `round`, so a
+/// percentage converted here and one converted by a caller agree).
 pub fn pct_ppm(pct: f64) -> u32 {
-    (pct * 10_000.0).round() as u32
+    (pct * 10_000.0).round_ties_even() as u32
+}
+
+/// Host RAM given in GiB (`ram_gib`) as bytes, whole 4 KiB pages: the page cache's unit.
+pub fn ram_bytes(gib: f64) -> u64 {
+    (gib * (1u64 << 30) as f64) as u64 / 4096 * 4096
+}
+
+/// A partition given in GiB (`partition_gib`) as bytes, whole 1 MiB units (parted's default
+/// alignment, parted(8) "--align optimal"); 0 is the whole drive.
+pub fn partition_bytes(gib: f64) -> u64 {
+    (gib * (1u64 << 30) as f64) as u64 >> 20 << 20
+}
+
+/// A vm.dirty_*_centisecs value (hundredths of a second) as nanoseconds.
+pub fn centisecs_ns(centisecs: u64) -> Nanos {
+    centisecs * 10_000_000
 }
