@@ -43,8 +43,6 @@ PENDING = frozenset({
     # The run settings' one declaration replaces these files' per-setting comments.
     "crates/raidlab-py/src/lib.rs",
     "python/raidlab/controllers.py",
-    # The fio/sysbench option table's notes.
-    "python/raidlab/workload/sysbench.py",
 })
 
 
