@@ -112,11 +112,11 @@ fn md_and_rebuild_defaults_are_the_declared_ones() {
 fn the_page_cache_defaults_are_the_declared_ones() {
     let cache = PageCacheConfig::default();
     assert_eq!(cache.ram_bytes as f64, run::RAM_GIB.default_float() * (1u64 << 30) as f64);
-    assert_eq!(cache.dirty_ratio_pct as u64, run::DIRTY_RATIO.default_int());
-    assert_eq!(cache.dirty_background_ratio_pct as u64, run::DIRTY_BACKGROUND_RATIO.default_int());
+    assert_eq!(cache.dirty_ratio as u64, run::DIRTY_RATIO.default_int());
+    assert_eq!(cache.dirty_background_ratio as u64, run::DIRTY_BACKGROUND_RATIO.default_int());
     assert_eq!(cache.dirty_expire_ns, run::DIRTY_EXPIRE_CENTISECS.default_int() * 10_000_000);
     assert_eq!(cache.dirty_writeback_ns, run::DIRTY_WRITEBACK_CENTISECS.default_int() * 10_000_000);
-    assert_eq!(cache.read_ahead_kib as u64, run::READ_AHEAD_KB.default_int());
+    assert_eq!(cache.read_ahead_kb as u64, run::READ_AHEAD_KB.default_int());
 }
 
 #[test]

@@ -319,13 +319,13 @@ fn page_cache_from(config: &Bound<'_, PyDict>) -> PyResult<PageCacheConfig> {
     let defaults = PageCacheConfig::default();
     let page_cache = PageCacheConfig {
         ram_bytes: ram_bytes(declared(&dict, "ram_gib", &run::RAM_GIB)?),
-        dirty_ratio_pct: declared(&dict, "dirty_ratio", &run::DIRTY_RATIO)?,
-        dirty_background_ratio_pct: declared(&dict, "dirty_background_ratio", &run::DIRTY_BACKGROUND_RATIO)?,
+        dirty_ratio: declared(&dict, "dirty_ratio", &run::DIRTY_RATIO)?,
+        dirty_background_ratio: declared(&dict, "dirty_background_ratio", &run::DIRTY_BACKGROUND_RATIO)?,
         dirty_bytes: field(&dict, "dirty_bytes")?,
         dirty_background_bytes: field(&dict, "dirty_background_bytes")?,
         dirty_expire_ns: centisecs_ns(declared(&dict, "dirty_expire_centisecs", &run::DIRTY_EXPIRE_CENTISECS)?),
         dirty_writeback_ns: centisecs_ns(declared(&dict, "dirty_writeback_centisecs", &run::DIRTY_WRITEBACK_CENTISECS)?),
-        read_ahead_kib: declared(&dict, "read_ahead_kb", &run::READ_AHEAD_KB)?,
+        read_ahead_kb: declared(&dict, "read_ahead_kb", &run::READ_AHEAD_KB)?,
         ..defaults
     };
     page_cache.validate().map_err(errors::to_py)?;

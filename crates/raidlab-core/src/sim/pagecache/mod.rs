@@ -38,9 +38,9 @@ pub struct PageCacheConfig {
     /// Memory the page cache may use (Linux's dirtyable memory: free plus file pages).
     pub ram_bytes: u64,
     /// vm.dirty_ratio (default 20, mm/page-writeback.c `vm_dirty_ratio`).
-    pub dirty_ratio_pct: u32,
+    pub dirty_ratio: u32,
     /// vm.dirty_background_ratio (default 10, `dirty_background_ratio`).
-    pub dirty_background_ratio_pct: u32,
+    pub dirty_background_ratio: u32,
     /// vm.dirty_bytes: when non-zero it replaces the ratio (as the sysctl does).
     pub dirty_bytes: u64,
     /// vm.dirty_background_bytes: when non-zero it replaces the background ratio.
@@ -50,7 +50,7 @@ pub struct PageCacheConfig {
     /// vm.dirty_writeback_centisecs in ns (default 500 cs = 5 s, `dirty_writeback_interval`).
     pub dirty_writeback_ns: Nanos,
     /// The array's read_ahead_kb; 0 = the kernel's default for the array (`default_read_ahead_kib`).
-    pub read_ahead_kib: u64,
+    pub read_ahead_kb: u64,
     /// Copy rate between the page cache and user buffers (copy_to_user/copy_from_user).
     pub copy_bytes_per_second: u64,
     /// CPU time of one read()/write() call besides the copy (syscall entry, page lookups).
@@ -61,13 +61,13 @@ impl Default for PageCacheConfig {
     fn default() -> PageCacheConfig {
         PageCacheConfig {
             ram_bytes: 64 << 30,
-            dirty_ratio_pct: 20,
-            dirty_background_ratio_pct: 10,
+            dirty_ratio: 20,
+            dirty_background_ratio: 10,
             dirty_bytes: 0,
             dirty_background_bytes: 0,
             dirty_expire_ns: 30_000_000_000,
             dirty_writeback_ns: 5_000_000_000,
-            read_ahead_kib: 0,
+            read_ahead_kb: 0,
             // One core copies about 10 GB/s (memcpy/STREAM Copy on current x86 server cores);
             // a cached read()/write() costs about 1 µs besides the copy.
             copy_bytes_per_second: 10_000_000_000,
@@ -84,17 +84,17 @@ impl PageCacheConfig {
             return fail(format!("page cache RAM {} bytes is out of range: 16 MiB to 1 PiB", self.ram_bytes));
         }
         // proc_dointvec_minmax with zero..one_hundred (kernel/sysctl.c vm_table).
-        if self.dirty_ratio_pct > 100 || self.dirty_background_ratio_pct > 100 {
+        if self.dirty_ratio > 100 || self.dirty_background_ratio > 100 {
             return fail("dirty_ratio and dirty_background_ratio must be 0 to 100 (percent)".into());
         }
-        if self.dirty_ratio_pct == 0 && self.dirty_bytes == 0 {
+        if self.dirty_ratio == 0 && self.dirty_bytes == 0 {
             return fail("dirty_ratio 0 without dirty_bytes leaves no room for dirty pages".into());
         }
         if self.dirty_writeback_ns == 0 || self.dirty_expire_ns == 0 {
             return fail("dirty_writeback_centisecs and dirty_expire_centisecs must be at least 1".into());
         }
-        if self.read_ahead_kib > 1 << 20 {
-            return fail(format!("read_ahead_kb {} is out of range: 0 (the kernel's default) to 1048576", self.read_ahead_kib));
+        if self.read_ahead_kb > 1 << 20 {
+            return fail(format!("read_ahead_kb {} is out of range: 0 (the kernel's default) to 1048576", self.read_ahead_kb));
         }
         Ok(())
     }
@@ -240,7 +240,7 @@ impl PageCache {
     pub fn new(config: PageCacheConfig, array: &Array, io_pages: u64, max_writeback_bios: u32) -> PageCache {
         let ram_pages = (config.ram_bytes / PAGE_BYTES).max(1);
         let (thresh_pages, bg_thresh_pages) = dirty_limits(&config, ram_pages);
-        let ra_kib = if config.read_ahead_kib > 0 { config.read_ahead_kib } else { default_read_ahead_kib(array) };
+        let ra_kib = if config.read_ahead_kb > 0 { config.read_ahead_kb } else { default_read_ahead_kib(array) };
         PageCache {
             config,
             ram_pages,
@@ -343,12 +343,12 @@ fn dirty_limits(config: &PageCacheConfig, ram_pages: u64) -> (u64, u64) {
     let thresh = if config.dirty_bytes > 0 {
         config.dirty_bytes.div_ceil(PAGE_BYTES)
     } else {
-        ram_pages * config.dirty_ratio_pct as u64 / 100
+        ram_pages * config.dirty_ratio as u64 / 100
     };
     let mut bg = if config.dirty_background_bytes > 0 {
         config.dirty_background_bytes.div_ceil(PAGE_BYTES)
     } else {
-        ram_pages * config.dirty_background_ratio_pct as u64 / 100
+        ram_pages * config.dirty_background_ratio as u64 / 100
     };
     if bg >= thresh {
         bg = thresh / 2;
