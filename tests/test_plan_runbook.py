@@ -89,8 +89,8 @@ def test_runbook_cites_nothing_the_user_does_not_have():
 def test_plan_rebuild_estimate_runs_under_the_speed_limits_it_sets():
     default = run_cli(PLAN + ["--json"]).json()
     raised = run_cli(PLAN + ["--json", "--speed-limit-min", "20000", "--speed-limit-max", "50000"]).json()
-    assert default["request"]["md_speed_limits"] == {"speed_limit_min_kib_s": 1000, "speed_limit_max_kib_s": 200000}
-    assert raised["setup"]["speed_limits"] == {"speed_limit_min_kib_s": 20000, "speed_limit_max_kib_s": 50000}
+    assert default["request"]["md_speed_limits"] == {"speed_limit_min": 1000, "speed_limit_max": 200000}
+    assert raised["setup"]["speed_limits"] == {"speed_limit_min": 20000, "speed_limit_max": 50000}
     low, high = default["setup"]["rebuild"], raised["setup"]["rebuild"]
     # Under the full workload md drops to about speed_limit_min: the floor sets the rebuild time.
     assert 1000 <= low["loaded"]["rate_kib_s"] < 3000

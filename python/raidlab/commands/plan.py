@@ -192,7 +192,7 @@ def plan_command(capacity_tb, fio_job, sysbench, preset, min_iops, max_p99_ms, m
                       raid10_layouts=_name_list(raid10_layouts), durability=durability,
                       mission_years=mission_years, seed=seed, jobs=jobs or os.cpu_count() or 1,
                       sim_seconds=sim_seconds, extra=extra, progress=factory,
-                      speed_limit_min_kib_s=speed_limit_min, speed_limit_max_kib_s=speed_limit_max,
+                      speed_limit_min=speed_limit_min, speed_limit_max=speed_limit_max,
                       ray=ray, host=host, survive=survive, objective=objective)
     finally:
         for bar in bars:

@@ -109,8 +109,8 @@ def plan(*, capacity_tb: float, workload: Workload,
          durability: Optional[float] = None, mission_years: float = 5.0,
          seed: int = 1, jobs: int = 1, sim_seconds: Optional[float] = None, extra: int = DEFAULT_EXTRA,
          progress: Optional[Callable[[int, int], Callable[[int], None]]] = None,
-         speed_limit_min_kib_s: int = MD_SPEED_LIMIT_MIN_KIB_S,
-         speed_limit_max_kib_s: int = MD_SPEED_LIMIT_MAX_KIB_S,
+         speed_limit_min: int = MD_SPEED_LIMIT_MIN_KIB_S,
+         speed_limit_max: int = MD_SPEED_LIMIT_MAX_KIB_S,
          ray: Optional[str] = None, host: Optional[str] = None,
          survive: Optional[int] = None, objective: str = "cost") -> PlanResult:
     """Plans an array. Raises ConfigError (one line) when the request cannot be met.
@@ -127,7 +127,7 @@ def plan(*, capacity_tb: float, workload: Workload,
     (raidlab hosts) whose EBS limits cap cloud volume members in every simulation.
     """
     _check_types(locals())
-    limits = _speed_limits(speed_limit_min_kib_s, speed_limit_max_kib_s)
+    limits = _speed_limits(speed_limit_min, speed_limit_max)
     if not (isinstance(capacity_tb, (int, float)) and math.isfinite(capacity_tb)
             and 0 < capacity_tb <= MAX_CAPACITY_TB):
         raise ConfigError(f"--capacity-tb must be a positive number of terabytes (10^12 bytes), "
@@ -274,7 +274,7 @@ def plan(*, capacity_tb: float, workload: Workload,
 
 
 #: plan()'s numeric arguments: whole numbers, and reals (finite; None where it means "not given").
-_WHOLE_ARGS = ("max_drives", "spares", "seed", "jobs", "extra", "speed_limit_min_kib_s", "speed_limit_max_kib_s")
+_WHOLE_ARGS = ("max_drives", "spares", "seed", "jobs", "extra", "speed_limit_min", "speed_limit_max")
 _REAL_ARGS = ("capacity_tb", "min_iops", "max_p99_ms", "min_degraded_iops", "max_rebuild_hours", "budget",
               "durability", "mission_years", "sim_seconds")
 
@@ -327,7 +327,7 @@ def _speed_limits(low: int, high: int) -> Dict[str, int]:
             raise ConfigError(f"{name} must be a whole number of KiB/s per device from 1 to 10^9")
     if low > high:
         raise ConfigError(f"--speed-limit-min {low} is above --speed-limit-max {high} (KiB/s per device)")
-    return {"speed_limit_min_kib_s": low, "speed_limit_max_kib_s": high}
+    return {"speed_limit_min": low, "speed_limit_max": high}
 
 
 def _rebuild_estimate(winner: Evaluated, array, target_hours: Optional[float], loss_under_load: Optional[float],

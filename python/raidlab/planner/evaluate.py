@@ -92,8 +92,8 @@ def _spec(task: Dict[str, Any], workload: Optional[Workload], failed, spare: boo
                       "stripe_cache_size": task["stripe_cache_size"], "scheduler": task["scheduler"],
                       "failed": failed, "spare": spare, "seed": task["seed"], "latency_by_second": True,
                       "max_time_s": task.get("max_time_s", DEFAULTS["max_time_s"]),
-                      "speed_limit_min": task.get("speed_limit_min_kib_s", DEFAULTS["speed_limit_min"]),
-                      "speed_limit_max": task.get("speed_limit_max_kib_s", DEFAULTS["speed_limit_max"]),
+                      "speed_limit_min": task.get("speed_limit_min", DEFAULTS["speed_limit_min"]),
+                      "speed_limit_max": task.get("speed_limit_max", DEFAULTS["speed_limit_max"]),
                       "rebuild_start_pct": rebuild_start_pct, "host": task.get("host"),
                       # A stack: the planner uses one chunk at both levels.
                       **({"outer_chunk_kib": design["chunk_kib"]} if "+" in str(design["level"]) else {})},
@@ -112,8 +112,8 @@ def repair(task: Dict[str, Any]) -> Dict[str, Any]:
     stack = {"outer_chunk_kib": design["chunk_kib"]} if "+" in str(design["level"]) else None
     return repair_time(level=design["level"], devices=design["devices"], layout=design["layout"],
                        chunk_kib=design["chunk_kib"], drive=task["drive_choice"],
-                       speed_limit_min=task.get("speed_limit_min_kib_s", DEFAULTS["speed_limit_min"]),
-                       speed_limit_max=task.get("speed_limit_max_kib_s", DEFAULTS["speed_limit_max"]),
+                       speed_limit_min=task.get("speed_limit_min", DEFAULTS["speed_limit_min"]),
+                       speed_limit_max=task.get("speed_limit_max", DEFAULTS["speed_limit_max"]),
                        host=task.get("host"), stack=stack)
 
 

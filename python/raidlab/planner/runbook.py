@@ -89,7 +89,7 @@ def persist(add: Add, mount_point: str, xfs_options: str) -> None:
 
 def speed_limits(add: Add, limits: Dict[str, int], rebuild: Optional[Dict[str, Any]]) -> None:
     """Set md's resync speed limits, saying what they do to this array's rebuild time."""
-    low, high = limits["speed_limit_min_kib_s"], limits["speed_limit_max_kib_s"]
+    low, high = limits["speed_limit_min"], limits["speed_limit_max"]
     why = (f"md rebuilds, resyncs and scrubs each member at between speed_limit_min ({low:,} KiB/s) "
            f"and speed_limit_max ({high:,} KiB/s) per device: idle it runs at the lower of the "
            f"drive's streaming rate and speed_limit_max; while other I/O reaches the members it "

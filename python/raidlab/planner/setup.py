@@ -228,8 +228,8 @@ def _partition(add, notes: List[str], array: Array) -> int:
 
 def default_limits() -> Dict[str, int]:
     """md's own resync speed limits, KiB/s per device."""
-    return {"speed_limit_min_kib_s": runbook.MD_SPEED_LIMIT_MIN_KIB_S,
-            "speed_limit_max_kib_s": runbook.MD_SPEED_LIMIT_MAX_KIB_S}
+    return {"speed_limit_min": runbook.MD_SPEED_LIMIT_MIN_KIB_S,
+            "speed_limit_max": runbook.MD_SPEED_LIMIT_MAX_KIB_S}
 
 
 def _create_stack(add, array: StackedArray, names: List[str]) -> None:
