@@ -7,7 +7,7 @@
 //! The inner arrays are planned by the ordinary [`Planner`], so an inner raid1 read follows md's
 //! read balancing and an inner raid5/6 read md's chunk pieces, as in a flat array. (Under md,
 //! host writes to inner raid4/5/6 arrays go through each inner array's own stripe cache instead,
-//! `sim/engine/inner_stripes.rs`; this planner's stateless rmw/rcw plan serves the rest.)
+//! `sim/md/inner.rs`; this planner's stateless rmw/rcw plan serves the rest.)
 
 use super::{MemberIo, MirrorState, Plan, Planner, Request, RmwLevel};
 use crate::error::{Error, Result};
@@ -134,7 +134,7 @@ fn append_shifted(from: &Plan, base: u32, to: &mut Plan) {
     t.rows_full += c.rows_full;
     t.rows_degraded += c.rows_degraded;
     // (`rows_cached` stays 0: the engine's stripe-head count is the one stripe cache of a flat
-    // raid4/5/6 array; the inner arrays' caches are their own, sim/engine/inner_stripes.rs.)
+    // raid4/5/6 array; the inner arrays' caches are their own, sim/md/inner.rs.)
 }
 
 impl Planner {
