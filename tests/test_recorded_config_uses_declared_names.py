@@ -91,6 +91,10 @@ def test_recorded_values_are_in_the_declared_units():
     cache = _recorded("buffered")["page_cache"]
     assert (cache["ram_gib"], cache["dirty_ratio"], cache["dirty_expire_centisecs"]) == (1.5, 30, 3000)
     assert _recorded("hw controller")["rebuild"]["rebuild_priority"] == 50
+    # The drives' write caches as the setting's choices: md leaves the drives' own, the
+    # controller preset switches them off.
+    assert _recorded("md")["drive_write_cache"] == "default"
+    assert _recorded("hw controller")["drive_write_cache"] == "off"
 
 
 def test_the_recorded_configuration_runs_again_to_the_same_numbers():

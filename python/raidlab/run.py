@@ -245,8 +245,8 @@ class RunSpec:
                         "spare": o.spare, "rebuild_priority": values["rebuild_rate_pct"],
                         "rebuild_start_pct": float(o.rebuild_start_pct)},
             "drive_queue_depth": values["drive_queue_depth"],
-            "drive_write_cache": (None if kind == "md" and d.drive_write_cache == "default"
-                                  else values["drive_write_cache"] == "on"),
+            "drive_write_cache": ("default" if kind == "md" and d.drive_write_cache == "default"
+                                  else values["drive_write_cache"]),
             "page_cache": self.page_cache_config(),
             "host": hosts.limits(d.host, d.host_credits_pct),
             "command_timeout_s": float(o.command_timeout_s),

@@ -377,7 +377,7 @@ fn build(config: &Bound<'_, PyDict>) -> PyResult<Simulation> {
     let scheduler = SchedulerKind::parse(&scheduler_name).map_err(errors::to_py)?;
     let nr_requests: u32 = declared(config, "nr_requests", &run::NR_REQUESTS)?;
     let max_sectors_kb: u32 = declared(config, "max_sectors_kb", &run::MAX_SECTORS_KB)?;
-    let write_cache = controller.drive_write_cache(optional_bool(config, "drive_write_cache")?);
+    let write_cache = controller.drive_write_cache(asked_write_cache(config)?);
     let drives = (0..devices)
         .map(|index| drive.build(Prng::derive(seed, "drive", index as u64), write_cache))
         .collect();
@@ -426,6 +426,22 @@ fn queue_depths(config: &Bound<'_, PyDict>) -> PyResult<QueueDepths> {
 }
 
 /// `key` of the configuration as a flag: None when absent or None.
+/// `drive_write_cache` as declared (default, on or off; absent: default): on or off where
+/// asked, None for the default (the core's `ControllerConfig::drive_write_cache` decides).
+fn asked_write_cache(config: &Bound<'_, PyDict>) -> PyResult<Option<bool>> {
+    let Some(value) = config.get_item("drive_write_cache")? else { return Ok(None) };
+    let setting = &run::DRIVE_WRITE_CACHE;
+    let text: String = value.extract().map_err(|_| {
+        config_error(format!("{} must be one of {}", setting.name, setting.choices.join(", ")))
+    })?;
+    setting.check_choice(&text).map_err(errors::to_py)?;
+    Ok(match text.as_str() {
+        "on" => Some(true),
+        "off" => Some(false),
+        _ => None,
+    })
+}
+
 fn optional_bool(config: &Bound<'_, PyDict>, key: &str) -> PyResult<Option<bool>> {
     match config.get_item(key)? {
         Some(value) if !value.is_none() => {
