@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 import raidlab
 from raidlab.planner import formulas
 from raidlab.planner.candidates import Design, DriveModel
-from raidlab.planner.setup import geometry, setup, stripe_cache_entries
+from raidlab.planner.setup import geometry, setup, planned_stripe_cache_size
 from raidlab.workload import preset
 
 from conftest import run_cli
@@ -124,7 +124,7 @@ def test_setup_lines_for_parity_raid_on_disks_and_nvme():
     assert "mkfs.ext4 -b 4096 -E stride=128,stripe_width=640 /dev/md0" in text
     assert "echo mq-deadline > /sys/block/$n/queue/scheduler" in text
     assert "nobarrier" not in text and "barrier=0" not in text
-    assert f"echo {stripe_cache_entries(6)} > /sys/block/md0/md/stripe_cache_size" in text
+    assert f"echo {planned_stripe_cache_size(6)} > /sys/block/md0/md/stripe_cache_size" in text
     cache_why = next(c["why"] for c in out["commands"] if "stripe_cache_size" in c["command"])
     assert "4096 x 4 KiB x 6 devices = 96 MiB" in cache_why
     # Sequential reads: read-ahead of at least two full stripes (2 x 2.5 MiB).
@@ -141,9 +141,9 @@ def test_setup_lines_for_parity_raid_on_disks_and_nvme():
 
 
 def test_stripe_cache_memory_stays_bounded():
-    assert stripe_cache_entries(6) == 4096
-    assert all(stripe_cache_entries(n) * 4096 * n <= 256 * 2**20 for n in range(3, 65))
-    assert stripe_cache_entries(64) >= 256
+    assert planned_stripe_cache_size(6) == 4096
+    assert all(planned_stripe_cache_size(n) * 4096 * n <= 256 * 2**20 for n in range(3, 65))
+    assert planned_stripe_cache_size(64) >= 256
 
 
 # -- a small plan end to end ----------------------------------------------------------------------

@@ -26,7 +26,7 @@ from raidlab.drives import resolve_drive
 from raidlab.errors import ConfigError, RaidlabError
 from raidlab.run import DEFAULTS, KNOWN_KEYS, build_run
 from raidlab.sim import run_spec
-from raidlab.stripe_cache import stripe_cache_entries
+from raidlab.stripe_cache import planned_stripe_cache_size
 from raidlab.units import human_bytes
 
 #: The drive when --drive is not given: reliability asks about today's multi-TB arrays.
@@ -164,6 +164,6 @@ def _idle_settings(level: Any, devices: int, layout: Optional[str], chunk_kib: O
     seed, and as many simulated seconds as the drive kind needs."""
     kind = "nvme" if model.kind == "ssd" and "nvme" in model.interface.lower() else model.kind
     return {"level": level, "devices": devices, "layout": layout, "chunk_kib": chunk_kib, "drive": model,
-            "failed": (0,), "spare": True, "controller": "md", "stripe_cache_size": stripe_cache_entries(devices),
+            "failed": (0,), "spare": True, "controller": "md", "stripe_cache_size": planned_stripe_cache_size(devices),
             "speed_limit_min": low, "speed_limit_max": high, "seed": REPAIR_SEED, "host": host,
             "runtime_s": IDLE_REBUILD_SECONDS.get(kind, 10.0), "rebuild_start_pct": start_pct, **(stack or {})}

@@ -6,8 +6,10 @@ kernel memory (Documentation/admin-guide/md.rst, "stripe_cache_size"). raidlab a
 usual tuning for raid5/6 writes, within a memory budget.
 """
 
-#: md's default stripe cache (NR_STRIPES).
-MD_DEFAULT_STRIPE_CACHE = 256
+from raidlab.settings import DEFAULTS
+
+#: md's default stripe cache (NR_STRIPES): the declared default of ``stripe_cache_size``.
+MD_DEFAULT_STRIPE_CACHE = DEFAULTS["stripe_cache_size"]
 #: What raidlab sets for raid4/5/6.
 STRIPE_CACHE = 4096
 #: Most memory raidlab lets the stripe cache take (it is pinned kernel memory).
@@ -16,7 +18,7 @@ STRIPE_CACHE_BUDGET = 256 * 2**20
 PAGE = 4096
 
 
-def stripe_cache_entries(devices: int) -> int:
+def planned_stripe_cache_size(devices: int) -> int:
     """The stripe_cache_size the planner simulates and emits: 4096, halved while its memory
     (entries x 4 KiB x raid_disks) would exceed 256 MiB, never below md's default 256."""
     entries = STRIPE_CACHE

@@ -192,7 +192,7 @@ def plan(*, capacity_tb: float, workload: Workload,
     def make_task(design: Design) -> Dict[str, Any]:
         model = by_name[design.drive]
         return {"design": design.to_dict(), "drive_choice": model.choice,
-                "stripe_cache_size": setup_mod.stripe_cache_entries(design.devices),
+                "stripe_cache_size": setup_mod.planned_stripe_cache_size(design.devices),
                 "scheduler": setup_mod.scheduler_for(model), "seed": seed, "workload": workload,
                 "runtime_s": _seconds_for(model, sim_seconds),
                 "rebuild_s": _rebuild_seconds_for(model, sim_seconds), "targets": targets,

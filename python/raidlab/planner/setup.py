@@ -25,7 +25,7 @@ from raidlab.layout import ext4_stripe_options
 from raidlab.planner import runbook
 from raidlab.planner.candidates import Design, DriveModel
 from raidlab.stacked import StackedArray, inner_arrays, mdadm_commands
-from raidlab.stripe_cache import MD_DEFAULT_STRIPE_CACHE, PAGE, stripe_cache_entries
+from raidlab.stripe_cache import MD_DEFAULT_STRIPE_CACHE, PAGE, planned_stripe_cache_size
 from raidlab.units import human_bytes
 from raidlab.workload import Workload
 
@@ -182,7 +182,7 @@ def _queues(add, design: Design, model: DriveModel, array: Array, workload: Work
         + "ACTION==\"add|change\", KERNEL==\"" + ("nvme*n1" if model.nvme else "sd*")
         + f"\", ATTR{{queue/scheduler}}=\"{scheduler}\".")
     if design.level in (4, 5, 6):
-        entries = stripe_cache_entries(design.devices)
+        entries = planned_stripe_cache_size(design.devices)
         memory = entries * PAGE * design.devices
         add(f"echo {entries} > /sys/block/md0/md/stripe_cache_size",
             f"md's default is {MD_DEFAULT_STRIPE_CACHE} stripes; every small write goes through this "
@@ -240,7 +240,7 @@ def _create_stack(add, array: StackedArray, names: List[str]) -> None:
             add(step["command"], step["why"])
     if array.geo["inner_level"] in (5, 6):
         per = array.geo["inner_devices"]
-        entries = stripe_cache_entries(per)
+        entries = planned_stripe_cache_size(per)
         inner = " ".join(inner_arrays(array.geo["sets"]))
         add(f"for md in {inner}; do echo {entries} > /sys/block/$md/md/stripe_cache_size; done",
             f"each inner raid{array.geo['inner_level']} has its own stripe cache (md's default 256 stripes): "
@@ -282,7 +282,7 @@ def setup(design: Design, model: DriveModel, array: Array, workload: Workload,
                                            mount=mount_point)
     return {"geometry": geo, "placeholders": placeholders, "commands": commands, "notes": notes,
             "scheduler": scheduler_for(model),
-            "stripe_cache_size": stripe_cache_entries(design.devices) if design.level in (4, 5, 6) else None,
+            "stripe_cache_size": planned_stripe_cache_size(design.devices) if design.level in (4, 5, 6) else None,
             "read_ahead_kb": read_ahead, "partition_start_sector": start, "speed_limits": dict(limits),
             "rebuild": rebuild}
 
