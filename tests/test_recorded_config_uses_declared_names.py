@@ -27,7 +27,7 @@ FOLDED = {
     "controller_opts": "merged into controller.hw (each parameter under its declared name)",
     "host_credits_pct": "applied to the host's limits (the 'host' entry)",
     "runtime_s": "the workload's jobs' run time (or max_time_s of an idle array)",
-    "bbu_learn": "controller.hw.bbu_learn_start_s/_duration_s, only with a learn cycle",
+    "bbu_learn": "only with a learn cycle (then controller.bbu_learn, [start_s, duration_s])",
     "inner_devices": "only for a stacked level", "outer_chunk_kib": "only for a stacked level",
     "latency_by_second": "only when asked",
 }
@@ -36,6 +36,7 @@ BASE = {"level": "5", "devices": 4, "drive": "null", "runtime_s": 0.02}
 RUNS = {
     "md": {"preset": "oltp-postgres"},
     "hw controller": {"preset": "oltp-postgres", "controller": "megaraid-9361", "rebuild_priority": 50},
+    "bbu learn cycle": {"preset": "oltp-postgres", "controller": "perc4e-di", "bbu_learn": "0.005+0.01"},
     "buffered": {"fio": "[w]\nrw=write\nbs=64k\ndirect=0\nsize=16m\n", "ram_gib": 1.5, "dirty_ratio": 30},
     "rebuild": {"failed": "1", "spare": True, "speed_limit_min": 5000, "rebuild_start_pct": 12.5,
                 "partition_gib": 2.5, "max_time_s": 0.05},
@@ -95,6 +96,7 @@ def test_recorded_values_are_in_the_declared_units():
     # controller preset switches them off.
     assert _recorded("md")["drive_write_cache"] == "default"
     assert _recorded("hw controller")["drive_write_cache"] == "off"
+    assert _recorded("bbu learn cycle")["controller"]["bbu_learn"] == [0.005, 0.01]
 
 
 def test_the_recorded_configuration_runs_again_to_the_same_numbers():
@@ -110,3 +112,11 @@ def test_the_recorded_configuration_runs_again_to_the_same_numbers():
     # 2.5 GiB partitions, the rebuild from 12.5 % of them: the units were converted as declared.
     assert rebuild["total_sectors"] * 512 == result["rebuild"]["member_bytes"]
     assert 0.12 < rebuild["start_sector"] / rebuild["total_sectors"] <= 0.125
+
+
+def test_the_learn_cycle_under_its_declared_name_reaches_the_controller():
+    # During the learn cycle the controller writes through: the run differs from one without.
+    with_cycle = raidlab.simulate(**BASE, **RUNS["bbu learn cycle"]).to_dict()["raidlab"]
+    settings = {k: v for k, v in RUNS["bbu learn cycle"].items() if k != "bbu_learn"}
+    without = raidlab.simulate(**BASE, **settings).to_dict()["raidlab"]
+    assert with_cycle["events"] != without["events"]

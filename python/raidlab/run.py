@@ -233,7 +233,9 @@ class RunSpec:
                            "skip_copy": d.skip_copy, "preread_bypass_threshold": d.preread_bypass_threshold,
                            "cache_mib": values["cache_mib"], "bbu": values["bbu"],
                            "read_ahead": d.read_ahead, "name": d.controller,
-                           "hw": {**controllers.core_params(values), **self.bbu_learn_params()}},
+                           "hw": controllers.core_params(values),
+                           # Only with a learn cycle, so every other run's configuration stays as it was.
+                           **({"bbu_learn": [float(t) for t in o.bbu_learn]} if o.bbu_learn is not None else {})},
             "scheduler": d.scheduler,
             "nr_requests": d.nr_requests,
             "max_sectors_kb": d.max_sectors_kb,
@@ -253,13 +255,6 @@ class RunSpec:
             # Only when asked, so every other run's recorded configuration stays as it was.
             **({"latency_by_second": True} if o.latency_by_second else {}),
         }
-
-    def bbu_learn_params(self) -> Dict[str, Any]:
-        """The learn cycle's start and duration as the controller's glue reads them."""
-        if self.options.bbu_learn is None:
-            return {}
-        start_s, duration_s = self.options.bbu_learn
-        return {"bbu_learn_start_s": float(start_s), "bbu_learn_duration_s": float(duration_s)}
 
     def page_cache_config(self) -> Dict[str, Any]:
         """The host's page cache (used by buffered jobs only), each setting under its declared

@@ -209,6 +209,7 @@ fn controller_from(dict: &Bound<'_, PyDict>) -> PyResult<ControllerConfig> {
                 let params = params.downcast_into::<PyDict>().map_err(|_| config_error("'hw' must be a dict".into()))?;
                 hw_params(&params, &mut hw)?;
             }
+            bbu_learn(dict, &mut hw)?;
             hw.validate().map_err(errors::to_py)?;
             Ok(ControllerConfig::Hardware(hw))
         }
@@ -253,17 +254,25 @@ fn hw_set(hw: &mut HwConfig, key: &str, value: &Bound<'_, PyAny>) -> PyResult<()
 }
 
 /// A controller's parameters beyond cache/BBU/read-ahead (`controller.hw`), each optional, by
-/// the names `settings::CONTROLLER_SETTINGS` declares; the BBU learn cycle's start and
-/// duration in seconds.
+/// the names `settings::CONTROLLER_SETTINGS` declares.
 fn hw_params(dict: &Bound<'_, PyDict>, hw: &mut HwConfig) -> PyResult<()> {
     for (key, value) in dict.iter() {
         let key: String = key.extract()?;
-        match key.as_str() {
-            "bbu_learn_start_s" => hw.learn_start_ns = seconds_ns(value.extract()?),
-            "bbu_learn_duration_s" => hw.learn_duration_ns = seconds_ns(value.extract()?),
-            _ => hw_set(hw, &key, &value)?,
-        }
+        hw_set(hw, &key, &value)?;
     }
+    Ok(())
+}
+
+/// The BBU learn cycle (`controller.bbu_learn`, optional): [start, duration] in seconds, as the
+/// run setting `bbu_learn` declares it.
+fn bbu_learn(dict: &Bound<'_, PyDict>, hw: &mut HwConfig) -> PyResult<()> {
+    let Some(value) = dict.get_item("bbu_learn")? else { return Ok(()) };
+    let times: Vec<f64> = value.extract().map_err(|_| config_error("bbu_learn must be [start_s, duration_s]".into()))?;
+    let [start_s, duration_s] = times[..] else {
+        return Err(config_error("bbu_learn must be [start_s, duration_s]".into()));
+    };
+    hw.learn_start_ns = seconds_ns(start_s);
+    hw.learn_duration_ns = seconds_ns(duration_s);
     Ok(())
 }
 
