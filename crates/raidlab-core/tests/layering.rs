@@ -101,10 +101,12 @@ const ROOMS: [(&str, &[&str]); 7] = [
 /// (as a bio does through Linux's layers).
 const HOST_REQUEST: [&str; 3] = ["HostOp", "HostIo", "KERNEL_JOB"];
 
-/// What `sim/engine/` may name of the rooms: the room types it owns and routes events to, the
-/// RAID-kind interface, and the room types the public API hands out (results and reports).
-const ENGINE_MAY_NAME: [&str; 11] = [
+/// What `sim/engine/` may name of the rooms: the room types it owns, each room's events (which
+/// it queues and hands back to the room), the RAID-kind interface, and the room types the public
+/// API hands out (results and reports).
+const ENGINE_MAY_NAME: [&str; 17] = [
     "HostRoom", "PageCacheRoom", "MdRoom", "ControllerRoom", "RaidRoom", "RaidKind", "BlockRoom",
+    "HostEvent", "PageCacheEvent", "MdEvent", "ControllerEvent", "RaidEvent", "BlockEvent",
     "HostOp", "MemberStats", "HostReport", "PageCache",
 ];
 

@@ -1,12 +1,26 @@
 //! The block layer's part of a run: each member's scheduler dispatching to its drive, the
 //! drive's wake-ups, and its completions handed to the RAID kind.
 
+use super::BlockEvent;
 use crate::device::Drive;
 use crate::sim::block::sched::Scheduler;
 use crate::sim::engine::events::Event;
 use crate::sim::engine::Simulation;
 
 impl Simulation {
+    pub(crate) fn block_event(&mut self, event: BlockEvent) {
+        match event {
+            BlockEvent::DriveWake { member } => self.drive_wake(member),
+            BlockEvent::SchedulerTimer { member } => {
+                let m = &mut self.block.members[member as usize];
+                if m.timer_at == Some(self.now) {
+                    m.timer_at = None;
+                    self.kick(member);
+                }
+            }
+        }
+    }
+
     /// Dispatches what the member's scheduler releases and re-arms its wake-ups.
     pub(crate) fn kick(&mut self, member: u32) {
         let now = self.now;
@@ -17,7 +31,7 @@ impl Simulation {
         if next != m.wake_at {
             if let Some(time) = next {
                 assert!(time >= now, "drive event in the past");
-                self.events.push(time, Event::DriveWake { member });
+                self.events.push(time, Event::Block(BlockEvent::DriveWake { member }));
             }
             m.wake_at = next;
         }
@@ -29,7 +43,7 @@ impl Simulation {
         let timer = m.scheduler.next_timer();
         if timer != m.timer_at {
             if let Some(time) = timer {
-                self.events.push(time.max(now), Event::SchedulerTimer { member });
+                self.events.push(time.max(now), Event::Block(BlockEvent::SchedulerTimer { member }));
             }
             m.timer_at = timer.map(|t| t.max(now));
         }

@@ -8,6 +8,15 @@ pub mod sched;
 
 pub use members::MemberStats;
 
+/// The block layer's events.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) enum BlockEvent {
+    /// A drive may have finished work: advance it.
+    DriveWake { member: u32 },
+    /// A scheduler asked to be polled (CFQ idling ended).
+    SchedulerTimer { member: u32 },
+}
+
 use crate::device::{AnyDrive, Drive};
 use crate::error::Result;
 use crate::sim::engine::SimConfig;

@@ -5,6 +5,7 @@
 //! (processor, cache memory, host link). Destages leave the cache oldest row first, between
 //! the high and low watermarks; their parity work passes the XOR engine.
 
+use super::ControllerEvent;
 use crate::sim::engine::events::Event;
 use crate::sim::host::HostOp;
 use crate::sim::engine::Simulation;
@@ -20,6 +21,15 @@ use crate::{PAGE_SECTORS, SECTOR_BYTES};
 const PAGE_BYTES: u64 = PAGE_SECTORS * SECTOR_BYTES;
 
 impl Simulation {
+    pub(crate) fn controller_event(&mut self, event: ControllerEvent) {
+        match event {
+            ControllerEvent::ArrayQueueTimer => self.array_queue_timer(),
+            ControllerEvent::BlockDone { block } => self.block_done(block),
+            ControllerEvent::DestageDone { destage } => self.destage_done(destage),
+            ControllerEvent::BbuLearn { start } => self.bbu_learn(start),
+        }
+    }
+
     fn controller(&mut self) -> &mut Controller {
         self.hw.controller.as_mut().expect("hardware controller")
     }
@@ -57,7 +67,7 @@ impl Simulation {
         let timer = queue.scheduler.next_timer();
         if timer != queue.timer_at {
             if let Some(time) = timer {
-                self.events.push(time.max(now), Event::ArrayQueueTimer);
+                self.events.push(time.max(now), Event::Controller(ControllerEvent::ArrayQueueTimer));
             }
             queue.timer_at = timer.map(|t| t.max(now));
         }
@@ -113,7 +123,7 @@ impl Simulation {
     fn controller_ack(&mut self, id: u32, ready: Nanos, bytes: u64) {
         let controller = self.controller();
         let at = controller.ceilings.host_command(&controller.config, ready, bytes, 1);
-        self.events.push(at, Event::CacheAck { host_io: id });
+        self.complete_host_at(at, id);
     }
 
     /// A host I/O's array operation finished on the drives.
@@ -137,7 +147,7 @@ impl Simulation {
         if at == self.now {
             self.host_complete(id);
         } else {
-            self.events.push(at, Event::CacheAck { host_io: id });
+            self.complete_host_at(at, id);
         }
     }
 
@@ -224,7 +234,7 @@ impl Simulation {
         if at > now {
             controller.cache.destaging_bytes += bytes;
             controller.cache.parity_pending.push((destage, bytes));
-            self.events.push(at, Event::DestageDone { destage });
+            self.events.push(at, Event::Controller(ControllerEvent::DestageDone { destage }));
         } else {
             self.cache_room_freed();
         }
@@ -265,8 +275,8 @@ impl Simulation {
         let Some(controller) = self.hw.controller.as_ref() else { return };
         let (start, duration) = (controller.config.learn_start_ns, controller.config.learn_duration_ns);
         if duration > 0 {
-            self.events.push(start, Event::BbuLearn { start: true });
-            self.events.push(start.saturating_add(duration), Event::BbuLearn { start: false });
+            self.events.push(start, Event::Controller(ControllerEvent::BbuLearn { start: true }));
+            self.events.push(start.saturating_add(duration), Event::Controller(ControllerEvent::BbuLearn { start: false }));
         }
     }
 
@@ -314,7 +324,7 @@ impl Simulation {
         };
         let at = controller.ceilings.device_transfer(&controller.config, member, now, sectors * SECTOR_BYTES);
         if at > now {
-            self.events.push(at, Event::BlockDone { block });
+            self.events.push(at, Event::Controller(ControllerEvent::BlockDone { block }));
         } else {
             self.block_done(block);
         }

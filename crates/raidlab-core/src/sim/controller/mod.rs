@@ -20,6 +20,19 @@ pub use cache::WriteCache;
 pub use ceilings::{Ceilings, Serial};
 pub use config::{CommandOrder, HwConfig, MirrorReads, ReadAheadPolicy, WritePolicy};
 
+/// A hardware controller's events.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) enum ControllerEvent {
+    /// The host queue on the controller's logical drive asked to be polled (CFQ idling ended).
+    ArrayQueueTimer,
+    /// A block's data has crossed the controller's shared device bus.
+    BlockDone { block: u64 },
+    /// A destage finished its parity work (XOR engine, cache memory).
+    DestageDone { destage: u64 },
+    /// The BBU starts (true) or ends (false) its learn cycle.
+    BbuLearn { start: bool },
+}
+
 use crate::error::Result;
 use crate::layout::Array;
 use crate::sim::engine::{config_error, ControllerConfig, SimConfig};

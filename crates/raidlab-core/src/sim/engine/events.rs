@@ -1,47 +1,25 @@
 //! The event queue: events ordered by (time, sequence), so ties resolve in insertion order and
-//! a run is a pure function of its inputs.
+//! a run is a pure function of its inputs. Each event belongs to a room (its layer), which
+//! declares it and handles it; `Simulation::handle` hands it over.
 
+use crate::sim::block::BlockEvent;
+use crate::sim::controller::ControllerEvent;
+use crate::sim::host::HostEvent;
+use crate::sim::md::MdEvent;
+use crate::sim::pagecache::PageCacheEvent;
+use crate::sim::raid::RaidEvent;
 use crate::time::Nanos;
 use std::cell::Cell;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-pub enum Event {
-    /// A drive may have finished work: advance it.
-    DriveWake { member: u32 },
-    /// A scheduler asked to be polled (CFQ idling ended).
-    SchedulerTimer { member: u32 },
-    /// An open-loop arrival for a thread.
-    Arrival { job: u32, thread: u32 },
-    /// A controller acknowledges a host I/O absorbed by its cache.
-    CacheAck { host_io: u32 },
-    /// A member fails or is replaced.
-    ArrayChange { kind: super::config::ArrayEventKind },
-    /// A throttled rebuild may issue again.
-    RebuildTimer,
-    /// md's raid5d handles the stripe heads queued for it.
-    Raid5d,
-    /// raid5d's pass finished handling its heads: their member I/O leaves md.
-    Raid5dDone,
-    /// The host queue on a controller's logical drive asked to be polled (CFQ idling ended).
-    ArrayQueueTimer,
-    /// A block's data has crossed a controller's shared device bus.
-    BlockDone { block: u64 },
-    /// A controller's destage finished its parity work (XOR engine, cache memory).
-    DestageDone { destage: u64 },
-    /// The page cache's flusher wakes (kupdate, every dirty_writeback_centisecs).
-    PageCacheTimer,
-    /// A job's `startdelay` ended (or its stonewall group began): its threads start.
-    JobStart { job: u32 },
-    /// A thread's `thinktime` pause ended.
-    Resume { job: u32, thread: u32 },
-    /// A controller's BBU starts (true) or ends (false) its learn cycle.
-    BbuLearn { start: bool },
-
-    // ---- the raid5d of each inner raid4/5/6 array of a stack ----
-    /// Inner array `set`'s raid5d handles its queued stripe heads.
-    InnerRaid5d { set: u32 },
-    /// Inner array `set`'s raid5d pass finished handling its heads.
-    InnerRaid5dDone { set: u32 },
+pub(crate) enum Event {
+    Host(HostEvent),
+    PageCache(PageCacheEvent),
+    /// Failures and rebuilds, every RAID kind's.
+    Raid(RaidEvent),
+    Md(MdEvent),
+    Controller(ControllerEvent),
+    Block(BlockEvent),
 }
 
 /// The pending events, keyed by `(time, sequence)` packed into one `u128` (so each
@@ -240,9 +218,9 @@ mod tests {
 
     fn event() -> impl Strategy<Value = Event> {
         prop_oneof![
-            4 => (0..3u32).prop_map(|member| Event::DriveWake { member }),
-            1 => (0..3u32).prop_map(|member| Event::SchedulerTimer { member }),
-            1 => (0..4u32).prop_map(|host_io| Event::CacheAck { host_io }),
+            4 => (0..3u32).prop_map(|member| Event::Block(BlockEvent::DriveWake { member })),
+            1 => (0..3u32).prop_map(|member| Event::Block(BlockEvent::SchedulerTimer { member })),
+            1 => (0..4u32).prop_map(|host_io| Event::Host(HostEvent::CacheAck { host_io })),
         ]
     }
 

@@ -167,31 +167,15 @@ impl Simulation {
         self.start_jobs();
     }
 
+    /// Hands the event to the room that owns it.
     fn handle(&mut self, event: Event) {
         match event {
-            Event::DriveWake { member } => self.drive_wake(member),
-            Event::SchedulerTimer { member } => {
-                let m = &mut self.block.members[member as usize];
-                if m.timer_at == Some(self.now) {
-                    m.timer_at = None;
-                    self.kick(member);
-                }
-            }
-            Event::Arrival { job, thread } => self.arrival(job, thread),
-            Event::JobStart { job } => self.launch(job),
-            Event::Resume { job, thread } => self.resume(job, thread),
-            Event::CacheAck { host_io } => self.host_complete(host_io),
-            Event::ArrayChange { kind } => self.array_change(kind),
-            Event::RebuildTimer => self.rebuild_timer(),
-            Event::Raid5d => self.raid5d(),
-            Event::Raid5dDone => self.raid5d_done(),
-            Event::ArrayQueueTimer => self.array_queue_timer(),
-            Event::BlockDone { block } => self.block_done(block),
-            Event::DestageDone { destage } => self.destage_done(destage),
-            Event::PageCacheTimer => self.page_cache_timer(),
-            Event::BbuLearn { start } => self.bbu_learn(start),
-            Event::InnerRaid5d { set } => self.inner_raid5d(set),
-            Event::InnerRaid5dDone { set } => self.inner_raid5d_done(set),
+            Event::Host(event) => self.host_event(event),
+            Event::PageCache(event) => self.page_cache_event(event),
+            Event::Raid(event) => self.raid_event(event),
+            Event::Md(event) => self.md_event(event),
+            Event::Controller(event) => self.controller_event(event),
+            Event::Block(event) => self.block_event(event),
         }
     }
 

@@ -12,6 +12,19 @@ pub(crate) use threads::HostIo;
 /// The job of host I/O the kernel makes (the page cache's bios), not one of the workload's.
 pub(crate) const KERNEL_JOB: u32 = u32::MAX;
 
+/// The host's events.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) enum HostEvent {
+    /// An open-loop arrival for a thread.
+    Arrival { job: u32, thread: u32 },
+    /// A job's `startdelay` ended (or its stonewall group began): its threads start.
+    JobStart { job: u32 },
+    /// A thread's `thinktime` pause ended.
+    Resume { job: u32, thread: u32 },
+    /// A cache (a controller's, or the page cache) acknowledges host I/O `host_io`.
+    CacheAck { host_io: u32 },
+}
+
 use crate::error::Result;
 use crate::layout::Array;
 use crate::sim::engine::slab::Slab;

@@ -1,6 +1,7 @@
 //! Host threads as fio runs them: stonewall groups, start delays, open and closed loops, think
 //! time and flow, and what a thread does when its I/O completes.
 
+use super::HostEvent;
 use super::jobs::{HostIntent, HostOp, JobState};
 use crate::error::{Error, ErrorKind, Result};
 use crate::layout::Array;
@@ -22,6 +23,21 @@ pub(crate) struct HostIo {
 }
 
 impl Simulation {
+    pub(crate) fn host_event(&mut self, event: HostEvent) {
+        match event {
+            HostEvent::Arrival { job, thread } => self.arrival(job, thread),
+            HostEvent::JobStart { job } => self.launch(job),
+            HostEvent::Resume { job, thread } => self.resume(job, thread),
+            HostEvent::CacheAck { host_io } => self.host_complete(host_io),
+        }
+    }
+
+    /// Host I/O `id` completes at `at` (a cache acknowledges it; the layers below call this as
+    /// a bio's end_io is called).
+    pub(crate) fn complete_host_at(&mut self, at: Nanos, id: u32) {
+        self.events.push(at, Event::Host(HostEvent::CacheAck { host_io: id }));
+    }
+
     /// The first stonewall group starts.
     pub(crate) fn start_jobs(&mut self) {
         if let Some(first) = self.host.jobs.iter().map(|j| j.job.group).min() {
@@ -38,7 +54,7 @@ impl Simulation {
                 continue;
             }
             if state.job.start_delay_ns > 0 {
-                self.events.push(self.now + state.job.start_delay_ns, Event::JobStart { job });
+                self.events.push(self.now + state.job.start_delay_ns, Event::Host(HostEvent::JobStart { job }));
             } else {
                 self.launch(job);
             }
@@ -59,7 +75,7 @@ impl Simulation {
                 } else {
                     self.now
                 };
-                self.events.push(first, Event::Arrival { job, thread });
+                self.events.push(first, Event::Host(HostEvent::Arrival { job, thread }));
             } else {
                 self.issue(job, thread);
             }
@@ -74,7 +90,7 @@ impl Simulation {
             return;
         }
         for (waiting_job, waiting_thread) in self.host.flows.leave(&self.host.jobs[job as usize]) {
-            self.events.push(self.now, Event::Resume { job: waiting_job, thread: waiting_thread });
+            self.events.push(self.now, Event::Host(HostEvent::Resume { job: waiting_job, thread: waiting_thread }));
         }
         let group = self.host.jobs[job as usize].job.group;
         if self.host.jobs.iter().any(|j| j.job.group == group && !j.finished) {
@@ -92,13 +108,13 @@ impl Simulation {
         let state = &mut self.host.jobs[job as usize];
         state.hold(thread as usize);
         if state.job.flow_sleep_ns > 0 {
-            self.events.push(self.now + state.job.flow_sleep_ns, Event::Resume { job, thread });
+            self.events.push(self.now + state.job.flow_sleep_ns, Event::Host(HostEvent::Resume { job, thread }));
             return;
         }
         let deadline = state.deadline_ns;
         self.host.flows.wait(&self.host.jobs[job as usize], job, thread);
         if deadline < Nanos::MAX {
-            self.events.push(deadline.max(self.now), Event::Resume { job, thread });
+            self.events.push(deadline.max(self.now), Event::Host(HostEvent::Resume { job, thread }));
         }
     }
 
@@ -121,7 +137,7 @@ impl Simulation {
         state.threads[t].backlog += 1;
         let next = state.next_arrival(t, self.now);
         if next <= self.stop_ns {
-            self.events.push(next, Event::Arrival { job, thread });
+            self.events.push(next, Event::Host(HostEvent::Arrival { job, thread }));
         }
         self.issue(job, thread);
         self.after_issue(job);
@@ -146,7 +162,7 @@ impl Simulation {
             let Some(intent) = state.next(thread as usize, self.now) else {
                 if state.take_pause(thread as usize) {
                     let at = self.now + state.job.think_ns;
-                    self.events.push(at, Event::Resume { job, thread });
+                    self.events.push(at, Event::Host(HostEvent::Resume { job, thread }));
                 }
                 return;
             };
@@ -158,7 +174,7 @@ impl Simulation {
             if intent.op != HostOp::Flush {
                 t.flow_issued += 1;
                 for (waiting_job, waiting_thread) in self.host.flows.issued(&self.host.jobs[job as usize]) {
-                    self.events.push(self.now, Event::Resume { job: waiting_job, thread: waiting_thread });
+                    self.events.push(self.now, Event::Host(HostEvent::Resume { job: waiting_job, thread: waiting_thread }));
                 }
             }
             self.submit_host(job, thread, intent);

@@ -2,6 +2,7 @@
 //! writes join stripe heads, raid5d passes (`raid5d` → `handle_active_stripes`) turn the heads
 //! ready to go into member I/O, and a write completes when every head holding it is written.
 
+use super::MdEvent;
 use crate::sim::engine::events::Event;
 use super::plug::Raid5dOf;
 use crate::sim::block::RAID5D_THREAD;
@@ -14,6 +15,15 @@ use crate::sim::host::{HostOp, KERNEL_JOB};
 use crate::PAGE_SECTORS;
 
 impl Simulation {
+    pub(crate) fn md_event(&mut self, event: MdEvent) {
+        match event {
+            MdEvent::Raid5d => self.raid5d(),
+            MdEvent::Raid5dDone => self.raid5d_done(),
+            MdEvent::InnerRaid5d { set } => self.inner_raid5d(set),
+            MdEvent::InnerRaid5dDone { set } => self.inner_raid5d_done(set),
+        }
+    }
+
     /// A host I/O arrives at md: raid4/5/6 writes go through the stripe cache (a stack's inner
     /// arrays' caches), a flush waits for md's next flush, the rest is planned directly.
     pub(crate) fn md_submit(&mut self, id: u32) {
@@ -67,7 +77,7 @@ impl Simulation {
             // raid5d runs once the submitters of this instant are done (md_wakeup_thread); while
             // it is busy, the end of its pass runs the next one (`raid5d_done`).
             if self.now >= self.md.raid5d.busy_until {
-                self.events.push(self.now, Event::Raid5d);
+                self.events.push(self.now, Event::Md(MdEvent::Raid5d));
             }
         }
         let mut done = std::mem::take(&mut self.md.stripe_done);
@@ -83,7 +93,7 @@ impl Simulation {
     /// (raid5d loops in `handle_active_stripes` while heads are queued).
     pub(crate) fn raid5d(&mut self) {
         if self.now < self.md.raid5d.busy_until {
-            self.events.push(self.md.raid5d.busy_until, Event::Raid5d);
+            self.events.push(self.md.raid5d.busy_until, Event::Md(MdEvent::Raid5d));
             return;
         }
         self.md.raid5d_pending = false;
@@ -114,7 +124,7 @@ impl Simulation {
         self.md.raid5d.busy_until = self.now + pass_ns;
         self.md.raid5d.issuing.append(&mut out);
         self.md.head_ios = out;
-        self.events.push(self.md.raid5d.busy_until, Event::Raid5dDone);
+        self.events.push(self.md.raid5d.busy_until, Event::Md(MdEvent::Raid5dDone));
     }
 
     /// A pass's handling is done: its member I/O goes into the plug, and raid5d goes on with the

@@ -6,6 +6,7 @@
 //! host write completes when every piece has. The inner caches' member I/O goes to the physical
 //! members of that inner array.
 
+use super::MdEvent;
 use super::plug::Raid5dOf;
 use crate::sim::engine::events::Event;
 use crate::sim::engine::slab::Slab;
@@ -131,7 +132,7 @@ impl Simulation {
         if md.cache.has_work() && !md.pending {
             md.pending = true;
             if now >= md.raid5d.busy_until {
-                self.events.push(now, Event::InnerRaid5d { set });
+                self.events.push(now, Event::Md(MdEvent::InnerRaid5d { set }));
             }
         }
         let mut done = std::mem::take(&mut inner.done);
@@ -158,7 +159,7 @@ impl Simulation {
         let inner = self.md.inner.as_mut().expect("inner stripe caches");
         let md = &mut inner.sets[set as usize];
         if self.now < md.raid5d.busy_until {
-            self.events.push(md.raid5d.busy_until, Event::InnerRaid5d { set });
+            self.events.push(md.raid5d.busy_until, Event::Md(MdEvent::InnerRaid5d { set }));
             return;
         }
         md.pending = false;
@@ -178,7 +179,7 @@ impl Simulation {
         md.raid5d.issuing.append(&mut out);
         let at = md.raid5d.busy_until;
         inner.head_ios = out;
-        self.events.push(at, Event::InnerRaid5dDone { set });
+        self.events.push(at, Event::Md(MdEvent::InnerRaid5dDone { set }));
     }
 
     /// An inner raid5d pass's handling is done: its member I/O goes to raid5d's plug.

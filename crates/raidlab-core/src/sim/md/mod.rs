@@ -14,6 +14,19 @@ pub mod stripe_cache;
 pub use raid5d::{Raid5dCpu, Raid5dThreads};
 pub use stripe_cache::{HeadIo, StripeCache, WriteBio};
 
+/// md's events: raid5d's passes (a stack's inner arrays' too).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) enum MdEvent {
+    /// md's raid5d handles the stripe heads queued for it.
+    Raid5d,
+    /// raid5d's pass finished handling its heads: their member I/O leaves md.
+    Raid5dDone,
+    /// Inner array `set`'s raid5d handles its queued stripe heads.
+    InnerRaid5d { set: u32 },
+    /// Inner array `set`'s raid5d pass finished handling its heads.
+    InnerRaid5dDone { set: u32 },
+}
+
 use crate::layout::{Array, Level};
 use crate::sim::engine::{ControllerConfig, SimConfig};
 use std::collections::VecDeque;

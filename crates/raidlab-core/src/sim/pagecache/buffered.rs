@@ -5,6 +5,7 @@
 //! ends as O_DIRECT I/O (md's stripe cache, the planner, a controller's cache), and come back
 //! to `page_cache_bio_done` instead of a job.
 
+use super::PageCacheEvent;
 use crate::sim::engine::events::Event;
 use crate::sim::host::HostOp;
 use crate::sim::block::FLUSHER_THREAD;
@@ -87,6 +88,12 @@ fn clone_pages(job: &Job, region: &Region, file: u64) -> (u64, u64) {
 }
 
 impl Simulation {
+    pub(crate) fn page_cache_event(&mut self, event: PageCacheEvent) {
+        match event {
+            PageCacheEvent::PageCacheTimer => self.page_cache_timer(),
+        }
+    }
+
     /// A buffered job's host I/O enters the page cache.
     #[inline(never)]
     pub(crate) fn buffered_submit(&mut self, id: u32) {
@@ -147,7 +154,7 @@ impl Simulation {
         let config = *self.pagecache.cache.as_ref().expect("a page cache").config();
         let bytes = self.host.ios.get(id).sectors * SECTOR_BYTES;
         let copy_ns = (bytes as u128 * 1_000_000_000 / config.copy_bytes_per_second.max(1) as u128) as u64;
-        self.events.push(self.now + config.call_ns + copy_ns, Event::CacheAck { host_io: id });
+        self.complete_host_at(self.now + config.call_ns + copy_ns, id);
     }
 
     /// Sends the page cache's bios to the array as kernel host I/Os.
@@ -264,7 +271,7 @@ impl Simulation {
         if cache.wants_timer() {
             cache.timer_armed = true;
             let at = self.now + cache.config().dirty_writeback_ns;
-            self.events.push(at, Event::PageCacheTimer);
+            self.events.push(at, Event::PageCache(PageCacheEvent::PageCacheTimer));
         }
     }
 
@@ -273,7 +280,7 @@ impl Simulation {
         let cache = self.pagecache.cache.as_mut().expect("a page cache");
         if cache.timer() {
             let at = self.now + cache.config().dirty_writeback_ns;
-            self.events.push(at, Event::PageCacheTimer);
+            self.events.push(at, Event::PageCache(PageCacheEvent::PageCacheTimer));
         }
         self.page_cache_pump();
     }

@@ -25,6 +25,13 @@ pub mod readahead;
 mod writeback;
 
 pub(crate) use buffered::PageCacheRoom;
+
+/// The page cache's events.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) enum PageCacheEvent {
+    /// The page cache's flusher wakes (kupdate, every dirty_writeback_centisecs).
+    PageCacheTimer,
+}
 use crate::layout::{Array, Level};
 use crate::time::Nanos;
 use crate::PAGE_BYTES;

@@ -7,12 +7,21 @@ pub(crate) mod kind;
 pub(crate) mod rebuild;
 
 pub(crate) use kind::RaidKind;
+
+/// Failures and rebuilds: every RAID kind's events.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) enum RaidEvent {
+    /// A member fails or is replaced.
+    ArrayChange { kind: ArrayEventKind },
+    /// A throttled rebuild may issue again.
+    RebuildTimer,
+}
 use crate::plan::MemberIo;
 use crate::device::Drive;
 use crate::error::Result;
 use crate::layout::Array;
 use crate::plan::{MirrorState, Plan, Planner};
-use crate::sim::engine::SimConfig;
+use crate::sim::engine::{ArrayEventKind, SimConfig};
 use crate::sim::engine::slab::Slab;
 
 /// The array's state every RAID kind shares: its planner and mirror balancer, the operations

@@ -5,6 +5,7 @@
 //! (`md/resync.rs`), a hardware controller gives the rebuild a share of the member commands
 //! (`controller/rebuild.rs`).
 
+use super::RaidEvent;
 use crate::sim::engine::config::{ArrayEventKind, ControllerConfig};
 use crate::sim::engine::events::Event;
 use crate::sim::engine::results::{DataLoss, RebuildResult};
@@ -100,13 +101,20 @@ impl RebuildState {
 }
 
 impl Simulation {
+    pub(crate) fn raid_event(&mut self, event: RaidEvent) {
+        match event {
+            RaidEvent::ArrayChange { kind } => self.array_change(kind),
+            RaidEvent::RebuildTimer => self.rebuild_timer(),
+        }
+    }
+
     pub(crate) fn schedule_timeline(&mut self) {
         for event in self.config.timeline.clone() {
-            self.events.push(event.at_ns, Event::ArrayChange { kind: event.kind });
+            self.events.push(event.at_ns, Event::Raid(RaidEvent::ArrayChange { kind: event.kind }));
         }
         if self.config.rebuild.spare {
             if let Some(&member) = self.raid.failed.first() {
-                self.events.push(0, Event::ArrayChange { kind: ArrayEventKind::Replace(member) });
+                self.events.push(0, Event::Raid(RaidEvent::ArrayChange { kind: ArrayEventKind::Replace(member) }));
             }
         }
     }
@@ -279,7 +287,7 @@ impl Simulation {
                     }
                     // The blocking get returned: one stripe, then a jiffy's sleep.
                     state.wait = Wait::Until(self.now + JIFFY_NS);
-                    self.events.push(self.now + JIFFY_NS, Event::RebuildTimer);
+                    self.events.push(self.now + JIFFY_NS, Event::Raid(RaidEvent::RebuildTimer));
                     self.rebuild_issue(STRIPE_SECTORS);
                     continue;
                 }
@@ -307,7 +315,7 @@ impl Simulation {
 
     pub(crate) fn rebuild_wait(&mut self, wait: Wait) {
         if let Wait::Until(t) = wait {
-            self.events.push(t, Event::RebuildTimer);
+            self.events.push(t, Event::Raid(RaidEvent::RebuildTimer));
         }
         self.raid.rebuild.as_mut().expect("rebuilding").wait = wait;
     }
