@@ -22,6 +22,10 @@ pub(crate) enum Event {
     Block(BlockEvent),
 }
 
+// The queue moves events about on every push and pop: grouping them by room must not make
+// them larger than the one-level enum they were (a tag and a u64).
+const _: () = assert!(std::mem::size_of::<Event>() == 16);
+
 /// The pending events, keyed by `(time, sequence)` packed into one `u128` (so each
 /// comparison is a single wide compare). Keys are unique (the sequence is), so the pop order is
 /// fully determined.

@@ -27,8 +27,6 @@ use crate::sim::raid::{RaidKind, RaidRoom};
 use crate::time::Nanos;
 use events::{Event, EventQueue};
 
-
-
 /// A configured run. Build with [`Simulation::new`], then [`Simulation::run_until`] in steps
 /// (the caller can show progress between them) or [`Simulation::run`] at once.
 pub struct Simulation {
