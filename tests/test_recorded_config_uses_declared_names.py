@@ -19,13 +19,13 @@ OLD_NAMES = {
     "start_ppm": "rebuild_start_pct", "dirty_ratio_pct": "dirty_ratio",
     "dirty_background_ratio_pct": "dirty_background_ratio", "read_ahead_kib": "read_ahead_kb",
     "dirty_expire_ns": "dirty_expire_centisecs", "dirty_writeback_ns": "dirty_writeback_centisecs",
-    "ram_bytes": "ram_gib", "partition_bytes": "partition_gib",
+    "ram_bytes": "ram_gib", "partition_bytes": "partition_gib", "credits_pct": "host_credits_pct",
 }
 
 #: Declared settings a run does not record under their own key, and where they went instead.
 FOLDED = {
     "controller_opts": "merged into controller.hw (each parameter under its declared name)",
-    "host_credits_pct": "applied to the host's limits (the 'host' entry)",
+    "host_credits_pct": "in the 'host' entry (the host's limits), only with a host preset",
     "runtime_s": "the workload's jobs' run time (or max_time_s of an idle array)",
     "bbu_learn": "only with a learn cycle (then controller.bbu_learn, [start_s, duration_s])",
     "inner_devices": "only for a stacked level", "outer_chunk_kib": "only for a stacked level",
@@ -36,6 +36,7 @@ BASE = {"level": "5", "devices": 4, "drive": "null", "runtime_s": 0.02}
 RUNS = {
     "md": {"preset": "oltp-postgres"},
     "hw controller": {"preset": "oltp-postgres", "controller": "megaraid-9361", "rebuild_priority": 50},
+    "cloud host": {"preset": "oltp-postgres", "drive": "ebs-gp3", "host": "m5.large", "host_credits_pct": 40},
     "bbu learn cycle": {"preset": "oltp-postgres", "controller": "perc4e-di", "bbu_learn": "0.005+0.01"},
     "buffered": {"fio": "[w]\nrw=write\nbs=64k\ndirect=0\nsize=16m\n", "ram_gib": 1.5, "dirty_ratio": 30},
     "rebuild": {"failed": "1", "spare": True, "speed_limit_min": 5000, "rebuild_start_pct": 12.5,
@@ -55,7 +56,7 @@ def _keys(value, path=""):
 
 
 def _recorded(name):
-    return raidlab.simulate(**BASE, **RUNS[name]).to_dict()["raidlab"]["config"]
+    return raidlab.simulate(**{**BASE, **RUNS[name]}).to_dict()["raidlab"]["config"]
 
 
 @pytest.fixture(scope="module", params=sorted(RUNS))
@@ -97,12 +98,13 @@ def test_recorded_values_are_in_the_declared_units():
     assert _recorded("md")["drive_write_cache"] == "default"
     assert _recorded("hw controller")["drive_write_cache"] == "off"
     assert _recorded("bbu learn cycle")["controller"]["bbu_learn"] == [0.005, 0.01]
+    assert _recorded("cloud host")["host"]["host_credits_pct"] == 40.0
 
 
 def test_the_recorded_configuration_runs_again_to_the_same_numbers():
     # The glue reads the declared names and converts units itself: a recorded configuration
     # handed back to the core reproduces the run.
-    result = raidlab.simulate(**BASE, **RUNS["rebuild"]).to_dict()
+    result = raidlab.simulate(**{**BASE, **RUNS["rebuild"]}).to_dict()
     simulation = _core.CoreSimulation(result["raidlab"]["config"])
     simulation.run_until(simulation.stop_ns)
     again = simulation.result()
@@ -116,7 +118,7 @@ def test_the_recorded_configuration_runs_again_to_the_same_numbers():
 
 def test_the_learn_cycle_under_its_declared_name_reaches_the_controller():
     # During the learn cycle the controller writes through: the run differs from one without.
-    with_cycle = raidlab.simulate(**BASE, **RUNS["bbu learn cycle"]).to_dict()["raidlab"]
+    with_cycle = raidlab.simulate(**{**BASE, **RUNS["bbu learn cycle"]}).to_dict()["raidlab"]
     settings = {k: v for k, v in RUNS["bbu learn cycle"].items() if k != "bbu_learn"}
-    without = raidlab.simulate(**BASE, **settings).to_dict()["raidlab"]
+    without = raidlab.simulate(**{**BASE, **settings}).to_dict()["raidlab"]
     assert with_cycle["events"] != without["events"]

@@ -250,7 +250,7 @@ class RunSpec:
             "drive_write_cache": ("default" if kind == "md" and d.drive_write_cache == "default"
                                   else values["drive_write_cache"]),
             "page_cache": self.page_cache_config(),
-            "host": hosts.limits(d.host, d.host_credits_pct),
+            "host": self.host_config(),
             "command_timeout_s": float(o.command_timeout_s),
             # Only when asked, so every other run's recorded configuration stays as it was.
             **({"latency_by_second": True} if o.latency_by_second else {}),
@@ -264,6 +264,15 @@ class RunSpec:
                 "dirty_background_ratio": d.dirty_background_ratio, "dirty_bytes": 0,
                 "dirty_background_bytes": 0, "dirty_expire_centisecs": d.dirty_expire_centisecs,
                 "dirty_writeback_centisecs": d.dirty_writeback_centisecs, "read_ahead_kb": d.read_ahead_kb}
+
+    def host_config(self) -> Optional[Dict[str, Any]]:
+        """The host preset's EBS limits (None: no host) and the credit balance its buckets start
+        with, under the setting's declared name (``host_credits_pct``)."""
+        limits = hosts.limits(self.design.host, self.design.host_credits_pct)
+        if limits is None:
+            return None
+        return {**{k: v for k, v in limits.items() if k != "credits_pct"},
+                "host_credits_pct": limits["credits_pct"]}
 
     def page_cache_note(self) -> str:
         """"page cache 64 GiB" when any job is buffered, else nothing: each job's own description

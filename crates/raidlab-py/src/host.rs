@@ -21,7 +21,7 @@ pub fn limits_from(config: &Bound<'_, PyDict>) -> PyResult<Option<HostLimits>> {
         baseline_bytes_s: field::<f64>(&dict, "baseline_mb_s")? * 1e6,
         burst_bytes_s: field::<f64>(&dict, "burst_mb_s")? * 1e6,
         burst_s: field::<f64>(&dict, "burst_minutes")? * 60.0,
-        start_balance: field::<f64>(&dict, "credits_pct")? / 100.0,
+        start_balance: field::<f64>(&dict, "host_credits_pct")? / 100.0,
     };
     limits.validate().map_err(errors::to_py)?;
     Ok(Some(limits))
