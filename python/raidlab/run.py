@@ -213,7 +213,9 @@ class RunSpec:
     options: Options
 
     def config(self) -> Dict[str, Any]:
-        """The core's configuration dict (also recorded in every report)."""
+        """The core's configuration dict (also recorded in every report as ``raidlab.config``):
+        grouped by layer, each run setting under its declared name and in its declared unit
+        (the glue converts to the core's units)."""
         d, o = self.design, self.options
         kind, values = d.controller_values()
         workload = (self.workload.to_dict() if self.workload is not None
