@@ -230,3 +230,16 @@ def test_a_file_raidlab_does_not_write_in_points_is_named_not_read_as_rows(store
     _nothing_ran(store)
     with pytest.raises(raidlab.ConfigError, match="not a file raidlab writes"):
         raidlab.load_sweep(store)
+
+
+@pytest.mark.parametrize("column", ["seed", "raidlab_version"])
+def test_a_row_file_without_a_point_identity_column_is_refused(store, tmp_path, column):
+    # The key is a hash of the configuration, the seed and the version: a row that lost one of
+    # them cannot say which point it is (loaded, its seed would be a null).
+    row = _row_file(store)
+    table = pq.read_table(str(row))
+    _rewrite(row, table.drop([column]))
+    refused(_rerun(store, tmp_path), str(row), f"no {column} column")
+    _nothing_ran(store)
+    with pytest.raises(raidlab.ConfigError, match=f"no {column} column"):
+        raidlab.load_sweep(store)

@@ -29,6 +29,9 @@ from raidlab.sweep.points import option_names
 KEY = re.compile(r"[0-9a-f]{32}")
 #: Identity columns, first in every row.
 IDENTITY = (("key", "string"), ("raidlab_version", "string"))
+#: The columns that say which point a row is (its key hashes the configuration, seed and version):
+#: a row file lacking one is refused, where a missing option or metric column reads as nulls.
+_POINT_IDENTITY = ("key", "raidlab_version", "seed")
 
 
 def arrow():
@@ -155,8 +158,9 @@ def _check_columns(path: str, found, expected) -> None:
     twice = next((name for name in names if names.count(name) > 1), None)
     if twice is not None:
         raise _damaged(path, f"is not a row file raidlab wrote: column {_show(twice)} appears twice")
-    if "key" not in names:
-        raise _damaged(path, "is not a row file raidlab wrote: it has no key column")
+    for name in _POINT_IDENTITY:
+        if name not in names:
+            raise _damaged(path, f"is not a row file raidlab wrote: it has no {name} column")
     for field in expected:
         if field.name in names:
             kind = found.field(field.name).type
