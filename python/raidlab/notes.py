@@ -20,19 +20,22 @@ from typing import Any, Dict, List
 
 import click
 
-from raidlab import stacked
+from raidlab import _core, stacked
 from raidlab.array import Array
 from raidlab.terminal import printable
 from raidlab.workload.units import human_bytes, human_duration
 
 
 def array_capacity_bytes(spec: Any) -> int:
-    """Usable bytes of the spec's array with members the size of its drive."""
+    """Usable bytes of the spec's array as the simulator builds it: each member (the drive or its
+    partition) less the data offset before its data (mdadm's on md, none behind a controller)."""
     d = spec.design
     if stacked.is_stacked(d.level):
         return stacked.geometry(d, d.drive.capacity_bytes // 1024)["capacity_bytes"]
+    md = d.controller_values()[0] == "md"
+    member_kib = _core.member_data_kib(md, d.level, d.devices, d.member_bytes(), d.chunk_kib)
     return Array(level=d.level, devices=d.devices, chunk_kib=d.chunk_kib, layout=d.layout,
-                 member_kib=d.member_bytes() // 1024).capacity_bytes
+                 member_kib=member_kib).capacity_bytes
 
 
 def before(spec: Any) -> List[str]:

@@ -73,6 +73,16 @@ fn layout_choices(level: &str) -> PyResult<String> {
         .map_err(errors::to_py)
 }
 
+/// KiB of each member's data area for an array of `devices` members of `device_bytes` each:
+/// the member less its data offset (mdadm's on md, `md` true; none behind a controller), as the
+/// simulator sizes its members: `raidlab_core::sim::engine::config::member_data_kib`.
+#[pyfunction]
+fn member_data_kib(md: bool, level: &str, devices: u32, device_bytes: u64, chunk_kib: u64) -> PyResult<u64> {
+    let level = Level::parse(level).map_err(errors::to_py)?;
+    let sectors = device_bytes / raidlab_core::SECTOR_BYTES;
+    Ok(raidlab_core::sim::engine::config::member_data_kib(md, level, devices, sectors, chunk_kib))
+}
+
 /// The data offset (512-byte sectors) mdadm 1.2 chooses for a member of `device_sectors` with
 /// chunk `chunk_sectors` (0 for raid1): `raidlab_core::layout::mdadm::data_offset_sectors`.
 #[pyfunction]
@@ -98,6 +108,7 @@ fn _core(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_function(wrap_pyfunction!(default_layout, module)?)?;
     module.add_function(wrap_pyfunction!(layout_choices, module)?)?;
     module.add_function(wrap_pyfunction!(mdadm_data_offset_sectors, module)?)?;
+    module.add_function(wrap_pyfunction!(member_data_kib, module)?)?;
     module.add_function(wrap_pyfunction!(reliability::reliability_analyze, module)?)?;
     module.add_function(wrap_pyfunction!(reliability::reliability_defaults, module)?)?;
     module.add_function(wrap_pyfunction!(reliability::reliability_mttf_from_afr, module)?)?;

@@ -12,7 +12,7 @@ use raidlab_core::plan::ReadBalance;
 use raidlab_core::rng::Prng;
 use raidlab_core::settings::{run, Given, Setting};
 use raidlab_core::sim::engine::config::{
-    centisecs_ns, member_device_sectors, partition_bytes, pct_ppm, ram_bytes, rmw_level, seconds_ns,
+    centisecs_ns, member_data_kib, member_device_sectors, partition_bytes, pct_ppm, ram_bytes, rmw_level, seconds_ns,
 };
 use raidlab_core::sim::engine::{
     ArrayEvent, ArrayEventKind, ControllerConfig, DirectionStats, HwConfig, MdConfig, QueueDepths, RebuildConfig, SimConfig,
@@ -381,7 +381,7 @@ fn build(config: &Bound<'_, PyDict>) -> PyResult<Simulation> {
     let seed: u64 = declared(config, "seed", &run::SEED)?;
     let device_sectors = device_sectors(&array, drive.capacity_bytes())?;
     let data_offset_sectors = controller.data_offset_sectors(level, devices, device_sectors, chunk_kib);
-    let member_kib = (device_sectors.saturating_sub(data_offset_sectors)) / 2;
+    let member_kib = member_data_kib(matches!(controller, ControllerConfig::Md(_)), level, devices, device_sectors, chunk_kib);
     let scheduler_name: String = field(config, "scheduler")?;
     let scheduler = SchedulerKind::parse(&scheduler_name).map_err(errors::to_py)?;
     let nr_requests: u32 = declared(config, "nr_requests", &run::NR_REQUESTS)?;

@@ -67,12 +67,7 @@ impl ControllerConfig {
     /// chunk (`layout::mdadm::data_offset_sectors`) on an md array; none behind a hardware
     /// controller, and none for a lone drive (`--level 0 --devices 1` is the bare drive, no md).
     pub fn data_offset_sectors(&self, level: Level, devices: u32, device_sectors: u64, chunk_kib: u64) -> u64 {
-        match self {
-            ControllerConfig::Md(_) if !(level == Level::Raid0 && devices == 1) => {
-                mdadm::data_offset_sectors(device_sectors, chunk_kib * 2)
-            }
-            _ => 0,
-        }
+        data_offset_sectors(matches!(self, ControllerConfig::Md(_)), level, devices, device_sectors, chunk_kib)
     }
 
     /// The drives' write caches: on or off where asked (`drive_write_cache`); unasked, a
@@ -85,6 +80,22 @@ impl ControllerConfig {
             (ControllerConfig::Md(_), None) => None,
         }
     }
+}
+
+/// Sectors before each member's data: mdadm 1.2's data offset on an md array (`md`), none
+/// behind a hardware controller or for a lone drive (see `ControllerConfig::data_offset_sectors`).
+pub fn data_offset_sectors(md: bool, level: Level, devices: u32, device_sectors: u64, chunk_kib: u64) -> u64 {
+    if md && !(level == Level::Raid0 && devices == 1) {
+        mdadm::data_offset_sectors(device_sectors, chunk_kib * 2)
+    } else {
+        0
+    }
+}
+
+/// KiB of each member's data area: the member device less the data offset before it. The
+/// simulator's members and every capacity a report shows are this size.
+pub fn member_data_kib(md: bool, level: Level, devices: u32, device_sectors: u64, chunk_kib: u64) -> u64 {
+    device_sectors.saturating_sub(data_offset_sectors(md, level, devices, device_sectors, chunk_kib)) / 2
 }
 
 /// Smallest partition a member may be: room for mdadm's data offset and a few chunks (mdadm
