@@ -56,7 +56,7 @@ _XBIT_5805 = ("X-bit labs, Adaptec RAID ASR-5805 review: dual-core 1.2 GHz proce
 _XBIT_1680 = ("X-bit labs, Areca ARC-1680ix-16 review (2009): Intel IOP348 1.2 GHz, 512 MB DDR2-533 "
               "ECC module, PCIe x8")
 _X25E_TESTS = ("published Intel X25-E RAID0 tests on Adaptec 5-series (IOP348): sequential reads "
-               "saturate near 700 MB/s with 8 drives, 4 drives already close (issue 20)")
+               "saturate near 700 MB/s with 8 drives, 4 drives already close")
 
 #: name -> description and {parameter: (value, source)}; parameters not named keep hw's value.
 PRESETS: Dict[str, Dict[str, Any]] = {
