@@ -42,7 +42,6 @@ SUFFIXES = (".rs", ".py", ".toml")
 PENDING = frozenset({
     # The run settings' one declaration replaces these files' per-setting comments.
     "crates/raidlab-py/src/lib.rs",
-    "python/raidlab/controllers.py",
 })
 
 
