@@ -16,9 +16,8 @@ record them in the JSON document (``raidlab.notes``). Sources:
 
 from __future__ import annotations
 
+import sys
 from typing import Any, Dict, List
-
-import click
 
 from raidlab import _core, stacked
 from raidlab.array import Array
@@ -113,4 +112,4 @@ def emit(notes: List[str], context: str = "") -> None:
     """Each note as one line on stderr: ``raidlab: note: [CONTEXT: ]NOTE``, with any control
     character a note quotes (a job or file name) shown escaped."""
     for note in notes:
-        click.echo(printable(f"raidlab: note: {context + ': ' if context else ''}{note}"), err=True)
+        print(printable(f"raidlab: note: {context + ': ' if context else ''}{note}"), file=sys.stderr, flush=True)

@@ -59,3 +59,12 @@ def with_ci(estimate: Optional[Mapping[str, Any]], fmt: Callable[[Any], str]) ->
         return "-"
     low, high = estimate["ci95"]
     return f"{fmt(estimate['mean'])} [{fmt(low)}, {fmt(high)}]"
+
+
+def money(value: float, priced: bool) -> str:
+    """A plan's cost as its table prints it: ``$750`` (``$1,234.50`` with cents), or ``5 drives``
+    when the plan counts drives (``priced`` false)."""
+    if not priced:
+        count = int(value)
+        return f"{count} drive" + ("s" if count != 1 else "")
+    return f"${value:,.0f}" if value == int(value) else f"${value:,.2f}"

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from raidlab.planner.candidates import Design, DriveModel
-from raidlab.units import format_probability
+from raidlab.units import format_probability, money
 
 INF = math.inf
 
@@ -166,11 +166,6 @@ def pareto(designs: Sequence[Evaluated], objective: str = "cost") -> List[Evalua
     return sorted(front, key=lambda e: e.rank_key(objective))
 
 
-def money(value: float, priced: bool) -> str:
-    if not priced:
-        count = int(value)
-        return f"{count} drive" + ("s" if count != 1 else "")
-    return f"${value:,.0f}" if value == int(value) else f"${value:,.2f}"
 
 
 def _fmt(key: str, value: Optional[float]) -> str:

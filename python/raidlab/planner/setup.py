@@ -24,6 +24,7 @@ from raidlab.array import Array
 from raidlab.layout import ext4_stripe_options
 from raidlab.planner import runbook
 from raidlab.planner.candidates import Design, DriveModel
+from raidlab.report.setup_script import ALTERNATIVE_PREFIX, render  # noqa: F401  (the plan's API)
 from raidlab.stacked import StackedArray, inner_arrays, mdadm_commands
 from raidlab.stripe_cache import MD_DEFAULT_STRIPE_CACHE, PAGE, planned_stripe_cache_size
 from raidlab.units import human_bytes
@@ -285,20 +286,3 @@ def setup(design: Design, model: DriveModel, array: Array, workload: Workload,
             "stripe_cache_size": planned_stripe_cache_size(design.devices) if design.level in (4, 5, 6) else None,
             "read_ahead_kb": read_ahead, "partition_start_sector": start, "speed_limits": dict(limits),
             "rebuild": rebuild}
-
-
-#: How a command that is a choice, not a step, is shown in the script (commented out, so the
-#: script runs top to bottom as the XFS-on-whole-md0 setup).
-ALTERNATIVE_PREFIX = {"ext4": "# ext4 instead of XFS: ", "partition": "# only if md0 must be partitioned: "}
-
-
-def render(plan_setup: Dict[str, Any]) -> List[str]:
-    """The setup as a shell script: a '# why' line above each command; the alternatives
-    (``alternative`` set: ext4 instead of XFS, a partition on md0) commented out."""
-    lines: List[str] = [f"# {plan_setup['placeholders']}"] if plan_setup.get("placeholders") else []
-    for entry in plan_setup["commands"]:
-        lines.append(f"# {entry['why']}")
-        lines.append(ALTERNATIVE_PREFIX.get(entry.get("alternative", ""), "") + entry["command"])
-    for note in plan_setup["notes"]:
-        lines.append(f"# note: {note}")
-    return lines

@@ -26,7 +26,7 @@ import json
 import math
 from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple
 
-from raidlab.report import headline, svg
+from raidlab.report import headline, setup_script, svg
 from raidlab.report.describe import raidlab_block as _block
 from raidlab.report.describe import config_of as _config
 from raidlab.report.describe import describe_run, is_measured, run_label  # noqa: F401 (run_label: commands.sim)
@@ -34,7 +34,7 @@ from raidlab.report.latency import cdf_points
 from raidlab.report.rows import job_rows, phase_rows
 from raidlab.report.table import page_cache_numbers
 from raidlab.report.svg import Axis, Band, LegendItem, Panel, Series, esc, finite, fmt_num
-from raidlab.units import decimal_bytes, format_probability, human_bytes, with_ci, years_text
+from raidlab.units import decimal_bytes, format_probability, human_bytes, money, with_ci, years_text
 
 DIRECTIONS = ("read", "write")
 STATE_ORDER = ("optimal", "degraded", "rebuilding")
@@ -605,8 +605,6 @@ def _plan_rows(points: Sequence[Dict[str, Any]], designs: Dict[str, Dict[str, An
 
 def _plan_text(plan: Dict[str, Any]) -> Tuple[str, str]:
     """The plan's reasoning lines and its setup script, as ``raidlab plan`` prints them."""
-    from raidlab.planner import setup as setup_mod
-
     why = "".join(f"<li>{esc(line)}</li>" for line in plan.get("explanation") or [])
     why_html = f'<h3>Why</h3><ul class="why">{why}</ul>' if why else ""
     setup = plan.get("setup")
@@ -614,7 +612,7 @@ def _plan_text(plan: Dict[str, Any]) -> Tuple[str, str]:
         return why_html, ""
     # Comment lines (the why of each command) muted, so the commands stand out.
     script = "\n".join(f'<span class="muted">{esc(line)}</span>' if line.startswith("#") else esc(line)
-                       for line in setup_mod.render(setup))
+                       for line in setup_script.render(setup))
     return why_html, (f'<h3>Setup for {esc(plan.get("winner", "the chosen design"))}</h3>'
                       f'<pre class="script"><code>{script}</code></pre>')
 
@@ -638,8 +636,6 @@ def pareto_section(points: Sequence[Dict[str, Any]], plan: Optional[Dict[str, An
                        "mission, in %, as in the table.", wide=True)]
     designs = {d.get("name"): d for d in plan.get("designs") or [] if isinstance(d, dict)}
     if designs:  # the plan's own costs: "$750" or "5 drives", as its table prints them
-        from raidlab.planner.rank import money
-
         priced = (plan.get("request") or {}).get("cost_unit") != "drives"
         headers, rows = _plan_rows(points, designs, lambda c: money(c, priced) if finite(c) else "–")
     else:
