@@ -14,7 +14,6 @@ mod host;
 mod reliability;
 mod settings;
 mod sim;
-// issue 24 §2: stacked arrays
 mod stacked;
 
 /// Every drive preset: name, kind, rpm, capacity_bytes, interface, description, source.
