@@ -9,7 +9,7 @@ import pytest
 
 from conftest import refused, run_bounded, run_cli
 from raidlab.cli import cli
-from raidlab.commands.numbers import FiniteFloat
+from raidlab.cli_types import FiniteFloat
 
 QUICK = ["--drive", "null", "--runtime-s", "0.01"]
 
