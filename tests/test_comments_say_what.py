@@ -83,7 +83,7 @@ def _scan() -> Dict[str, List[str]]:
     "    /// Re-pinned in session 14.",
     "//! Transitions (research `reliability.md` \u00a71.2):",
     "(facts: `../shared/research/reliability.md`)",
-    "sampled from /work/shared/md-io/cases.json",
+    "sampled from /work/shared/" + "recorded/cases.json",
 ])
 def test_references_that_point_nowhere_are_found(line):
     assert findings(line) != []
