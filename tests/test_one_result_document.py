@@ -25,6 +25,7 @@ import raidlab
 from raidlab import _core, frames
 from raidlab.report import headline, table
 from raidlab.report import html as html_report
+from raidlab.report.latency import FIO_PERCENTILES
 from conftest import REPO_ROOT, run_cli
 
 PACKAGE = REPO_ROOT / "python" / "raidlab"
@@ -404,9 +405,15 @@ def _percentile_lists(path: Path) -> List[str]:
 
 
 def test_fios_percentile_list_is_written_once():
-    listed = [where for path in RENDERERS if path != LATENCY_MODULE for where in _percentile_lists(path)]
+    # declared once in the core (sim/histogram.rs FIO_PERCENTILES), which reports those
+    # percentiles; the glue and every renderer take it from there
+    listed = [where for path in RENDERERS for where in _percentile_lists(path)]
     assert not listed, "fio's percentile list (or its keys) written out again: " + ", ".join(listed)
-    assert _percentile_lists(LATENCY_MODULE), "raidlab.report.latency holds the list"
+    glue = [p.name for p in (REPO_ROOT / "crates" / "raidlab-py" / "src").glob("*.rs")
+            if "99.95, 99.99" in p.read_text(encoding="utf-8")]
+    assert not glue, f"the glue writes fio's percentile list again: {glue}"
+    assert FIO_PERCENTILES == tuple(_core.FIO_PERCENTILES)
+    assert FIO_PERCENTILES[:2] == (1.0, 5.0) and FIO_PERCENTILES[-3:] == (99.9, 99.95, 99.99)
 
 
 def test_only_the_row_builder_reads_a_jobs_latency_table():

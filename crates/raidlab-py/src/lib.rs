@@ -120,6 +120,7 @@ fn _core(module: &Bound<'_, PyModule>) -> PyResult<()> {
     // Bounds on allocations the user's numbers size, so Python can refuse them first.
     module.add("MAX_MAP_ENTRIES", raidlab_core::layout::MAX_MAP_ENTRIES)?;
     module.add("MAX_JOBS", raidlab_core::sim::workload::MAX_JOBS)?;
+    module.add("FIO_PERCENTILES", raidlab_core::sim::histogram::FIO_PERCENTILES.to_vec())?;
     module.add("MAX_THREADS_TOTAL", raidlab_core::sim::workload::MAX_THREADS_TOTAL)?;
     module.add("MAX_OUTSTANDING_IOS", raidlab_core::sim::workload::MAX_OUTSTANDING_IOS)?;
     module.add("MAX_SIM_TIME_S", raidlab_core::sim::engine::MAX_SIM_TIME_NS / 1_000_000_000)?;

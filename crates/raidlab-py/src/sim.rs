@@ -25,10 +25,6 @@ use raidlab_core::sim::pagecache::{PageCacheConfig, PageCacheStats};
 use raidlab_core::sim::sched::{QueueLimits, SchedulerKind};
 use raidlab_core::sim::workload::{Cursor, Distribution, FsyncScope, Job, MixChoice, Workload};
 
-/// fio's default percentile list; the Python report names the keys.
-pub const PERCENTILES: [f64; 17] =
-    [1.0, 5.0, 10.0, 20.0, 30.0, 40.0, 50.0, 60.0, 70.0, 80.0, 90.0, 95.0, 99.0, 99.5, 99.9, 99.95, 99.99];
-
 fn job_from(dict: &Bound<'_, PyDict>, sysbench: bool) -> PyResult<Job> {
     let distribution = sub(dict, "distribution")?;
     let kind: String = field(&distribution, "kind")?;
@@ -487,7 +483,7 @@ fn latency_dict<'py>(py: Python<'py>, histogram: &Histogram) -> PyResult<Bound<'
     dict.set_item("mean", histogram.mean())?;
     dict.set_item("stddev", histogram.stddev())?;
     dict.set_item("N", histogram.count())?;
-    let percentiles: Vec<u64> = PERCENTILES.iter().map(|&p| histogram.percentile(p)).collect();
+    let percentiles: Vec<u64> = raidlab_core::sim::histogram::FIO_PERCENTILES.iter().map(|&p| histogram.percentile(p)).collect();
     dict.set_item("percentiles", percentiles)?;
     dict.set_item("buckets", histogram.buckets())?;
     Ok(dict)

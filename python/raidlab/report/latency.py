@@ -2,8 +2,9 @@
 the core did not report.
 
 - :data:`FIO_PERCENTILES`: fio's default ``percentile_list`` (fio's HOWTO, ``percentile_list``;
-  stat.c ``fio_default_percentiles``), which the core reports for every job and phase; every
-  report names its keys from here (:func:`percentile_key`).
+  stat.c ``fio_default_percentiles``), declared once in the core (``sim/histogram.rs``), which
+  reports them for every job and phase; every report names its keys from here
+  (:func:`percentile_key`).
 - :func:`merged_percentiles`: the percentiles of several jobs' latencies together (fio's
   ``group_reporting``), from their merged histogram buckets by the core's own maths
   (``raidlab._core.latency_percentiles``), so a group's figures are exact, as a job's are.
@@ -21,8 +22,7 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 from raidlab import _core
 
 #: fio's default ``percentile_list``.
-FIO_PERCENTILES = (1.0, 5.0, 10.0, 20.0, 30.0, 40.0, 50.0, 60.0, 70.0, 80.0, 90.0, 95.0,
-                   99.0, 99.5, 99.9, 99.95, 99.99)
+FIO_PERCENTILES = tuple(_core.FIO_PERCENTILES)
 
 
 def percentile_key(p: float) -> str:

@@ -13,6 +13,11 @@ const BUCKETS: usize = (EXACT_LIMIT + (64 - SUB_BITS as u64 - 1) * SUB_COUNT) as
 /// Documented bound on the relative error of reported percentiles.
 pub const RELATIVE_ERROR_BOUND: f64 = 1.0 / 256.0;
 
+/// fio's default `percentile_list` (fio's HOWTO; stat.c `fio_default_percentiles`): the
+/// percentiles every job and phase reports, and every output names.
+pub const FIO_PERCENTILES: [f64; 17] =
+    [1.0, 5.0, 10.0, 20.0, 30.0, 40.0, 50.0, 60.0, 70.0, 80.0, 90.0, 95.0, 99.0, 99.5, 99.9, 99.95, 99.99];
+
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Histogram {
     counts: Vec<u64>,
