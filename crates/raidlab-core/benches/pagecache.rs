@@ -12,7 +12,7 @@ use raidlab_core::layout::{ArraySpec, Level};
 use raidlab_core::rng::Prng;
 use raidlab_core::sim::engine::{ControllerConfig, MdConfig, SimConfig, Simulation};
 use raidlab_core::sim::pagecache::PageCacheConfig;
-use raidlab_core::sim::sched::{QueueLimits, SchedulerKind};
+use raidlab_core::sim::block::sched::{QueueLimits, SchedulerKind};
 use raidlab_core::sim::workload::{Job, Workload};
 
 const FILE_BYTES: u64 = 16 << 30;

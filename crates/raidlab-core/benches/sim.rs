@@ -17,7 +17,7 @@ use raidlab_core::device::params::ParamValues;
 use raidlab_core::layout::{ArraySpec, Level};
 use raidlab_core::rng::Prng;
 use raidlab_core::sim::engine::{ControllerConfig, MdConfig, SimConfig, SimResult, Simulation};
-use raidlab_core::sim::sched::{QueueLimits, SchedulerKind};
+use raidlab_core::sim::block::sched::{QueueLimits, SchedulerKind};
 use raidlab_core::sim::workload::{Job, Workload};
 
 fn config(level: Level) -> (SimConfig, DriveChoice) {

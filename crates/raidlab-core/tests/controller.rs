@@ -10,7 +10,7 @@ use raidlab_core::layout::{ArraySpec, Level};
 use raidlab_core::rng::Prng;
 use raidlab_core::sim::controller::{CommandOrder, WritePolicy};
 use raidlab_core::sim::engine::{ControllerConfig, HwConfig, SimConfig, SimResult, Simulation};
-use raidlab_core::sim::sched::{QueueLimits, SchedulerKind};
+use raidlab_core::sim::block::sched::{QueueLimits, SchedulerKind};
 use raidlab_core::sim::workload::{Job, Workload};
 
 fn drives(preset: &str, count: usize) -> Vec<Box<dyn Drive>> {

@@ -8,7 +8,7 @@ use common::serial::{fingerprint, SerialDisk};
 use raidlab_core::device::{Drive, DriveInfo};
 use raidlab_core::layout::{ArraySpec, Level};
 use raidlab_core::sim::engine::{ControllerConfig, HwConfig, MdConfig, SimConfig, SimResult, Simulation};
-use raidlab_core::sim::sched::{QueueLimits, SchedulerKind};
+use raidlab_core::sim::block::sched::{QueueLimits, SchedulerKind};
 use raidlab_core::sim::workload::{Job, Workload};
 use raidlab_core::time::Nanos;
 

@@ -10,7 +10,7 @@ use raidlab_core::device::{Drive, DriveInfo};
 use raidlab_core::layout::{ArraySpec, Level};
 use raidlab_core::rng::Prng;
 use raidlab_core::sim::engine::{ControllerConfig, MdConfig, SimConfig, SimResult, Simulation};
-use raidlab_core::sim::sched::{QueueLimits, SchedulerKind};
+use raidlab_core::sim::block::sched::{QueueLimits, SchedulerKind};
 use raidlab_core::sim::workload::{Job, Workload};
 
 /// 100 µs per command plus 1 ns per sector, one at a time: easy arithmetic.

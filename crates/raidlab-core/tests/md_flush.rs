@@ -52,7 +52,7 @@ use common::serial::SerialDisk;
 use raidlab_core::device::{Drive, DriveInfo};
 use raidlab_core::layout::{ArraySpec, Layout, Level, StackSpec};
 use raidlab_core::sim::engine::{ControllerConfig, HwConfig, MdConfig, SimConfig, SimResult, Simulation};
-use raidlab_core::sim::sched::{QueueLimits, SchedulerKind};
+use raidlab_core::sim::block::sched::{QueueLimits, SchedulerKind};
 use raidlab_core::sim::workload::{FsyncScope, Job, Workload};
 use serde_json::Value;
 use std::collections::BTreeMap;

@@ -19,7 +19,7 @@ use raidlab_core::device::catalog::DriveChoice;
 use raidlab_core::layout::{ArraySpec, Layout, Level};
 use raidlab_core::rng::Prng;
 use raidlab_core::sim::engine::{ControllerConfig, HwConfig, MdConfig, SimConfig, SimResult, Simulation};
-use raidlab_core::sim::sched::{QueueLimits, SchedulerKind};
+use raidlab_core::sim::block::sched::{QueueLimits, SchedulerKind};
 use raidlab_core::sim::workload::{Job, Workload};
 use serde_json::Value;
 use std::collections::BTreeMap;

@@ -16,7 +16,7 @@ mod common;
 use common::md_io::{self, is_recovery, missing_members, run, Range};
 use raidlab_core::layout::{ArraySpec, Layout, Level};
 use raidlab_core::sim::engine::{ArrayEvent, ArrayEventKind, ControllerConfig, MdConfig, SimConfig, SimResult};
-use raidlab_core::sim::sched::{QueueLimits, SchedulerKind};
+use raidlab_core::sim::block::sched::{QueueLimits, SchedulerKind};
 use raidlab_core::sim::workload::{Job, Workload};
 use serde_json::Value;
 use std::collections::BTreeMap;

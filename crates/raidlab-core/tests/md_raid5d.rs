@@ -7,7 +7,7 @@ use raidlab_core::device::catalog::DriveChoice;
 use raidlab_core::layout::{ArraySpec, Level};
 use raidlab_core::sim::engine::{ControllerConfig, MdConfig, SimConfig, SimResult, Simulation};
 use raidlab_core::sim::md::Raid5dCpu;
-use raidlab_core::sim::sched::{QueueLimits, SchedulerKind};
+use raidlab_core::sim::block::sched::{QueueLimits, SchedulerKind};
 use raidlab_core::sim::workload::{Job, Workload};
 use raidlab_core::rng::Prng;
 

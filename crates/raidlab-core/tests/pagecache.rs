@@ -8,7 +8,7 @@ use raidlab_core::layout::{ArraySpec, Level};
 use raidlab_core::rng::Prng;
 use raidlab_core::sim::engine::{ControllerConfig, HwConfig, MdConfig, SimConfig, SimResult, Simulation};
 use raidlab_core::sim::pagecache::{PageCacheConfig, PageCacheStats};
-use raidlab_core::sim::sched::{QueueLimits, SchedulerKind};
+use raidlab_core::sim::block::sched::{QueueLimits, SchedulerKind};
 use raidlab_core::sim::workload::{Job, Workload};
 
 const GIB: u64 = 1 << 30;

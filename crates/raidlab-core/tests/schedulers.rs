@@ -5,7 +5,7 @@
 use std::collections::BTreeMap;
 
 use raidlab_core::device::Op;
-use raidlab_core::sim::sched::{
+use raidlab_core::sim::block::sched::{
     new_scheduler, BlockRequest, Cfq, Dispatch, MqDeadline, NoneScheduler, QueueLimits, Scheduler,
     SchedulerKind,
 };

@@ -10,7 +10,7 @@ use raidlab_core::device::{Drive, DriveInfo};
 use raidlab_core::layout::{Array, ArraySpec, Layout, Level, StackSpec};
 use raidlab_core::reliability::{analyze, Inputs, RepairPolicy};
 use raidlab_core::sim::engine::{ArrayEvent, ArrayEventKind, SimConfig, SimResult, Simulation};
-use raidlab_core::sim::sched::SchedulerKind;
+use raidlab_core::sim::block::sched::SchedulerKind;
 use raidlab_core::sim::workload::{Job, Workload};
 
 /// 1 GiB members: small enough for a rebuild to finish in a test.

@@ -8,7 +8,7 @@ use raidlab_core::device::hdd::{HddSpec, ReadAheadBound};
 use raidlab_core::layout::{Array, ArraySpec, Layout, Level, ParityAlgorithm};
 use raidlab_core::rng::Prng;
 use raidlab_core::sim::engine::{ArrayEvent, ArrayEventKind, ControllerConfig, HwConfig, MdConfig, RebuildConfig, SimConfig, Simulation};
-use raidlab_core::sim::sched::{QueueLimits, SchedulerKind};
+use raidlab_core::sim::block::sched::{QueueLimits, SchedulerKind};
 use raidlab_core::sim::workload::{Cursor, Distribution, FsyncScope, Job, MixChoice, Workload};
 
 const RUNS: u64 = 300;

@@ -72,12 +72,13 @@ fn layout_choices(level: &str) -> PyResult<String> {
         .map_err(errors::to_py)
 }
 
-/// KiB of each member's data area for an array of `devices` members of `device_bytes` each:
+/// KiB of each member's data area for an array of `devices` members of `device_bytes` each (a
+/// stacked level: its inner arrays' members):
 /// the member less its data offset (mdadm's on md, `md` true; none behind a controller), as the
 /// simulator sizes its members: `raidlab_core::sim::engine::config::member_data_kib`.
 #[pyfunction]
 fn member_data_kib(md: bool, level: &str, devices: u32, device_bytes: u64, chunk_kib: u64) -> PyResult<u64> {
-    let level = Level::parse(level).map_err(errors::to_py)?;
+    let level = raidlab_core::layout::member_level(level).map_err(errors::to_py)?;
     let sectors = device_bytes / raidlab_core::SECTOR_BYTES;
     Ok(raidlab_core::sim::engine::config::member_data_kib(md, level, devices, sectors, chunk_kib))
 }

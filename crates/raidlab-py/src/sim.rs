@@ -7,7 +7,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyList, PyString};
 use raidlab_core::device::catalog::DriveChoice;
 use raidlab_core::device::params::ParamValues;
-use raidlab_core::layout::{ArraySpec, Layout, Level};
+use raidlab_core::layout::{ArraySpec, Layout};
 use raidlab_core::plan::ReadBalance;
 use raidlab_core::rng::Prng;
 use raidlab_core::settings::{run, Given, Setting};
@@ -22,7 +22,7 @@ use raidlab_core::sim::engine::DriveFaults;
 use raidlab_core::sim::histogram::Histogram;
 use raidlab_core::sim::steady::{SteadyMetric, SteadyState};
 use raidlab_core::sim::pagecache::{PageCacheConfig, PageCacheStats};
-use raidlab_core::sim::sched::{QueueLimits, SchedulerKind};
+use raidlab_core::sim::block::sched::{QueueLimits, SchedulerKind};
 use raidlab_core::sim::workload::{Cursor, Distribution, FsyncScope, Job, MixChoice, Workload};
 
 fn job_from(dict: &Bound<'_, PyDict>, sysbench: bool) -> PyResult<Job> {
@@ -363,11 +363,7 @@ fn drive_faults_from(config: &Bound<'_, PyDict>, drive: &DriveChoice, devices: u
 fn build(config: &Bound<'_, PyDict>) -> PyResult<Simulation> {
     let array = sub(config, "array")?;
     let level_text: String = field(&array, "level")?;
-    // A stacked level: the physical members belong to the inner arrays.
-    let level = match raidlab_core::layout::parse_stacked(&level_text) {
-        Some((_, _, inner)) => inner,
-        None => Level::parse(&level_text).map_err(errors::to_py)?,
-    };
+    let level = raidlab_core::layout::member_level(&level_text).map_err(errors::to_py)?;
     let layout: Option<String> = field(&array, "layout")?;
     let layout = layout.map(|name| Layout::parse(level, &name)).transpose().map_err(errors::to_py)?;
     let devices: u32 = field(&array, "devices")?;

@@ -5,7 +5,7 @@ hot spares. Enumeration is exhaustive over the choices the user allows; capacity
 drive limit are checked here, before anything is simulated, because they cost nothing.
 
 Capacity is md-exact: each member gives md its size minus the data offset mdadm 1.2 leaves in
-front of the data (``raidlab._core.mdadm_data_offset_sectors``, mdadm super1.c), and
+front of the data (``raidlab._core.member_data_kib``, mdadm super1.c), and
 :class:`raidlab.Array` turns member sizes into the array size md reports.
 """
 
@@ -121,20 +121,19 @@ class Design:
                 "devices": self.devices, "chunk_kib": self.chunk_kib, "spares": self.spares}
 
 
-def member_kib(model: DriveModel, chunk_kib: Optional[int]) -> int:
-    """The data area md gets from one member: the drive minus mdadm's data offset (1.2
-    metadata; the core's restatement of mdadm super1.c validate_geometry1)."""
-    sectors = model.capacity_bytes // 512
-    offset = _core.mdadm_data_offset_sectors(sectors, (chunk_kib or 0) * 2)
-    return max(sectors - offset, 0) // 2
+def member_kib(model: DriveModel, design: Design) -> int:
+    """The data area md gets from one member: the drive less mdadm's data offset (1.2 metadata),
+    by the core's one rule, as the simulator sizes its members (``_core.member_data_kib``)."""
+    return _core.member_data_kib(True, str(design.level), design.devices, model.capacity_bytes,
+                                 design.chunk_kib or 0)
 
 
 def array_for(design: Design, model: DriveModel) -> Array:
     """The design as a raidlab.Array with full-size members (md-exact capacity and io hints)."""
     if isinstance(design.level, str):  # a stack
-        return planner_array(design.level, design.devices, design.chunk_kib, member_kib(model, design.chunk_kib))
+        return planner_array(design.level, design.devices, design.chunk_kib, member_kib(model, design))
     kwargs: Dict[str, Any] = {"level": design.level, "devices": design.devices,
-                              "layout": design.layout, "member_kib": member_kib(model, design.chunk_kib)}
+                              "layout": design.layout, "member_kib": member_kib(model, design)}
     if design.chunk_kib:
         kwargs["chunk_kib"] = design.chunk_kib
     return Array(**kwargs)

@@ -14,7 +14,7 @@ pub mod stack;
 
 pub use names::{Layout, Level, ParityAlgorithm, Raid0Layout, Raid10Layout};
 pub use raid456::{ParityPlace, Stripe};
-pub use stack::{parse_stacked, Stack, StackSpec};
+pub use stack::{member_level, parse_stacked, Stack, StackSpec};
 
 use crate::error::{Error, Result};
 use crate::{PAGE_SECTORS, SECTOR_BYTES};

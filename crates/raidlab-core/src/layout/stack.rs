@@ -51,6 +51,15 @@ pub fn parse_stacked(text: &str) -> Option<(&'static str, Level, Level)> {
     STACKED.iter().find(|s| s.0 == name).copied()
 }
 
+/// The level of the md array a physical member belongs to: the level itself, or a stack's
+/// inner level (the physical members are the inner arrays').
+pub fn member_level(text: &str) -> Result<Level> {
+    match parse_stacked(text) {
+        Some((_, _, inner)) => Ok(inner),
+        None => Level::parse(text),
+    }
+}
+
 impl StackSpec {
     /// A stack of `devices` physical members of `member_kib` each. `inner_devices` members per
     /// inner array (0: the default, raid1 pairs for 1+0 and two inner arrays otherwise);

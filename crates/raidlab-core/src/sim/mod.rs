@@ -13,7 +13,4 @@ pub mod raid;
 pub mod steady;
 pub mod workload;
 
-/// The block layer's schedulers, also at their former path.
-pub use block::sched;
-
 // Simulated time and the PRNG live below `sim/` (`crate::time`, `crate::rng`): `device/` uses them too.

@@ -24,7 +24,7 @@ use super::serial::SerialDisk;
 use raidlab_core::device::{Drive, DriveInfo};
 use raidlab_core::layout::{ArraySpec, Layout, Level};
 use raidlab_core::sim::engine::{ControllerConfig, MdConfig, SimConfig, SimResult, Simulation};
-use raidlab_core::sim::sched::{QueueLimits, SchedulerKind};
+use raidlab_core::sim::block::sched::{QueueLimits, SchedulerKind};
 use raidlab_core::sim::workload::{Cursor, Job, Workload};
 use raidlab_core::time::Nanos;
 use serde_json::Value;

@@ -5,7 +5,7 @@ use crate::layout::{mdadm, ArraySpec, Level};
 use crate::plan::{ReadBalance, RmwLevel};
 use crate::sim::md::Raid5dCpu;
 use crate::sim::pagecache::PageCacheConfig;
-use crate::sim::sched::{QueueLimits, SchedulerKind};
+use crate::sim::block::sched::{QueueLimits, SchedulerKind};
 use crate::sim::workload::Workload;
 use crate::settings::run;
 use crate::time::Nanos;
