@@ -22,7 +22,7 @@ from typing import Dict, List
 import pytest
 
 from conftest import run_cli
-from raidlab.planner import setup as plan_setup
+from raidlab.report import setup_script as plan_setup
 from raidlab.units import format_probability
 
 #: The plan search of tests/test_plan.py: one drive model, two levels, one chunk, 0.5 s runs.

@@ -15,15 +15,15 @@ from raidlab.commands.consent import writes_files
 from raidlab.commands.progress import ProgressBar
 from raidlab.commands.sweep import ray_option  # plan runs its simulations through the sweep's executor
 from raidlab.planner import MAX_CAPACITY_TB, PlanResult, plan
-from raidlab.planner import setup as setup_mod
+from raidlab.report import setup_script
 from raidlab.planner.candidates import (DEFAULT_CHUNKS_KIB, DEFAULT_LEVELS, DEFAULT_MAX_DRIVES,
                                         DEFAULT_RAID10_LAYOUTS)
-from raidlab.planner.rank import Evaluated, money
+from raidlab.planner.rank import Evaluated
 from raidlab.report import steady, table
 from raidlab.report.html import render_html
 from raidlab.report.png import write_pareto_png
 from raidlab.sim import FIO_FORMS, resolve_workload
-from raidlab.units import format_probability
+from raidlab.units import format_probability, money
 from raidlab.workload.units import is_decimal
 
 
@@ -100,7 +100,7 @@ def render_text(result: PlanResult, top: int) -> str:
     if result.winner not in front:
         lines.append(table.render(headers, [_row(result.winner, priced, result.winner)]))
     lines += ["", "Why:"] + [f"  {line}" for line in doc["explanation"]]
-    lines += ["", f"Setup for {doc['winner']}:"] + [f"  {line}" for line in setup_mod.render(doc["setup"])]
+    lines += ["", f"Setup for {doc['winner']}:"] + [f"  {line}" for line in setup_script.render(doc["setup"])]
 
     lines.append(steady.NOTE + ".")  # the simulated figures are steady-state ones
     return "\n".join(lines)

@@ -24,7 +24,6 @@ from raidlab.array import Array
 from raidlab.layout import ext4_stripe_options
 from raidlab.planner import runbook
 from raidlab.planner.candidates import Design, DriveModel
-from raidlab.report.setup_script import ALTERNATIVE_PREFIX, render  # noqa: F401  (the plan's API)
 from raidlab.stacked import StackedArray, inner_arrays, mdadm_commands
 from raidlab.stripe_cache import MD_DEFAULT_STRIPE_CACHE, PAGE, planned_stripe_cache_size
 from raidlab.units import human_bytes
