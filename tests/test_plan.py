@@ -332,7 +332,7 @@ def test_pareto_front_in_html_and_png(tmp_path):
 def test_the_setup_script_runs_top_to_bottom_with_the_choices_commented_out():
     """The script once had mkfs.xfs and mkfs.ext4 back to back (ext4 would win, fstab says
     xfs) and the sfdisk of md0 after mkfs, mount and fstab (it would wreck the new filesystem)."""
-    from raidlab.planner.setup import render
+    from raidlab.report.setup_script import render
 
     out = setup(Design("d", 5, "left-symmetric", 6, 512, spares=1), DISK,
                 raidlab.Array(level=5, devices=6, chunk_kib=512, member_kib=1 << 20), preset("oltp-innodb"))

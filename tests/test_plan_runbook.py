@@ -18,7 +18,8 @@ PLAN = ["plan", "--capacity-tb", "1", "--drive", "cheetah-10k7", "--levels", "5"
 def _runbook(design_args, workload="oltp-innodb"):
     import raidlab
     from raidlab.planner.candidates import Design, DriveModel
-    from raidlab.planner.setup import render, setup
+    from raidlab.planner.setup import setup
+    from raidlab.report.setup_script import render
     from raidlab.workload import preset
 
     level, layout, devices, chunk, spares = design_args

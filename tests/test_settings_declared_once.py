@@ -156,8 +156,8 @@ def test_every_command_option_of_a_run_setting_keeps_its_declared_default_and_ra
             if (command_name, param.opts[0]) in skip:
                 continue  # not the setting, or written by hand (align's --chunk-kib takes 1..3 KiB too)
             where = f"raidlab {command_name} {param.opts[0]}"
-            default = param.get_default(click.Context(command))  # as click resolves it when parsing
-            if default is not None:
-                assert default == setting["default"], where
+            given = param.default is not None and type(param.default).__name__ != "Sentinel"  # click's UNSET
+            if given:
+                assert param.default == setting["default"], where
             if setting["kind"] in ("int", "float") and isinstance(param.type, click.types._NumberRangeBase):
                 assert setting["min"] <= param.type.min and param.type.max <= setting["max"], where
